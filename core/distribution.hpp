@@ -1,0 +1,49 @@
+// Latency distributions: the one model used by the partner (both fronts), the
+// simulator's DB latency and the CLI's --partner-latency flag.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/random.hpp"
+#include "core/units.hpp"
+
+namespace lockbench {
+
+struct Distribution {
+  enum class Kind { fixed, uniform, exponential, lognormal };
+  Kind kind = Kind::fixed;
+  // fixed: a = value. uniform: a = min, b = max. exponential: a = mean.
+  // lognormal: a = p50, b = p99, cap = optional upper bound (0 = none).
+  double a_ms = 0;
+  double b_ms = 0;
+  double cap_ms = 0;
+
+  static Distribution fixed(double ms) { return {Kind::fixed, ms, 0, 0}; }
+  static Distribution uniform(double lo_ms, double hi_ms) { return {Kind::uniform, lo_ms, hi_ms, 0}; }
+  static Distribution exponential(double mean_ms) { return {Kind::exponential, mean_ms, 0, 0}; }
+  static Distribution lognormal(double p50_ms, double p99_ms, double cap_ms = 0) {
+    return {Kind::lognormal, p50_ms, p99_ms, cap_ms};
+  }
+
+  double sample_ms(Rng& rng) const;
+  Duration sample(Rng& rng) const { return from_ms(sample_ms(rng)); }
+  double mean_ms() const;
+  // Every value multiplied by f (used by --time-scale).
+  Distribution scaled(double f) const;
+
+  // CLI form: fixed:200ms | uniform:100ms..300ms | exponential:mean=1.5s |
+  // lognormal:p50=1.5s,p99=4s[,cap=10s]. Throws SettingError naming `setting`.
+  static Distribution parse(std::string_view spec, std::string_view setting);
+  std::string to_string() const;
+
+  // Partner configuration form (partner-api.md section C):
+  // {"dist":"fixed","ms":50} {"dist":"uniform","min_ms","max_ms"}
+  // {"dist":"exponential","mean_ms"} {"dist":"lognormal","p50_ms","p99_ms","cap_ms"?}
+  // from_json throws SettingError naming `setting`.
+  nlohmann::json to_json() const;
+  static Distribution from_json(const nlohmann::json& j, std::string_view setting);
+};
+
+}  // namespace lockbench

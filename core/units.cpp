@@ -1,0 +1,62 @@
+#include "core/units.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <cmath>
+#include <cstdio>
+
+namespace lockbench {
+
+namespace {
+std::string bad_duration(std::string_view text, std::string_view setting) {
+  return std::string(setting) + ": '" + std::string(text) +
+         "' is not a duration (use a number and a unit: 250us, 200ms, 1.5s, 2m, 1h)";
+}
+}  // namespace
+
+Duration parse_duration(std::string_view text, std::string_view setting) {
+  std::string_view t = text;
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  if (t == "0") return Duration::zero();
+  std::size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  if (i == 0) throw SettingError(bad_duration(text, setting));
+  double value = 0;
+  const std::string number(t.substr(0, i));
+  char* end = nullptr;
+  value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value))
+    throw SettingError(bad_duration(text, setting));
+  const std::string_view unit = t.substr(i);
+  double ns_per_unit = 0;
+  if (unit == "ns") ns_per_unit = 1;
+  else if (unit == "us") ns_per_unit = 1e3;
+  else if (unit == "ms") ns_per_unit = 1e6;
+  else if (unit == "s") ns_per_unit = 1e9;
+  else if (unit == "m" || unit == "min") ns_per_unit = 60e9;
+  else if (unit == "h") ns_per_unit = 3600e9;
+  else throw SettingError(bad_duration(text, setting));
+  const double ns = value * ns_per_unit;
+  if (ns > 1e18) throw SettingError(std::string(setting) + ": '" + std::string(text) + "' is too long (at most 1e9 s)");
+  return Duration(static_cast<Duration::rep>(std::llround(ns)));
+}
+
+std::string format_duration(Duration d) {
+  const auto ns = d.count();
+  char buf[64];
+  auto fmt = [&](double v, const char* unit) {
+    std::snprintf(buf, sizeof buf, "%.6g%s", v, unit);
+    return std::string(buf);
+  };
+  if (ns == 0) return "0";
+  const auto a = ns < 0 ? -ns : ns;
+  if (a >= 3600'000'000'000LL && a % 3600'000'000'000LL == 0) return fmt(ns / 3600e9, "h");
+  if (a >= 60'000'000'000LL && a % 60'000'000'000LL == 0) return fmt(ns / 60e9, "m");
+  if (a >= 1'000'000'000LL) return fmt(ns / 1e9, "s");
+  if (a >= 1'000'000LL) return fmt(ns / 1e6, "ms");
+  if (a >= 1'000LL) return fmt(ns / 1e3, "us");
+  return fmt(static_cast<double>(ns), "ns");
+}
+
+}  // namespace lockbench
