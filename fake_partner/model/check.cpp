@@ -1,0 +1,1 @@
+#include "fake_partner/model/check.hpp"
