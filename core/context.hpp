@@ -1,0 +1,51 @@
+// RequestCtx: one request on its way through a strategy. Worlds attribute time
+// and trace events to it; strategies count lock events on it.
+#pragma once
+
+#include <string>
+
+#include "core/metrics.hpp"
+#include "core/random.hpp"
+#include "core/settings.hpp"
+#include "core/workload.hpp"
+#include "core/world.hpp"
+
+namespace lockbench {
+
+class RequestCtx {
+ public:
+  RequestCtx(World& world, Recorder& recorder, const Settings& settings, const Request& request)
+      : world_(world),
+        recorder_(recorder),
+        settings_(settings),
+        request_(request),
+        rng_(derive_seed(settings.seed, "request") ^ request.id),
+        owner_("req-" + std::to_string(request.id)) {}
+
+  World& world() { return world_; }
+  const Settings& settings() const { return settings_; }
+  const Request& request() const { return request_; }
+  Key key() const { return request_.key; }
+  // Per-request randomness (retry jitter): reproducible for a seed and request id.
+  Rng& rng() { return rng_; }
+  // This request's name as a lease owner.
+  const std::string& owner() const { return owner_; }
+
+  TimeSplit& split() { return split_; }
+  LockCounters& locks() { return recorder_.locks; }
+
+  void trace(std::string step, Duration start, Duration end, int conn = -1, std::string detail = {}) {
+    recorder_.trace({request_.id, std::move(step), start, end, conn, std::move(detail)});
+  }
+
+ private:
+  World& world_;
+  Recorder& recorder_;
+  const Settings& settings_;
+  const Request request_;
+  Rng rng_;
+  std::string owner_;
+  TimeSplit split_;
+};
+
+}  // namespace lockbench

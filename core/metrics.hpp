@@ -1,0 +1,140 @@
+// What a run measures. Both worlds fill the same structures, so a result means
+// the same thing whichever world produced it.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+
+namespace lockbench {
+
+// Exact samples (a run holds at most a few hundred thousand): percentiles by
+// nearest rank on a sorted copy.
+class Samples {
+ public:
+  void add(double v) { v_.push_back(v); }
+  std::size_t size() const { return v_.size(); }
+  double mean() const;
+  double max() const;
+  // q in [0, 1]; 0 when empty.
+  double quantile(double q) const;
+  void merge(const Samples& o) { v_.insert(v_.end(), o.v_.begin(), o.v_.end()); }
+  const std::vector<double>& values() const { return v_; }
+
+ private:
+  mutable std::vector<double> v_;  // sorted lazily by quantile()
+};
+
+enum class Outcome { ok, conflict, pool_timeout, rejected, error };
+constexpr std::array<Outcome, 5> kOutcomes = {Outcome::ok, Outcome::conflict, Outcome::pool_timeout,
+                                              Outcome::rejected, Outcome::error};
+std::string_view outcome_name(Outcome);
+
+// Where one request's time went (DESIGN.md, measurement rules).
+struct TimeSplit {
+  Duration queue{};      // waiting for a worker
+  Duration pool_wait{};  // waiting for a connection
+  Duration lock_wait{};  // lock statements (wait included)
+  Duration partner{};    // partner calls, retries and backoff included
+  Duration db{};         // every other statement
+  Duration held{};       // connections held (sum over borrows)
+  Duration held_idle() const { return held > db + lock_wait ? held - db - lock_wait : Duration::zero(); }
+};
+
+// Lock counters, incremented by strategies through RequestCtx.
+struct LockCounters {
+  std::atomic<std::int64_t> acquired{0};
+  std::atomic<std::int64_t> denied{0};
+  std::atomic<std::int64_t> lease_steals{0};
+  std::atomic<std::int64_t> version_conflicts{0};
+  std::atomic<std::int64_t> unlock_failures{0};
+  std::atomic<std::int64_t> leaked{0};  // set at the end of a run by the world
+};
+
+// The pool's own figures, filled by each world's pool.
+struct PoolStats {
+  int size = 0;
+  int active_max = 0;
+  int pending_max = 0;
+  double busy_conn_s = 0;  // integral of active connections over time
+  Samples wait_ms;         // per successful borrow
+  Samples hold_ms;         // per borrow
+  std::int64_t timeouts = 0;
+  std::int64_t leaks = 0;  // leak-detection warnings
+  std::vector<std::string> leak_steps;  // strategy step that held the connection (first few)
+};
+
+struct ProbeStats {
+  std::int64_t total = 0;
+  std::int64_t failed = 0;
+};
+
+// One trace event (a step of one request), for race and exhaustion diagrams.
+struct TraceEvent {
+  std::uint64_t request_id = 0;
+  std::string step;  // pool.acquire, lock.acquire, partner.link, outcome, ...
+  Duration start{};
+  Duration end{};
+  int conn = -1;  // -1 = no connection involved
+  std::string detail;
+};
+
+// A sample of the pool over time (one per timeline interval).
+struct PoolSample {
+  Duration t{};
+  int active = 0;
+  int pending = 0;
+  int idle = 0;
+};
+
+// Collects per-request results. Thread-safe: real-world workers finish
+// requests concurrently.
+class Recorder {
+ public:
+  explicit Recorder(Duration timeline_step = std::chrono::seconds(1), std::size_t trace_event_cap = 200000)
+      : timeline_step_(timeline_step), trace_event_cap_(trace_event_cap) {}
+
+  void finish(std::uint64_t request_id, Outcome o, Duration intended, Duration finished, const TimeSplit& split);
+  void trace(TraceEvent e);
+  void pool_sample(const PoolSample& s);
+
+  LockCounters locks;
+
+  // Read side, after the run (not thread-safe against writers).
+  std::int64_t count(Outcome o) const { return counts_[static_cast<int>(o)]; }
+  std::int64_t total() const;
+  const Samples& latency_ms() const { return latency_ms_; }
+  TimeSplit split_sum() const { return split_sum_; }
+  Duration last_finish() const { return last_finish_; }
+  const std::vector<TraceEvent>& events() const { return events_; }
+  nlohmann::json timeline_json() const;
+  Duration timeline_step() const { return timeline_step_; }
+
+ private:
+  struct Bucket {
+    std::array<std::int64_t, 5> done{};
+    PoolSample pool;
+    bool has_pool = false;
+  };
+  Bucket& bucket(Duration t);
+
+  const Duration timeline_step_;
+  const std::size_t trace_event_cap_;
+  mutable std::mutex mu_;
+  // GUARDED_BY(mu_): everything below.
+  std::array<std::int64_t, 5> counts_{};
+  Samples latency_ms_;
+  TimeSplit split_sum_;
+  Duration last_finish_{};
+  std::vector<TraceEvent> events_;
+  std::vector<Bucket> timeline_;
+};
+
+}  // namespace lockbench

@@ -1,0 +1,60 @@
+#include "core/partner_client.hpp"
+
+#include <algorithm>
+
+namespace lockbench {
+
+namespace {
+bool retryable(const PartnerReply& r) {
+  if (!r.answered()) return r.failure == "timeout" || r.failure == "reset" || r.failure == "connect";
+  return r.status == 409 || r.status == 429 || r.status >= 500;
+}
+
+Duration backoff(const Settings& s, int retry, Rng& rng) {
+  const double base_ms = to_ms(s.retry_backoff_base);
+  const double cap_ms = to_ms(s.retry_backoff_cap);
+  const double ceiling_ms = std::min(cap_ms, base_ms * static_cast<double>(1ULL << std::min(retry, 30)));
+  return from_ms(rng.uniform(0, ceiling_ms));  // full jitter
+}
+}  // namespace
+
+std::string_view partner_call_name(PartnerCall::Kind k) {
+  switch (k) {
+    case PartnerCall::Kind::get_user: return "partner.get";
+    case PartnerCall::Kind::unlink: return "partner.unlink";
+    case PartnerCall::Kind::link: return "partner.link";
+  }
+  return "partner.?";
+}
+
+Task<PartnerReply> call_partner(RequestCtx& cx, PartnerCall call) {
+  World& w = cx.world();
+  const Settings& s = cx.settings();
+  const Duration start = w.now();
+  PartnerReply reply;
+  int attempt = 0;
+  for (;;) {
+    reply = co_await w.partner_attempt(cx, call);
+    ++attempt;
+    if (!retryable(reply) || attempt >= s.partner_max_attempts) break;
+    co_await w.sleep(cx, backoff(s, attempt - 1, cx.rng()));
+  }
+  const Duration end = w.now();
+  cx.split().partner += end - start;
+  std::string detail = reply.answered() ? std::to_string(reply.status) : reply.failure;
+  if (attempt > 1) detail += " after " + std::to_string(attempt) + " attempts";
+  cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.user_id + " " + call.identity + " -> " + detail);
+  co_return reply;
+}
+
+Duration worst_case_call(const Settings& s) {
+  Duration total = (s.partner_connect_timeout + s.partner_read_timeout) * s.partner_max_attempts;
+  for (int retry = 0; retry + 1 < s.partner_max_attempts; ++retry) {
+    const double ceiling_ms =
+        std::min(to_ms(s.retry_backoff_cap), to_ms(s.retry_backoff_base) * static_cast<double>(1ULL << std::min(retry, 30)));
+    total += from_ms(ceiling_ms);
+  }
+  return total;
+}
+
+}  // namespace lockbench

@@ -1,0 +1,21 @@
+// The service's partner client policy (partner-api.md section G), written once
+// over World::partner_attempt so both worlds retry the same way.
+#pragma once
+
+#include "core/context.hpp"
+#include "core/world.hpp"
+
+namespace lockbench {
+
+// Retries timeouts, resets, 409 idempotency_key_in_use, 429 and 5xx, up to
+// partner_max_attempts, sleeping min(cap, base * 2^n) with full jitter between
+// attempts. Never retries an answer that proves the effect happened (2xx, or
+// a 4xx other than 409/429). Records the whole call (retries and backoff
+// included) as partner time and as one trace event.
+Task<PartnerReply> call_partner(RequestCtx& cx, PartnerCall call);
+
+// Worst case for one call: every attempt hits its connect + read timeout and
+// every backoff is at its cap. A lease TTL below this can be stolen from live work.
+Duration worst_case_call(const Settings& s);
+
+}  // namespace lockbench

@@ -1,0 +1,190 @@
+#include "core/result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace lockbench {
+
+namespace {
+
+nlohmann::json trio(const Samples& s) {
+  return {{"p50", s.quantile(0.50)}, {"p99", s.quantile(0.99)}, {"max", s.max()}, {"mean", s.mean()}};
+}
+
+nlohmann::json latency(const Samples& s, double scale) {
+  return {{"p50", s.quantile(0.50) * scale},  {"p90", s.quantile(0.90) * scale}, {"p99", s.quantile(0.99) * scale},
+          {"p999", s.quantile(0.999) * scale}, {"max", s.max() * scale},          {"mean", s.mean() * scale}};
+}
+
+// The race to draw: the first violation naming two or more requests.
+nlohmann::json find_race(const nlohmann::json& partner) {
+  if (!partner.contains("details")) return nullptr;
+  for (const char* kind : {"flow_interleaving", "overlap_person", "person_split", "lost_promotion"}) {
+    for (const auto& v : partner["details"]) {
+      if (v.value("kind", "") != kind) continue;
+      const auto& ids = v.value("request_ids", nlohmann::json::array());
+      if (ids.size() >= 2) return {{"kind", kind}, {"person", v.value("subject", "")}, {"request_ids", ids}};
+    }
+  }
+  return nullptr;
+}
+
+nlohmann::json trace_sample(const RunSummary& run, const nlohmann::json& race) {
+  std::set<std::uint64_t> keep;
+  if (race.is_object())
+    for (const auto& id : race["request_ids"])
+      if (id.is_number_unsigned() || id.is_number_integer()) keep.insert(id.get<std::uint64_t>());
+  const auto limit = static_cast<std::uint64_t>(run.settings->trace_requests);
+  for (std::uint64_t id = 1; id <= limit; ++id) keep.insert(id);
+  // and the first few pool timeouts: exhaustion is what held-tx teaches
+  int timeouts = 0;
+  for (const auto& e : run.recorder->events())
+    if (e.step == "outcome" && e.detail.rfind("pool_timeout", 0) == 0 && timeouts++ < 5) keep.insert(e.request_id);
+
+  std::vector<const TraceEvent*> picked;
+  for (const auto& e : run.recorder->events())
+    if (keep.count(e.request_id)) picked.push_back(&e);
+  std::stable_sort(picked.begin(), picked.end(), [](auto* a, auto* b) { return a->start < b->start; });
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto* e : picked) {
+    events.push_back({{"request_id", e->request_id},
+                      {"step", e->step},
+                      {"start_ms", to_ms(e->start)},
+                      {"end_ms", to_ms(e->end)},
+                      {"conn", e->conn < 0 ? nlohmann::json(nullptr) : nlohmann::json(e->conn)},
+                      {"detail", e->detail}});
+  }
+  return {{"events", events}, {"race", race}};
+}
+
+}  // namespace
+
+const std::vector<std::string>& violation_kinds() {
+  static const std::vector<std::string> kinds = {
+      "overlap_person", "flow_interleaving", "person_split", "lost_promotion", "identity_lost",
+      "identity_duplicated", "user_malformed", "double_charge", "order_overlap", "orphan_charge"};
+  return kinds;
+}
+
+double erlang_c(int c, double a) {
+  if (a <= 0) return 0;
+  if (a >= c) return 1;
+  // Erlang B by the stable recurrence, then C from B.
+  double b = 1;
+  for (int k = 1; k <= c; ++k) b = a * b / (k + a * b);
+  const double rho = a / c;
+  return b / (1 - rho + rho * b);
+}
+
+double erlang_c_wait_s(int c, double lambda, double mean_service_s) {
+  const double mu = 1 / mean_service_s;
+  if (lambda >= c * mu) return std::numeric_limits<double>::infinity();
+  return erlang_c(c, lambda / mu) / (c * mu - lambda);
+}
+
+nlohmann::json make_result(const RunSummary& run) {
+  const Settings& s = *run.settings;
+  const Recorder& rec = *run.recorder;
+  const PoolStats& pool = *run.pool;
+  const double scale = s.world == "real" ? s.time_scale : 1.0;
+  const Settings eff = s.world == "real" ? s.scaled() : s;
+
+  const double span_s = std::max(to_s(rec.last_finish()), 1e-9);
+  const auto total = rec.total();
+  const auto ok = rec.count(Outcome::ok);
+
+  nlohmann::json j;
+  j["schema"] = kResultSchema;
+  j["world"] = run.world;
+  j["scenario"] = s.scenario;
+  j["strategy"] = run.strategy;
+  j["seed"] = s.seed;
+  j["settings"] = s.to_json();
+  j["settings"]["strategy"] = run.strategy;
+  j["time_scale"] = scale;
+  j["offered_per_s"] = eff.offered_per_s();
+  j["duration_s"] = span_s;
+  j["requests"] = {{"total", total},
+                   {"ok", ok},
+                   {"conflict", rec.count(Outcome::conflict)},
+                   {"pool_timeout", rec.count(Outcome::pool_timeout)},
+                   {"rejected", rec.count(Outcome::rejected)},
+                   {"error", rec.count(Outcome::error)}};
+  j["throughput_ok_per_s"] = static_cast<double>(ok) / span_s;
+  j["latency_ms"] = latency(rec.latency_ms(), 1.0);
+
+  const double util = pool.size > 0 ? pool.busy_conn_s / (pool.size * span_s) : 0;
+  j["pool"] = {{"size", pool.size},
+               {"active_max", pool.active_max},
+               {"pending_max", pool.pending_max},
+               {"utilization", util},
+               {"wait_ms", trio(pool.wait_ms)},
+               {"hold_ms", trio(pool.hold_ms)},
+               {"borrows", pool.hold_ms.size()},
+               {"timeouts", pool.timeouts},
+               {"leaks", pool.leaks},
+               {"leak_steps", pool.leak_steps}};
+  j["probe"] = {{"total", run.probe->total}, {"failed", run.probe->failed}};
+  j["locks"] = {{"acquired", rec.locks.acquired.load()},
+                {"denied", rec.locks.denied.load()},
+                {"lease_steals", rec.locks.lease_steals.load()},
+                {"version_conflicts", rec.locks.version_conflicts.load()},
+                {"unlock_failures", rec.locks.unlock_failures.load()},
+                {"leaked", rec.locks.leaked.load()}};
+
+  nlohmann::json partner = run.partner;
+  if (!partner.contains("calls")) partner["calls"] = 0;
+  if (!partner.contains("violations")) partner["violations"] = nlohmann::json::object();
+  for (const auto& k : violation_kinds())
+    if (!partner["violations"].contains(k)) partner["violations"][k] = 0;
+  if (!partner.contains("details")) partner["details"] = nlohmann::json::array();
+  j["partner"] = partner;
+
+  // Prediction beside measurement.
+  nlohmann::json pred;
+  const double mean_hold_ms = pool.hold_ms.mean();
+  pred["mean_hold_ms"] = mean_hold_ms;
+  pred["littles_law_ceiling_per_s"] =
+      mean_hold_ms > 0 ? nlohmann::json(pool.size / (mean_hold_ms / 1000)) : nlohmann::json(nullptr);
+  const double partner_mean_ms = eff.partner_latency.mean_ms() * run.partner_calls;
+  if (run.holds_connection) {
+    pred["configured_hold_ms"] = partner_mean_ms;
+    pred["configured_ceiling_per_s"] = partner_mean_ms > 0 ? pool.size / (partner_mean_ms / 1000) : 0.0;
+  } else {
+    pred["configured_hold_ms"] = nullptr;
+    pred["configured_ceiling_per_s"] = nullptr;
+  }
+  if (s.arrival == Arrival::open && mean_hold_ms > 0) {
+    const double w = erlang_c_wait_s(pool.size, eff.rate_per_s, mean_hold_ms / 1000);
+    pred["erlang_c_wait_ms"] = std::isfinite(w) ? nlohmann::json(w * 1000) : nlohmann::json(nullptr);
+    pred["note"] = std::isfinite(w) ? "M/M/c approximation of the pool (Poisson arrivals, measured mean hold)"
+                                    : "offered load is above pool / mean hold: the pool queue grows until connectionTimeout";
+  } else {
+    pred["erlang_c_wait_ms"] = nullptr;
+    pred["note"] = "Erlang C applies to open-loop (Poisson) arrivals only";
+  }
+  j["prediction"] = pred;
+
+  const double n = total > 0 ? static_cast<double>(total) : 1;
+  const TimeSplit sum = rec.split_sum();
+  j["time_split_ms"] = {{"queue", to_ms(sum.queue) / n},         {"pool_wait", to_ms(sum.pool_wait) / n},
+                        {"lock_wait", to_ms(sum.lock_wait) / n}, {"partner", to_ms(sum.partner) / n},
+                        {"db", to_ms(sum.db) / n},               {"held_idle", to_ms(sum.held_idle()) / n}};
+  j["timeline"] = rec.timeline_json();
+  j["trace"] = trace_sample(run, find_race(partner));
+
+  if (scale != 1.0) {
+    // The same figures in the configured (unscaled) units.
+    j["unscaled"] = {{"throughput_ok_per_s", static_cast<double>(ok) / span_s * scale},
+                     {"latency_ms", latency(rec.latency_ms(), 1 / scale)},
+                     {"duration_s", span_s / scale},
+                     {"littles_law_ceiling_per_s",
+                      mean_hold_ms > 0 ? nlohmann::json(pool.size / (mean_hold_ms / 1000) * scale) : nlohmann::json(nullptr)}};
+  }
+  for (auto it = run.extra.begin(); it != run.extra.end(); ++it) j[it.key()] = it.value();
+  return j;
+}
+
+}  // namespace lockbench

@@ -1,0 +1,41 @@
+// The result contract (DESIGN.md): one JSON object per run, the same from both worlds.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/metrics.hpp"
+#include "core/settings.hpp"
+
+namespace lockbench {
+
+inline constexpr const char* kResultSchema = "lockbench.result/1";
+
+struct RunSummary {
+  const Settings* settings = nullptr;  // as the user configured them (before time scaling)
+  std::string world;
+  std::string strategy;  // spec, e.g. "advisory-xact:try"
+  bool holds_connection = false;
+  int partner_calls = 0;  // partner calls in the critical section
+  const Recorder* recorder = nullptr;
+  const PoolStats* pool = nullptr;
+  const ProbeStats* probe = nullptr;
+  // {calls, violations{kind: n}, max_inflight_per_person, details: [{kind, subject, detail, request_ids}]}
+  nlohmann::json partner = nlohmann::json::object();
+  // World-specific blocks merged into the result (sim{events, wall_ms}, faults{...}).
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+nlohmann::json make_result(const RunSummary& run);
+
+// Erlang C: probability that an arrival waits in an M/M/c queue with offered
+// load a = lambda / mu (in servers), and the mean wait lambda, mu, c give.
+double erlang_c(int servers, double offered_erlangs);
+// Mean wait in queue (seconds) for M/M/c; infinity when lambda >= c mu.
+double erlang_c_wait_s(int servers, double lambda_per_s, double mean_service_s);
+
+// The violation kinds every result lists (0 included), in report order.
+const std::vector<std::string>& violation_kinds();
+
+}  // namespace lockbench

@@ -1,0 +1,25 @@
+// What each world exposes to the CLI: one run in, one result out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+
+namespace lockbench {
+
+struct RunHooks {
+  // Called now and then during a run (at most a few times per second of wall
+  // time): requests finished, requests expected (0 when unknown), time into the run.
+  std::function<void(std::int64_t done, std::int64_t expected, Duration at)> progress;
+};
+
+// Both are implemented by their worlds (real/, sim/). `s.strategy` is one spec
+// (not "all"). They return a result of the contract (core/result.hpp) and throw
+// SettingError for a bad setting or an unreachable server, before any output.
+nlohmann::json run_real(const Settings& s, const RunHooks& hooks = {});
+nlohmann::json run_sim(const Settings& s, const RunHooks& hooks = {});
+
+}  // namespace lockbench

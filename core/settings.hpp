@@ -1,0 +1,98 @@
+// Every knob of a run. Defaults follow HikariCP and Tomcat where users know
+// them (maximumPoolSize 10, connectionTimeout 30 s, maxThreads 200). Every
+// field is written into every result (Settings::to_json).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/distribution.hpp"
+#include "core/units.hpp"
+
+namespace lockbench {
+
+using namespace std::chrono_literals;
+
+enum class Arrival { open, closed, burst };
+enum class KeyDist { hot, uniform, zipf };
+
+struct Settings {
+  std::string world = "sim";                // real | sim
+  std::string scenario = "switch-primary";  // switch-primary | single-call
+  std::string strategy = "row-lease";       // NAME[:variant]
+  std::uint64_t seed = 1;
+
+  // Connection pool (HikariCP names).
+  int maximum_pool_size = 10;
+  Duration connection_timeout = 30s;
+  Duration leak_detection_threshold = 0s;  // 0 = off
+  Duration max_lifetime = 30min;
+  // Health probe: borrows a connection every probe_interval, gives up after probe_timeout.
+  Duration probe_interval = 1s;
+  Duration probe_timeout = 1s;
+
+  // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
+  int max_threads = 200;
+  int accept_count = 100;
+
+  // Workload.
+  Arrival arrival = Arrival::open;
+  double rate_per_s = 5;        // open loop
+  int users = 10;               // closed loop
+  Duration think_time = 100ms;  // closed loop, exponential with this mean
+  int burst = 8;                // burst: K requests at t = 0
+  int keys = 1000;
+  KeyDist key_dist = KeyDist::uniform;
+  double zipf_s = 1.1;
+  Duration duration = 10s;  // arrivals stop after it; the run then drains
+
+  // Partner and its client.
+  Distribution partner_latency = Distribution::fixed(200);
+  double apply_at = 0.5;
+  Duration partner_connect_timeout = 1s;
+  Duration partner_read_timeout = 10s;
+  int partner_max_attempts = 1;  // 1 = no retry
+  Duration retry_backoff_base = 100ms;
+  Duration retry_backoff_cap = 2s;
+  nlohmann::json partner_faults = nlohmann::json::object();  // section D document, per endpoint
+  std::string fencing = "ignore";                             // ignore | enforce
+  int identities_per_person = 3;
+
+  // Locks.
+  Duration lease_ttl = 30s;
+  Duration lock_timeout = 5s;
+
+  // Database statement latency in the simulator (the real world measures it).
+  Distribution db_latency = Distribution::fixed(0.5);
+
+  // Real world: every configured duration is multiplied by time_scale, rates divided.
+  double time_scale = 1;
+  std::string db_url;
+  std::string partner_url;
+
+  // Simulator faults (virtual time; absent = none).
+  std::optional<Duration> crash_at;    // the pod running the requests crashes here
+  std::optional<Duration> pause_at;    // one pod pauses (GC-style) ...
+  Duration pause_for = 0s;             // ... for this long
+  Duration clock_skew = 0s;            // app clock minus database clock (row-lease:app-clock)
+
+  // Trace sample size (requests whose events are kept in the result).
+  int trace_requests = 40;
+
+  // Offered load in requests per second, before scaling (open: rate; burst:
+  // K over the duration; closed: users / think time as an upper bound).
+  double offered_per_s() const;
+  // The effective settings of a real run: durations times time_scale, rates divided.
+  Settings scaled() const;
+  nlohmann::json to_json() const;
+  // Throws SettingError naming the first setting out of range.
+  void validate() const;
+};
+
+std::string_view arrival_name(Arrival);
+std::string_view key_dist_name(KeyDist);
+
+}  // namespace lockbench

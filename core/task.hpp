@@ -1,0 +1,174 @@
+// Task<T>: the lazy coroutine type every strategy, scenario and world operation returns.
+//
+// A Task starts when awaited and resumes its awaiter when it finishes (symmetric
+// transfer, so deep chains of synchronous completions do not grow the stack).
+// In the real world every operation completes synchronously, so awaiting a Task
+// simply runs it to the end; in the simulator an operation suspends on the
+// event loop and the whole chain resumes when the loop fires the event.
+// Exceptions thrown inside a Task propagate to its awaiter.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace lockbench {
+
+template <class T = void>
+class Task;
+
+namespace detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+  std::exception_ptr error;
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().continuation;
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+};
+
+template <class T>
+struct Promise : PromiseBase {
+  std::optional<T> value;
+  Task<T> get_return_object() noexcept;
+  template <class U>
+    requires std::is_convertible_v<U&&, T>
+  void return_value(U&& v) {
+    value.emplace(std::forward<U>(v));
+  }
+  T take() {
+    if (error) std::rethrow_exception(error);
+    return std::move(*value);
+  }
+};
+
+template <>
+struct Promise<void> : PromiseBase {
+  Task<void> get_return_object() noexcept;
+  void return_void() noexcept {}
+  void take() {
+    if (error) std::rethrow_exception(error);
+  }
+};
+
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] Task {
+ public:
+  using promise_type = detail::Promise<T>;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+    h_.promise().continuation = awaiter;
+    return h_;
+  }
+  T await_resume() { return h_.promise().take(); }
+
+ private:
+  Handle h_;
+};
+
+namespace detail {
+template <class T>
+Task<T> Promise<T>::get_return_object() noexcept {
+  return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
+inline Task<void> Promise<void>::get_return_object() noexcept {
+  return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
+}
+
+// A fire-and-forget root coroutine: starts at once and frees itself at the end.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }
+  };
+};
+}  // namespace detail
+
+// Starts `task` now; calls `done(result, error)` when it finishes (error is null
+// on success). In the real world this returns only after the task finished; in
+// the simulator it returns at the task's first suspension.
+template <class T, class Done>
+detail::Detached spawn(Task<T> task, Done done) {
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<T>) {
+    try {
+      co_await std::move(task);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done(error);
+  } else {
+    std::optional<T> value;
+    try {
+      value.emplace(co_await std::move(task));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done(std::move(value), error);
+  }
+}
+
+// Runs a task that completes without suspending (every real-world task) and
+// returns its value, rethrowing its exception. Calls std::terminate when the
+// task suspended: that would be a simulated operation used in the real world.
+template <class T>
+T run_sync(Task<T> task) {
+  bool finished = false;
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<T>) {
+    spawn(std::move(task), [&](std::exception_ptr e) {
+      error = e;
+      finished = true;
+    });
+    if (!finished) std::terminate();
+    if (error) std::rethrow_exception(error);
+  } else {
+    std::optional<T> out;
+    spawn(std::move(task), [&](std::optional<T> v, std::exception_ptr e) {
+      out = std::move(v);
+      error = e;
+      finished = true;
+    });
+    if (!finished) std::terminate();
+    if (error) std::rethrow_exception(error);
+    return std::move(*out);
+  }
+}
+
+}  // namespace lockbench

@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include "core/distribution.hpp"
+#include "core/random.hpp"
+#include "core/units.hpp"
+
+using namespace lockbench;
+using namespace std::chrono_literals;
+
+TEST(Units, DurationsParseWithTheirUnits) {
+  EXPECT_EQ(parse_duration("200ms", "--x"), 200ms);
+  EXPECT_EQ(parse_duration("1.5s", "--x"), 1500ms);
+  EXPECT_EQ(parse_duration("30s", "--x"), 30s);
+  EXPECT_EQ(parse_duration("2m", "--x"), 120s);
+  EXPECT_EQ(parse_duration("250us", "--x"), 250us);
+  EXPECT_EQ(parse_duration("0", "--x"), 0s);
+}
+
+TEST(Units, ABareNumberOrAnUnknownUnitIsRefusedNamingTheSetting) {
+  for (const char* bad : {"5", "5 parsecs", "", "ms", "1.5.2s", "-3s"}) {
+    try {
+      parse_duration(bad, "--lease-ttl");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const SettingError& e) {
+      EXPECT_NE(std::string(e.what()).find("--lease-ttl"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Units, FormatIsReadableAndRoundTrips) {
+  EXPECT_EQ(format_duration(1500ms), "1.5s");
+  EXPECT_EQ(format_duration(200ms), "200ms");
+  EXPECT_EQ(format_duration(30min), "30m");
+  for (auto d : {1500ms, 200ms, 30000ms}) EXPECT_EQ(parse_duration(format_duration(d), "x"), d);
+}
+
+TEST(Random, SameSeedSameStreamAndNamedStreamsDiffer) {
+  Rng a(42, "x"), b(42, "x"), c(42, "y");
+  for (int i = 0; i < 100; ++i) {
+    const auto va = a.next();
+    EXPECT_EQ(va, b.next());
+    EXPECT_NE(va, c.next());
+  }
+}
+
+TEST(Random, BelowStaysInRangeAndCoversIt) {
+  Rng r(7);
+  int seen[5] = {};
+  for (int i = 0; i < 5000; ++i) {
+    const auto v = r.below(5);
+    ASSERT_LT(v, 5u);
+    seen[v]++;
+  }
+  for (int s : seen) EXPECT_GT(s, 800);
+}
+
+TEST(Distribution, ParsesTheCliFormsAndSamplesTheirMeans) {
+  Rng r(3);
+  const auto fixed = Distribution::parse("fixed:200ms", "--partner-latency");
+  EXPECT_DOUBLE_EQ(fixed.sample_ms(r), 200);
+  const auto uni = Distribution::parse("uniform:100ms..300ms", "--partner-latency");
+  const auto expo = Distribution::parse("exponential:mean=1.5s", "--partner-latency");
+  const auto logn = Distribution::parse("lognormal:p50=1.5s,p99=4s", "--partner-latency");
+  double su = 0, se = 0;
+  std::vector<double> ln;
+  for (int i = 0; i < 20000; ++i) {
+    const double u = uni.sample_ms(r);
+    ASSERT_GE(u, 100);
+    ASSERT_LT(u, 300);
+    su += u;
+    se += expo.sample_ms(r);
+    ln.push_back(logn.sample_ms(r));
+  }
+  EXPECT_NEAR(su / 20000, 200, 5);
+  EXPECT_NEAR(se / 20000, 1500, 60);
+  std::sort(ln.begin(), ln.end());
+  EXPECT_NEAR(ln[10000], 1500, 60);
+  EXPECT_NEAR(ln[19800], 4000, 400);
+}
+
+TEST(Distribution, BadSpecsAreRefusedWithTheAcceptedForms) {
+  for (const char* bad : {"gauss:1s", "fixed", "uniform:3s..1s", "lognormal:p50=2s", "exponential:1s"}) {
+    try {
+      Distribution::parse(bad, "--partner-latency");
+      ADD_FAILURE() << bad;
+    } catch (const SettingError& e) {
+      EXPECT_NE(std::string(e.what()).find("--partner-latency"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("lognormal:p50="), std::string::npos);
+    }
+  }
+}
+
+TEST(Distribution, JsonFormRoundTrips) {
+  for (const char* spec : {"fixed:50ms", "uniform:1ms..3ms", "exponential:mean=20ms", "lognormal:p50=300ms,p99=1.2s"}) {
+    const auto d = Distribution::parse(spec, "x");
+    const auto back = Distribution::from_json(d.to_json(), "x");
+    EXPECT_EQ(back.to_string(), d.to_string());
+  }
+}

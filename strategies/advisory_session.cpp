@@ -1,0 +1,37 @@
+// advisory-session: pg_[try_]advisory_lock(k), held by the database session
+// (the connection), not by a transaction.
+//   pinned: keep the same connection from lock to unlock. Correct, but the
+//           connection is pinned through the partner calls, like held-tx.
+//   pooled: give the connection back during the calls, as a request-scoped ORM
+//           session would, and unlock on whatever connection the pool hands out
+//           next. The unlock fails ("you don't own a lock") and the lock stays
+//           with the first connection, leaked into the pool: later requests on
+//           that connection re-enter it (session locks stack), others are denied.
+#include "strategies/strategies.hpp"
+
+namespace lockbench {
+
+Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
+  ConnHandle c = co_await cx.world().acquire(cx);
+  if (!c) co_return Outcome::pool_timeout;
+  const LockMode mode{wait_ ? LockWait::wait : LockWait::try_lock, cx.settings().lock_timeout};
+  if (co_await c->advisory_lock(cx.key(), mode) != LockResult::acquired) {
+    cx.locks().denied++;
+    co_return Outcome::conflict;
+  }
+  cx.locks().acquired++;
+  const Plan plan = co_await sc.read(cx, *c);
+  if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
+
+  const bool done = co_await sc.external(cx, plan, std::nullopt);
+
+  if (!pinned_) {
+    c = co_await cx.world().acquire(cx);  // whichever connection is free now
+    if (!c) co_return Outcome::pool_timeout;
+  }
+  if (done) co_await sc.store(cx, *c, plan);
+  if (!co_await c->advisory_unlock(cx.key())) cx.locks().unlock_failures++;
+  co_return done ? Outcome::ok : Outcome::error;
+}
+
+}  // namespace lockbench

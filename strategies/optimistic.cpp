@@ -1,0 +1,26 @@
+// optimistic: read the version, do the work, write only if the version is
+// unchanged (@Version). It detects a conflict, it does not prevent one: by the
+// time the write fails, both requests have already called the partner.
+#include "strategies/strategies.hpp"
+
+namespace lockbench {
+
+Task<Outcome> Optimistic::run(RequestCtx& cx, Scenario& sc) {
+  Plan plan;
+  {
+    ConnHandle c = co_await cx.world().acquire(cx);
+    if (!c) co_return Outcome::pool_timeout;
+    plan = co_await sc.read(cx, *c);
+  }
+  const bool done = co_await sc.external(cx, plan, std::nullopt);  // nothing stops a second request here
+  if (!done) co_return Outcome::error;
+  ConnHandle c = co_await cx.world().acquire(cx);
+  if (!c) co_return Outcome::pool_timeout;
+  if (!co_await sc.store_if_version(cx, *c, plan)) {
+    cx.locks().version_conflicts++;
+    co_return Outcome::conflict;  // OptimisticLockException, after the side effect
+  }
+  co_return Outcome::ok;
+}
+
+}  // namespace lockbench

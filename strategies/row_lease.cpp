@@ -1,0 +1,39 @@
+// row-lease: the lock is data. One autocommitted UPDATE ... WHERE (locked_at IS
+// NULL OR locked_at < now() - ttl) takes the lease; 1 row = held. No connection
+// and no transaction is held during the partner calls; a second UPDATE gives it
+// back, checking that we still own it. The TTL is the crash net: a lease older
+// than the TTL is free again, even when its owner is only slow (a steal).
+//   row-lease           lease times from the database's now()
+//   row-lease:app-clock lease times from the application's clock (skew matters)
+#include "strategies/strategies.hpp"
+
+namespace lockbench {
+
+Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
+  const Duration ttl = cx.settings().lease_ttl;
+  const LeaseClock clock = app_clock_ ? LeaseClock::app : LeaseClock::database;
+  Plan plan;
+  {
+    ConnHandle c = co_await cx.world().acquire(cx);
+    if (!c) co_return Outcome::pool_timeout;
+    const LeaseResult lease = co_await c->lease_acquire(cx.key(), cx.owner(), ttl, clock);
+    if (!lease.acquired) {
+      cx.locks().denied++;
+      co_return Outcome::conflict;  // the 409 "another operation is in progress"
+    }
+    cx.locks().acquired++;
+    if (lease.took_over_expired) cx.locks().lease_steals++;
+    plan = co_await sc.read(cx, *c);
+  }  // connection back to the pool: only the lease row says we hold the lock
+
+  const bool done = co_await sc.external(cx, plan, std::nullopt);
+
+  ConnHandle c = co_await cx.world().acquire(cx);
+  if (!c) co_return Outcome::pool_timeout;  // the lease stays until its TTL
+  if (done) co_await sc.store(cx, *c, plan);
+  // The release checks the owner: when it finds another owner, ours was stolen.
+  co_await c->lease_release(cx.key(), cx.owner());
+  co_return done ? Outcome::ok : Outcome::error;
+}
+
+}  // namespace lockbench
