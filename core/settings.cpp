@@ -70,6 +70,7 @@ nlohmann::json Settings::to_json() const {
       {"max-lifetime", fd(max_lifetime)},
       {"probe-interval", fd(probe_interval)},
       {"probe-timeout", fd(probe_timeout)},
+      {"pods", pods},
       {"max-threads", max_threads},
       {"accept-count", accept_count},
       {"arrival", std::string(arrival_name(arrival))},
@@ -115,6 +116,7 @@ void Settings::validate() const {
   need(maximum_pool_size >= 1 && maximum_pool_size <= 10000, "--maximum-pool-size: must be a whole number from 1 to 10000");
   need(connection_timeout > 0s, "--connection-timeout: must be above 0 (e.g. 30s)");
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");
+  need(pods >= 1 && pods <= 64, "--pods: must be a whole number from 1 to 64");
   need(max_threads >= 1 && max_threads <= 100000, "--max-threads: must be a whole number from 1 to 100000");
   need(accept_count >= 0 && accept_count <= 1000000, "--accept-count: must be a whole number from 0 to 1000000");
   need(rate_per_s > 0 && rate_per_s <= 1e6, "--rate: must be above 0 and at most 1000000 per second");

@@ -34,6 +34,10 @@ struct Settings {
   Duration probe_interval = 1s;
   Duration probe_timeout = 1s;
 
+  // Pods (service instances): each has its own pool and workers; requests go
+  // round-robin. Simulator faults (pause, clock skew) hit pod 1 and up.
+  int pods = 1;
+
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;
   int accept_count = 100;
