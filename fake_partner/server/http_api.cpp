@@ -1,0 +1,401 @@
+#include "fake_partner/server/http_api.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "fake_partner/model/partner.hpp"
+
+namespace lockbench::partner_server {
+
+namespace {
+
+using nlohmann::json;
+using partner::Endpoint;
+
+bool starts_with_v1(std::string_view target) { return target.rfind("/v1/", 0) == 0 || target == "/v1"; }
+
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+HttpResponse method_not_allowed(const HttpRequest& request, std::string_view allow) {
+  HttpResponse r = HttpApi::error(405, "method_not_allowed",
+                                  request.method + " is not allowed on " + std::string(path_of(request.target)) +
+                                      " (use " + std::string(allow) + ").",
+                                  request.target);
+  r.headers.emplace_back("Allow", std::string(allow));
+  return r;
+}
+
+HttpResponse not_found(const HttpRequest& request) {
+  return HttpApi::error(404, "not_found",
+                        "Unrecognized request URL (" + request.method + ": " +
+                            std::string(path_of(request.target)) + ").",
+                        request.target);
+}
+
+HttpResponse bad_request(const HttpRequest& request, std::string_view code, std::string message) {
+  return HttpApi::error(400, code, message, request.target);
+}
+
+// Whole-string unsigned decimal; nullopt for anything else ("", "-1", "12x").
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_i64(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// The attribution headers. They never change what the model does, but a
+// malformed value is a client bug worth a 400 rather than a silent 0.
+std::optional<HttpResponse> parse_tags(const HttpRequest& request, partner::Tags& tags) {
+  if (auto v = request.header("X-Op-Id")) {
+    auto id = parse_u64(*v);
+    if (!id) return bad_request(request, "invalid_header", "X-Op-Id must be an unsigned integer.");
+    tags.op_id = *id;
+  }
+  if (auto v = request.header("X-Op-Step")) {
+    auto step = parse_u64(*v);
+    if (!step || *step > 1000) return bad_request(request, "invalid_header", "X-Op-Step must be 1, 2, ...");
+    tags.op_step = static_cast<int>(*step);
+  }
+  if (auto v = request.header("X-Fencing-Token")) {
+    auto token = parse_u64(*v);
+    if (!token) return bad_request(request, "invalid_header", "X-Fencing-Token must be an unsigned integer.");
+    tags.fencing_token = *token;
+  }
+  if (auto v = request.header("Idempotency-Key")) tags.idempotency_key = std::string(*v);
+  if (auto v = request.header("X-Tenant"); v && !v->empty()) tags.tenant = std::string(*v);
+  return std::nullopt;
+}
+
+// POST /api/v2/users/{id}/identities body {"provider": "...", "user_id": "..." | n}.
+std::optional<HttpResponse> parse_link_body(const HttpRequest& request, partner::Call& call) {
+  const json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return bad_request(request, "invalid_body", "Payload validation error: 'Invalid JSON'.");
+  if (!body.is_object()) {
+    return bad_request(request, "invalid_body", "Payload validation error: 'Expected type object but found type " +
+                                                    std::string(body.type_name()) + "'.");
+  }
+  for (const char* field : {"provider", "user_id"}) {
+    if (!body.contains(field)) {
+      return bad_request(request, "invalid_body",
+                         std::string("Payload validation error: 'Missing required property: ") + field +
+                             "' on property " + field + ".");
+    }
+  }
+  const json& provider = body["provider"];
+  const json& user_id = body["user_id"];
+  if (!provider.is_string() || provider.get_ref<const std::string&>().empty()) {
+    return bad_request(request, "invalid_body",
+                       "Payload validation error: 'Expected type string but found type " +
+                           std::string(provider.type_name()) + "' on property provider.");
+  }
+  if (user_id.is_string() && !user_id.get_ref<const std::string&>().empty()) {
+    call.identity_user_id = user_id.get<std::string>();
+  } else if (user_id.is_number_integer()) {
+    call.identity_user_id = user_id.dump();  // Auth0 accepts numeric ids
+  } else {
+    return bad_request(request, "invalid_body",
+                       "Payload validation error: 'Expected type string but found type " +
+                           std::string(user_id.type_name()) + "' on property user_id.");
+  }
+  call.provider = provider.get<std::string>();
+  return std::nullopt;
+}
+
+// Stripe takes form-encoded parameters; JSON objects are accepted too so a
+// test can send either. Values are returned as strings, as in a form.
+std::optional<std::map<std::string, std::string>> stripe_params(const HttpRequest& request, std::string& problem) {
+  const auto content_type = request.header("Content-Type").value_or("");
+  if (content_type.find("json") == std::string_view::npos) {
+    auto form = parse_form(request.body);
+    if (!form) problem = "Invalid form encoding in the request body.";
+    return form;
+  }
+  const json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    problem = "Invalid JSON in the request body: expected an object.";
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : body.items()) {
+    if (k == "metadata" && v.is_object()) {
+      for (const auto& [mk, mv] : v.items()) out["metadata[" + mk + "]"] = mv.is_string() ? mv.get<std::string>() : mv.dump();
+    } else {
+      out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  return out;
+}
+
+HttpResponse stripe_missing(const HttpRequest& request, std::string_view param) {
+  HttpResponse r = HttpApi::error(400, "parameter_missing", "Missing required param: " + std::string(param) + ".",
+                                  request.target);
+  return r;
+}
+
+}  // namespace
+
+HttpResponse HttpApi::error(int status, std::string_view error_code, std::string_view message,
+                            std::string_view target) {
+  HttpResponse r;
+  r.status = status;
+  json body;
+  if (starts_with_v1(target)) {
+    body = {{"error",
+             {{"type", status == 429 ? "rate_limit_error" : "invalid_request_error"},
+              {"code", error_code},
+              {"message", message}}}};
+  } else {
+    body = {{"statusCode", status}, {"error", reason_phrase(status)}, {"message", message}, {"errorCode", error_code}};
+  }
+  r.body = body.dump();
+  return r;
+}
+
+std::variant<ApiRequest, HttpResponse> map_api_request(const HttpRequest& request, const Target& target) {
+  const auto& seg = target.segments;
+  const std::string& method = request.method;
+  ApiRequest out;
+  partner::Call& call = out.call;
+
+  if (seg.size() >= 4 && seg[0] == "api" && seg[1] == "v2" && seg[2] == "users") {
+    call.user_id = seg[3];
+    if (seg.size() == 4) {
+      if (method != "GET") return method_not_allowed(request, "GET");
+      call.endpoint = Endpoint::auth0_get;
+    } else if (seg.size() == 5 && seg[4] == "identities") {
+      if (method != "POST") return method_not_allowed(request, "POST");
+      call.endpoint = Endpoint::auth0_link;
+      if (auto bad = parse_link_body(request, call)) return *bad;
+    } else if (seg.size() == 7 && seg[4] == "identities") {
+      if (method != "DELETE") return method_not_allowed(request, "DELETE");
+      call.endpoint = Endpoint::auth0_unlink;
+      call.provider = seg[5];
+      call.identity_user_id = seg[6];
+    } else {
+      return not_found(request);
+    }
+  } else if (seg.size() == 2 && seg[0] == "v1" && seg[1] == "charges") {
+    if (method != "POST") return method_not_allowed(request, "POST");
+    call.endpoint = Endpoint::stripe_charge;
+    std::string problem;
+    auto params = stripe_params(request, problem);
+    if (!params) return bad_request(request, "parameter_invalid", problem);
+    auto amount = params->find("amount");
+    if (amount == params->end()) return stripe_missing(request, "amount");
+    auto value = parse_i64(amount->second);
+    if (!value) {
+      return bad_request(request, "parameter_invalid_integer", "Invalid integer: " + amount->second);
+    }
+    call.amount = *value;
+    auto currency = params->find("currency");
+    if (currency == params->end() || currency->second.empty()) return stripe_missing(request, "currency");
+    call.currency = currency->second;
+    if (auto order = params->find("metadata[order_id]"); order != params->end()) call.order_id = order->second;
+  } else if (seg.size() == 3 && seg[0] == "v1" && seg[1] == "charges") {
+    if (method != "GET") return method_not_allowed(request, "GET");
+    call.endpoint = Endpoint::stripe_get;
+    call.charge_id = seg[2];
+  } else if (seg.size() == 2 && seg[0] == "v1" && seg[1] == "refunds") {
+    if (method != "POST") return method_not_allowed(request, "POST");
+    call.endpoint = Endpoint::stripe_refund;
+    std::string problem;
+    auto params = stripe_params(request, problem);
+    if (!params) return bad_request(request, "parameter_invalid", problem);
+    auto charge = params->find("charge");
+    if (charge == params->end() || charge->second.empty()) return stripe_missing(request, "charge");
+    call.charge_id = charge->second;
+  } else {
+    return not_found(request);
+  }
+  if (auto bad = parse_tags(request, out.tags)) return *bad;
+  return out;
+}
+
+HttpResponse render_reply(const partner::Reply& reply) {
+  HttpResponse r;
+  r.status = reply.status;
+  for (auto& [name, value] : reply.headers()) {
+    if (iequals(name, "Content-Type")) {
+      r.content_type = value;
+    } else {
+      r.headers.emplace_back(name, value);
+    }
+  }
+  r.body = reply.body().dump();
+  return r;
+}
+
+std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, Duration now) {
+  auto target = parse_target(request.target);
+  if (!target) return bad_request(request, "invalid_uri", "Malformed request target (bad percent-encoding).");
+  // A model bug must cost one answer, not the server and every call in flight.
+  try {
+    if (!target->segments.empty() && target->segments[0] == "admin") return handle_admin(request, *target, now);
+    return handle_api(request, *target, now);
+  } catch (const std::exception& e) {
+    return error(500, "internal_error", e.what(), request.target);
+  }
+}
+
+std::variant<HttpResponse, Pending> HttpApi::handle_api(const HttpRequest& request, const Target& target,
+                                                        Duration now) {
+  auto mapped = map_api_request(request, target);
+  if (auto* response = std::get_if<HttpResponse>(&mapped)) return std::move(*response);
+  const auto& api = std::get<ApiRequest>(mapped);
+  const partner::Plan plan = partner_.arrive(api.call, api.tags, now);
+
+  Pending p;
+  p.call_id = plan.call_id;
+  p.apply_after = plan.apply_after;
+  p.delay = plan.delay;
+  using K = partner::FaultPlan::Kind;
+  switch (plan.fault.kind) {
+    case K::none:
+    case K::error:
+    case K::rate_limit_429:
+      p.transport.kind = Transport::Kind::normal;  // the model's Reply already carries the status
+      break;
+    case K::hang:
+      p.transport.kind = Transport::Kind::hang;
+      p.transport.hang_for = plan.fault.hang_for;
+      break;
+    case K::reset: p.transport.kind = Transport::Kind::reset; break;
+    case K::slow_body:
+      p.transport.kind = Transport::Kind::slow_body;
+      p.transport.bytes_per_s = plan.fault.bytes_per_s;
+      break;
+    case K::truncate: p.transport.kind = Transport::Kind::truncate; break;
+    case K::garbage: p.transport.kind = Transport::Kind::garbage; break;
+  }
+  return p;
+}
+
+HttpResponse HttpApi::execute(std::uint64_t call_id, Duration now) {
+  partner::Reply reply;
+  try {
+    reply = partner_.execute(call_id, now);
+  } catch (const std::exception& e) {
+    return error(500, "internal_error", e.what(), "");
+  }
+  if (reply.status == 0) {
+    // No answer is due (a before-phase hang, reset or garbage): the transport
+    // never sends this; 502 is what a proxy would show if it did.
+    return error(502, "no_answer", "The partner gave no answer.", "");
+  }
+  return render_reply(reply);
+}
+
+void HttpApi::complete(std::uint64_t call_id, Duration now, bool lost) {
+  try {
+    partner_.complete(call_id, now, lost ? partner::Delivery::lost : partner::Delivery::as_planned);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fake_partner: complete(%llu): %s\n", static_cast<unsigned long long>(call_id), e.what());
+  }
+}
+
+namespace {
+
+HttpResponse json_response(const json& body, int status = 200) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump();
+  return r;
+}
+
+// An admin body: empty means {}; anything else must be a JSON object.
+std::optional<json> admin_body(const HttpRequest& request, HttpResponse& error_out) {
+  if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    error_out = HttpApi::error(400, "invalid_json", "The request body must be a JSON object.", request.target);
+    return std::nullopt;
+  }
+  return body;
+}
+
+}  // namespace
+
+HttpResponse HttpApi::handle_admin(const HttpRequest& request, const Target& target, Duration now) {
+  const auto& seg = target.segments;
+  const std::string& method = request.method;
+  const auto is = [&](std::initializer_list<std::string_view> path) {
+    return seg.size() == path.size() && std::equal(seg.begin(), seg.end(), path.begin());
+  };
+  HttpResponse bad;
+  // The model refuses bad settings with a one-line SettingError naming the path.
+  try {
+    if (is({"admin", "reset"})) {
+      if (method != "POST") return method_not_allowed(request, "POST");
+      auto body = admin_body(request, bad);
+      if (!body) return bad;
+      const auto spec = partner::ResetSpec::from_json(*body);
+      partner_.reset(spec, now);
+      return json_response({{"ok", true}, {"persons", spec.persons.size()}, {"orders", spec.orders.size()}});
+    }
+    if (is({"admin", "config"})) {
+      if (method == "GET") return json_response(partner_.config().to_json());
+      if (method != "PUT") return method_not_allowed(request, "GET, PUT");
+      auto body = admin_body(request, bad);
+      if (!body) return bad;
+      partner_.update_config(*body);
+      return json_response(partner_.config().to_json());
+    }
+    if (is({"admin", "state"})) {
+      if (method != "GET") return method_not_allowed(request, "GET");
+      return json_response(partner_.state_json());
+    }
+    if (is({"admin", "check"})) {
+      if (method != "POST") return method_not_allowed(request, "POST");
+      auto body = admin_body(request, bad);
+      if (!body) return bad;
+      partner::CheckInput input;
+      if (body->contains("paid_orders")) {
+        const json& paid = (*body)["paid_orders"];
+        if (!paid.is_array()) {
+          return error(400, "invalid_setting", "check.paid_orders: expected an array of order ids", request.target);
+        }
+        input.paid_orders.emplace();
+        for (const auto& id : paid) {
+          if (!id.is_string()) {
+            return error(400, "invalid_setting", "check.paid_orders: expected an array of order ids", request.target);
+          }
+          input.paid_orders->push_back(id.get<std::string>());
+        }
+      }
+      return json_response(partner_.check(now, input).to_json());
+    }
+    if (is({"admin", "metrics"})) {
+      if (method != "GET") return method_not_allowed(request, "GET");
+      auto format = target.query.find("format");
+      if (format == target.query.end() || format->second == "json") return json_response(partner_.metrics_json());
+      if (format->second != "prometheus") {
+        return error(400, "invalid_setting", "format: '" + format->second + "' is not a format (use json, prometheus)",
+                     request.target);
+      }
+      HttpResponse r;
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = partner_.metrics_prometheus();
+      return r;
+    }
+    if (is({"admin", "metrics", "reset"})) {
+      if (method != "POST") return method_not_allowed(request, "POST");
+      partner_.reset_metrics();
+      return json_response({{"ok", true}});
+    }
+  } catch (const SettingError& e) {
+    return error(400, "invalid_setting", e.what(), request.target);
+  }
+  return not_found(request);
+}
+
+}  // namespace lockbench::partner_server

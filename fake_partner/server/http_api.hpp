@@ -1,0 +1,79 @@
+// The mapping between HTTP and the partner model, with no sockets.
+//
+// Requests become typed partner::Call + Tags (or a 4xx with the partner's
+// error body), typed Replies become status, headers and JSON. Admin endpoints
+// (section E of partner-api.md) are answered here at once: they never wait
+// and never fault. The Asio server only moves bytes and runs the timers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+#include "core/units.hpp"
+#include "fake_partner/server/http_message.hpp"
+
+#include "fake_partner/model/call.hpp"
+
+namespace lockbench::partner {
+class Partner;
+}
+
+namespace lockbench::partner_server {
+
+// How the server must deliver an answer: the transport side of a planned fault.
+// Error statuses and 429s are ordinary answers; these are the ones that break HTTP.
+struct Transport {
+  enum class Kind { normal, hang, reset, slow_body, truncate, garbage };
+  Kind kind = Kind::normal;
+  std::optional<Duration> hang_for;  // hang: nullopt = never answer
+  double bytes_per_s = 0;            // slow_body
+};
+
+// A call the model accepted: the server waits apply_after, calls execute(),
+// waits the rest of delay, then delivers the answer and calls complete().
+struct Pending {
+  std::uint64_t call_id = 0;
+  Duration apply_after{0};
+  Duration delay{0};
+  Transport transport;
+};
+
+// A request mapped to the typed model call, before it reaches the model.
+struct ApiRequest {
+  partner::Call call;
+  partner::Tags tags;
+};
+
+// The pure half of the mapping: path, method, headers and body to a typed
+// call, or the 4xx (404, 405, 400) to answer instead. Never throws.
+std::variant<ApiRequest, HttpResponse> map_api_request(const HttpRequest& request, const Target& target);
+
+// A model Reply as HTTP: status, X-RateLimit-*, Idempotent-Replayed, JSON body.
+HttpResponse render_reply(const partner::Reply& reply);
+
+class HttpApi {
+ public:
+  explicit HttpApi(partner::Partner& partner) : partner_(partner) {}
+
+  // Admin requests and bad input are answered now; API calls arrive at the model.
+  std::variant<HttpResponse, Pending> handle(const HttpRequest& request, Duration now);
+  // The effect happens (unless the fault is before it); returns the answer to send.
+  HttpResponse execute(std::uint64_t call_id, Duration now);
+  // The answer left as planned (lost = false), or the client gave up or the
+  // connection died first (lost = true).
+  void complete(std::uint64_t call_id, Duration now, bool lost);
+
+  // The error body the server sends for problems found before routing
+  // (431, 413, unparsable requests). Auth0 shape for /api/v2 and admin, Stripe's for /v1.
+  static HttpResponse error(int status, std::string_view error_code, std::string_view message,
+                            std::string_view target);
+
+ private:
+  HttpResponse handle_admin(const HttpRequest& request, const Target& target, Duration now);
+  std::variant<HttpResponse, Pending> handle_api(const HttpRequest& request, const Target& target, Duration now);
+  partner::Partner& partner_;
+};
+
+}  // namespace lockbench::partner_server

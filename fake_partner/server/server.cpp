@@ -1,0 +1,355 @@
+#include "fake_partner/server/server.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "fake_partner/server/http_api.hpp"
+
+namespace lockbench::partner_server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+// Bytes a lingering close reads and drops so the peer sees our error answer
+// instead of an RST caused by unread data; bounded so a flood cannot hold us.
+constexpr std::size_t kDrainBytesMax = 1024 * 1024;
+constexpr auto kDrainTime = std::chrono::seconds(2);
+// Slow bodies go out in ticks of this length.
+constexpr double kSlowTickS = 0.05;
+// The garbage fault: bytes that no HTTP parser accepts as a status line.
+constexpr std::string_view kGarbage = "\x16\x03\x01\xde\xad\xbe\xef not-http \x00\xff\r\n\r\n";
+}  // namespace
+
+struct Server::Impl {
+  Impl(ServerOptions o, HttpApi& a) : options(std::move(o)), api(a) {}
+
+  ServerOptions options;
+  HttpApi& api;
+  // Everything below is touched only by handlers on the single io_context
+  // thread: that thread is the lock that guards the model and these counters.
+  std::size_t connections = 0;
+  bool stopping = false;  // run() returned: sessions being destroyed must not call the model
+  std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+  asio::io_context ioc{1};
+  tcp::acceptor acceptor{ioc};
+  asio::signal_set signals{ioc};
+  asio::steady_timer accept_backoff{ioc};
+
+  Duration now() const { return std::chrono::steady_clock::now() - epoch; }
+  void accept();
+};
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Server::Impl& server, tcp::socket socket)
+      : server_(server), stream_(std::move(socket)), timer_(server.ioc) {
+    ++server_.connections;
+  }
+  ~Session() {
+    // Every path that drops the connection ends here: if the answer had not
+    // left yet, the client never got it.
+    finish_call(/*lost=*/true);
+    --server_.connections;
+  }
+  void start() { read_request(); }
+
+ private:
+  void read_request() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(server_.options.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(server_.options.max_body_bytes);
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    stream_.expires_never();
+    auto message = parser_->release();
+    parser_.reset();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    for (const auto& field : message) {
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+    keep_alive_ = message.keep_alive();
+    target_ = request.target;
+
+    auto routed = server_.api.handle(request, server_.now());
+    if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
+    call_ = std::get<Pending>(routed);
+    timer_.expires_after(call_->apply_after);
+    timer_.async_wait([self = shared_from_this()](beast::error_code e) { self->on_apply(e); });
+  }
+
+  void on_read_error(beast::error_code ec) {
+    // Clean close between requests, idle timeout, reset: nothing to answer.
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec.category() != http_category()) {
+      return close_now();
+    }
+    keep_alive_ = false;
+    if (ec == http::error::header_limit) {
+      return write_answer(HttpApi::error(431, "header_too_large", "Request headers are larger than the limit.", ""));
+    }
+    if (ec == http::error::body_limit) {
+      return write_answer(HttpApi::error(413, "body_too_large", "Request body is larger than the limit.", ""));
+    }
+    // Malformed request line, headers or chunking; or the peer half-closed mid-request.
+    write_answer(HttpApi::error(400, "bad_request", "Malformed HTTP request: " + ec.message(), ""));
+  }
+
+  static const boost::system::error_category& http_category() {
+    static const auto& c = http::make_error_code(http::error::bad_target).category();
+    return c;
+  }
+
+  void on_apply(beast::error_code ec) {
+    if (ec) return;  // only cancelled when the server stops
+    answer_ = server_.api.execute(call_->call_id, server_.now());
+    timer_.expires_after(std::max(Duration{0}, call_->delay - call_->apply_after));
+    timer_.async_wait([self = shared_from_this()](beast::error_code e) { self->on_answer_due(e); });
+  }
+
+  void on_answer_due(beast::error_code ec) {
+    if (ec) return;
+    const Transport d = call_->transport;
+    switch (d.kind) {
+      case Transport::Kind::normal:
+        return write_answer(std::move(answer_));
+      case Transport::Kind::hang:
+        return hang(d.hang_for);
+      case Transport::Kind::reset:
+        return reset();
+      case Transport::Kind::slow_body:
+        return start_slow_body(d.bytes_per_s);
+      case Transport::Kind::truncate:
+        return truncate();
+      case Transport::Kind::garbage:
+        return garbage();
+    }
+  }
+
+  // --- answers -------------------------------------------------------------
+
+  void write_answer(HttpResponse response) {
+    out_ = render_head(response, response.body.size(), keep_alive_);
+    out_ += response.body;
+    stream_.expires_after(server_.options.idle_timeout);  // a client that never reads
+    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->finish_call(/*lost=*/bool(ec));
+      if (ec) return self->close_now();
+      if (self->keep_alive_) return self->read_request();
+      self->close_gracefully();
+    });
+  }
+
+  // No answer: after hang_for the connection closes, or never (nullopt).
+  // Either way a client that gives up (read timeout, close) ends the call at once.
+  void hang(std::optional<Duration> hang_for) {
+    watch_disconnect();
+    if (!hang_for) return;
+    timer_.expires_after(*hang_for);
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->call_) return;
+      self->finish_call(/*lost=*/false);  // the hang was the plan
+      self->close_now();                  // also ends the disconnect watch
+    });
+  }
+
+  // Waits until the socket is readable: EOF or an error means the client left.
+  // Data (a pipelined request) just ends the watch: it waits in the kernel.
+  void watch_disconnect() {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      if (ec == asio::error::operation_aborted || !self->call_) return;
+      char byte = 0;
+      beast::error_code peek_ec;
+      const std::size_t n = self->stream_.socket().receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek_ec);
+      if (ec || peek_ec || n == 0) {
+        self->timer_.cancel();
+        self->close_now();  // the destructor completes the call
+      }
+    });
+  }
+
+  // TCP RST: SO_LINGER with a zero timeout, then close.
+  void reset() {
+    finish_call(/*lost=*/false);
+    beast::error_code ignored;
+    stream_.socket().set_option(asio::socket_base::linger(true, 0), ignored);
+    stream_.socket().close(ignored);
+  }
+
+  // Correct headers, then the body a few bytes per tick.
+  void start_slow_body(double bytes_per_s) {
+    keep_alive_ = false;  // a fault answer ends the connection
+    out_ = render_head(answer_, answer_.body.size(), keep_alive_);
+    slow_chunk_bytes_ = std::max<std::size_t>(1, static_cast<std::size_t>(bytes_per_s * kSlowTickS));
+    slow_tick_ = from_s(static_cast<double>(slow_chunk_bytes_) / std::max(bytes_per_s, 1e-9));
+    slow_sent_ = 0;
+    stream_.expires_after(server_.options.idle_timeout);
+    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->close_now();
+      self->slow_step();
+    });
+  }
+
+  void slow_step() {
+    if (slow_sent_ >= answer_.body.size()) {
+      finish_call(/*lost=*/false);
+      return close_gracefully();
+    }
+    timer_.expires_after(slow_tick_);
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      const std::size_t n = std::min(self->slow_chunk_bytes_, self->answer_.body.size() - self->slow_sent_);
+      auto chunk = asio::buffer(self->answer_.body.data() + self->slow_sent_, n);
+      self->stream_.expires_after(self->server_.options.idle_timeout);
+      asio::async_write(self->stream_, chunk, [self, n](beast::error_code e, std::size_t) {
+        if (e) return self->close_now();
+        self->slow_sent_ += n;
+        self->slow_step();
+      });
+    });
+  }
+
+  // Content-Length announces the whole body, half of it is sent, then the connection closes.
+  void truncate() {
+    keep_alive_ = false;
+    out_ = render_head(answer_, answer_.body.size(), keep_alive_);
+    out_.append(answer_.body, 0, answer_.body.size() / 2);
+    write_then_close();
+  }
+
+  void garbage() {
+    keep_alive_ = false;
+    out_.assign(kGarbage.data(), kGarbage.size());
+    write_then_close();
+  }
+
+  void write_then_close() {
+    stream_.expires_after(server_.options.idle_timeout);
+    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->finish_call(/*lost=*/bool(ec));
+      if (ec) return self->close_now();
+      self->close_gracefully();
+    });
+  }
+
+  // --- closing -------------------------------------------------------------
+
+  void finish_call(bool lost) {
+    if (!call_) return;
+    const auto id = call_->call_id;
+    call_.reset();
+    if (!server_.stopping) server_.api.complete(id, server_.now(), lost);
+  }
+
+  void close_now() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  // Send FIN, then read and drop what the client still sends for a bounded
+  // time, so our last answer is not destroyed by an RST for unread bytes.
+  void close_gracefully() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kDrainTime);
+    drained_ = 0;
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(drain_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ >= kDrainBytesMax) return self->close_now();
+      self->drain();
+    });
+  }
+
+  Server::Impl& server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  asio::steady_timer timer_;       // apply, answer, hang and slow-body ticks: one at a time
+  std::optional<Pending> call_;    // the call in flight on this connection, until complete()
+  HttpResponse answer_;
+  std::string out_;                // bytes being written; lives until the write finishes
+  std::string target_;
+  bool keep_alive_ = true;
+  std::size_t slow_chunk_bytes_ = 1;
+  Duration slow_tick_{0};
+  std::size_t slow_sent_ = 0;
+  std::size_t drained_ = 0;
+  std::array<char, 4096> drain_buffer_{};
+};
+
+}  // namespace
+
+void Server::Impl::accept() {
+  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+    if (!acceptor.is_open()) return;
+    if (ec) {
+      // Out of file descriptors and the like: back off instead of spinning.
+      accept_backoff.expires_after(std::chrono::milliseconds(50));
+      accept_backoff.async_wait([this](beast::error_code e) {
+        if (!e) accept();
+      });
+      return;
+    }
+    if (connections >= options.max_connections) {
+      beast::error_code ignored;
+      socket.close(ignored);
+    } else {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      std::make_shared<Session>(*this, std::move(socket))->start();
+    }
+    accept();
+  });
+}
+
+Server::Server(ServerOptions options, HttpApi& api) : impl_(std::make_unique<Impl>(std::move(options), api)) {
+  const tcp::endpoint endpoint(asio::ip::make_address(impl_->options.bind_address), impl_->options.port);
+  impl_->acceptor.open(endpoint.protocol());
+  impl_->acceptor.set_option(asio::socket_base::reuse_address(true));
+  impl_->acceptor.bind(endpoint);
+  impl_->acceptor.listen(asio::socket_base::max_listen_connections);
+}
+
+Server::~Server() = default;
+
+std::uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void Server::handle_signals() {
+  impl_->signals.add(SIGINT);
+  impl_->signals.add(SIGTERM);
+  impl_->signals.async_wait([this](beast::error_code ec, int) {
+    if (!ec) stop();
+  });
+}
+
+void Server::run() {
+  impl_->accept();
+  impl_->ioc.run();
+  impl_->stopping = true;
+}
+
+void Server::stop() { impl_->ioc.stop(); }
+
+}  // namespace lockbench::partner_server
