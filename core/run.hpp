@@ -11,9 +11,9 @@
 namespace lockbench {
 
 struct RunHooks {
-  // Called now and then during a run (at most a few times per second of wall
-  // time): requests finished, requests expected (0 when unknown), time into the run.
-  std::function<void(std::int64_t done, std::int64_t expected, Duration at)> progress;
+  // Called now and then during a run (a few times per second of wall time at
+  // most): requests finished so far, and how many of them were ok.
+  std::function<void(std::int64_t done, std::int64_t ok)> progress;
 };
 
 // Both are implemented by their worlds (real/, sim/). `s.strategy` is one spec
