@@ -68,8 +68,11 @@ struct Config {
   RateLimitSpec rate_limit;
   Fencing fencing = Fencing::ignore;
   PaymentsSpec payments;
+  // The document the typed fields were parsed from: the base that merged()
+  // patches. Change settings through from_json()/merged() so both stay in step.
+  nlohmann::json source = nlohmann::json::object();
 
-  // The full document with defaults filled in; what GET /admin/config shows.
+  // The effective document, every endpoint spelled out; what GET /admin/config shows.
   nlohmann::json to_json() const;
   // Parses a full document; missing parts take defaults. Throws SettingError
   // naming the JSON path ("latency.auth0.link.p50_ms: ...") and what is accepted.

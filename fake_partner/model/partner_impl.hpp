@@ -1,0 +1,122 @@
+// The inside of Partner (private): the stores, the random streams, the calls
+// in flight and the oracle's witness state.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/random.hpp"
+#include "fake_partner/model/identity_store.hpp"
+#include "fake_partner/model/partner.hpp"
+#include "fake_partner/model/payments_store.hpp"
+#include "fake_partner/model/rate_limiter.hpp"
+
+namespace lockbench::partner {
+
+// Index of each kind in kCheckKinds, for the counters.
+enum class Kind : std::uint8_t {
+  identity_lost, identity_duplicated, user_malformed, person_split, lost_promotion, overlap_person,
+  flow_interleaving, double_charge, order_overlap, orphan_charge, ambiguous_commit, stale_token_rejected
+};
+inline constexpr int kKindCount = 12;
+
+// What the door decided before any effect.
+enum class Door : std::uint8_t {
+  execute,          // the effect runs at execute()
+  rate_limited,     // empty bucket: 429 at once
+  idem_in_use,      // 409 idempotency_key_in_use
+  idem_mismatch,    // 400 idempotency_error
+  idem_replay,      // the stored answer, Idempotent-Replayed: true
+  idem_too_long,    // 400 key longer than 255
+  lock_timeout,     // 429 after waiting for the order's object lock
+};
+
+struct InFlight {
+  Call call;
+  Tags tags;
+  Plan plan;
+  Door door = Door::execute;
+  IdentityId user = kNoIdentity;   // auth0: path user
+  IdentityId other = kNoIdentity;  // auth0: body / path identity
+  std::array<int, 2> persons{-1, -1};  // persons this call mutates (-1 = none)
+  bool order_execution = false;        // a charge execution counted for order_overlap
+  std::string idem_slot;               // idempotency table key reserved by this call ("" = none)
+  Reply replay;                        // idem_replay: the stored answer
+  RateLimitHeaders rate_limit;
+  bool executed = false;
+  bool applied = false;
+};
+
+// Per person witness state. Small vectors: a person has a handful of calls in flight.
+struct PersonWatch {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> inflight;  // (call id, op id) of mutations in flight
+  std::optional<std::uint64_t> max_token;                         // highest fencing token seen
+  std::uint64_t commit_seq = 0;                                   // applied mutations so far
+  static constexpr std::size_t kRecent = 32;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, kRecent> recent{};  // ring of (commit seq, op id)
+  static constexpr std::size_t kOpenMax = 64;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> open_steps;  // (op id, commit seq at its step 1), bounded
+  bool has_promotion = false;  // a step 2 link answered 201
+  IdentityId promotion_target = kNoIdentity;
+  std::uint64_t promotion_op = 0;
+  bool split_seen = false;  // person_split already counted
+};
+
+struct OrderWatch {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> executing;  // (call id, op id) charge executions in flight
+  std::optional<std::uint64_t> max_token;
+};
+
+struct Metrics {
+  static constexpr int kStatuses = 600;
+  std::array<std::array<std::int64_t, kStatuses>, kEndpointCount> answers{};  // [endpoint][status], 0 = no answer
+  std::array<std::array<std::int64_t, 8>, kEndpointCount> faults{};           // [endpoint][fault kind]
+  std::array<std::int64_t, kEndpointCount> arrivals{};
+};
+
+struct Partner::Impl {
+  Config cfg;
+  IdentityStore ids;
+  PaymentsStore pay;
+  RateLimiter limiter;
+  std::array<Rng, kEndpointCount> latency_rng, fault_rng;  // "latency.<endpoint>", "fault.<endpoint>"
+  std::array<std::uint64_t, kEndpointCount> arrivals_since_reset{};  // the script's "nth"
+  std::uint64_t seed_in_use = 1;
+  std::uint64_t last_call_id = 0;
+  std::unordered_map<std::uint64_t, InFlight> inflight;
+
+  // Oracle.
+  std::vector<PersonWatch> persons;
+  std::unordered_map<std::string, OrderWatch, StringHash, std::equal_to<>> orders;
+  std::array<std::int64_t, kKindCount> counts{};       // accumulated since reset
+  std::array<std::int64_t, kKindCount> last_fresh{};   // state-based counts of the last check()
+  std::vector<Violation> violations;                   // accumulated, at most CheckReport::kMaxViolations
+  std::int64_t max_inflight_per_person = 0;
+
+  Metrics metrics;
+
+  void reseed(std::uint64_t seed);
+  void clear_run_state();
+  void record(Kind k, std::string subject, std::string detail, std::vector<std::uint64_t> ops);
+  std::string person_name(int p) const { return ids.key(ids.person_identities(p).front()); }
+
+  // arrive() helpers
+  FaultPlan draw_fault(Endpoint e);
+  void resolve(InFlight& f);
+  void decide_door(InFlight& f, Duration now);
+  void witness_arrival(InFlight& f);
+  // execute() helpers
+  void run_effect(InFlight& f, Reply& r);
+  bool stale(const InFlight& f) const;
+  void witness_effect(InFlight& f, const Reply& r);
+  // complete() helpers
+  void person_left(int p, std::uint64_t call_id);
+  void check_split(int p);
+};
+
+}  // namespace lockbench::partner
