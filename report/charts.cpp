@@ -1,0 +1,340 @@
+// The five charts of report.html. Each writes its data and a gnuplot script,
+// runs gnuplot and reads the SVG back; absent data becomes a sentence instead.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "report/charts.hpp"
+#include "report/fields.hpp"
+
+namespace lockbench::report::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One color per strategy, the same in every chart.
+const char* color(std::size_t i) {
+  static const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return palette[i % (sizeof palette / sizeof palette[0])];
+}
+
+// gnuplot single-quoted string: only the quote itself needs doubling.
+std::string q(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string preamble(const fs::path& svg, const std::string& title, const std::string& xlabel,
+                     const std::string& ylabel) {
+  // noenhanced: strategy and violation names contain '_' that would turn into subscripts.
+  return fmt::format(
+      "set terminal svg size 960,520 dynamic noenhanced font 'Helvetica,14' background rgb 'white'\n"
+      "set output {}\n"
+      "set title {} font ',17'\n"
+      "set xlabel {}\nset ylabel {}\n"
+      "set grid lc rgb '#dddddd' lt 1\nset border 3 lc rgb '#555555'\nset tics nomirror\n"
+      "set key outside right top vertical Left reverse noautotitle\n",
+      q(svg.string()), q(title), q(xlabel), q(ylabel));
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ChartWriter {
+ public:
+  ChartWriter(fs::path dir, const ReportOptions& options) : dir_(std::move(dir)), options_(options) {}
+
+  // Data file `name` in the gnuplot folder; returns its path.
+  fs::path data(const std::string& name, const std::string& text) {
+    const fs::path p = src() / name;
+    write_file(p, text);
+    return p;
+  }
+
+  // Runs the script for chart `c` (c.file decides the names) and fills c.svg or c.missing.
+  void draw(Chart& c, const std::string& script) {
+    if (!options_.charts) {
+      c.missing = "Charts were turned off for this report.";
+      return;
+    }
+    const fs::path gp = src() / fs::path(c.file).replace_extension(".gp");
+    write_file(gp, script);
+    const std::string err = run_gnuplot(options_.gnuplot, gp);
+    if (!err.empty()) {
+      c.missing = "This chart could not be drawn: " + err;
+      return;
+    }
+    c.svg = read_file(dir_ / c.file);
+    if (c.svg.empty()) c.missing = "gnuplot wrote an empty chart.";
+  }
+
+  fs::path svg(const Chart& c) const { return dir_ / c.file; }
+
+ private:
+  fs::path src() {
+    const fs::path p = dir_ / "gnuplot";
+    fs::create_directories(p);
+    return p;
+  }
+  fs::path dir_;
+  const ReportOptions& options_;
+};
+
+Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"throughput.svg", "Successful throughput against offered load",
+          "Solid lines: measured ok requests per second. Dashed lines of the same color: the Little's-law "
+          "ceiling (pool size / mean connection hold time) of that strategy at that load. Grey dotted line: "
+          "offered = ok, what a strategy without losses would reach.",
+          "", ""};
+  std::string plots;
+  double top = 0;
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::string rows;
+    for (const json* r : groups[i].results) {
+      const auto offered = num(*r, "offered_per_s");
+      const auto ok = num(*r, "throughput_ok_per_s");
+      if (!offered || !ok) continue;
+      const auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s");
+      rows += fmt::format("{} {} {}\n", *offered, *ok, ceiling ? fmt::format("{}", *ceiling) : "NaN");
+      top = std::max({top, *offered, *ok});
+      ++points;
+    }
+    if (rows.empty()) continue;
+    const auto file = w.data(fmt::format("throughput_{}.dat", i), rows);
+    plots += fmt::format("{} using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}, \\\n", q(file.string()),
+                         color(i), q(groups[i].strategy));
+    plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title {}, \\\n",
+                         q(file.string()), color(i), q(groups[i].strategy + " ceiling"));
+  }
+  if (points == 0) {
+    c.missing = "No result states both an offered load and a throughput.";
+    return c;
+  }
+  std::string script = preamble(w.svg(c), c.title, "offered load (requests/s)", "ok throughput (requests/s)");
+  script += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", top * 1.1, top * 1.25);
+  script += "plot " + plots + "x with lines dt 3 lc rgb '#999999' title 'offered = ok'\n";
+  w.draw(c, script);
+  return c;
+}
+
+Chart p99_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"p99.svg", "p99 latency against offered load",
+          "Latency from each request's intended start (open-loop schedule), so queueing is counted. "
+          "A logarithmic axis is used when the values span more than two decades.",
+          "", ""};
+  std::string plots;
+  double lo = 0, hi = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::string rows;
+    for (const json* r : groups[i].results) {
+      const auto offered = num(*r, "offered_per_s");
+      const auto p99 = num(*r, "latency_ms.p99");
+      if (!offered || !p99) continue;
+      rows += fmt::format("{} {}\n", *offered, *p99);
+      lo = lo == 0 ? *p99 : std::min(lo, *p99);
+      hi = std::max(hi, *p99);
+    }
+    if (rows.empty()) continue;
+    const auto file = w.data(fmt::format("p99_{}.dat", i), rows);
+    plots += fmt::format("{} using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}, ", q(file.string()),
+                         color(i), q(groups[i].strategy));
+  }
+  if (plots.empty()) {
+    c.missing = "No result states a p99 latency with an offered load.";
+    return c;
+  }
+  std::string script = preamble(w.svg(c), c.title, "offered load (requests/s)", "p99 latency (ms)");
+  if (lo > 0 && hi / lo > 100) script += "set logscale y\n";
+  else script += "set yrange [0:*]\n";
+  script += "set xrange [0:*]\nplot " + plots.substr(0, plots.size() - 2) + "\n";
+  w.draw(c, script);
+  return c;
+}
+
+Chart timeline_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"pool_timeline.svg", "Pool connections over time",
+          "For the heaviest run of each strategy: solid lines are active (borrowed) connections, dashed lines "
+          "are requests waiting for a connection. The dotted black line is the pool size.",
+          "", ""};
+  std::string plots;
+  double pool_size = 0, t_max = 0, y_max = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const json& r = *groups[i].representative();
+    const json* tl = find(r, "timeline");
+    if (tl == nullptr || !tl->is_array() || tl->empty()) continue;
+    std::string rows;
+    for (const auto& s : *tl) {
+      const double t = num_or(s, "t_s", 0), active = num_or(s, "active", 0), pending = num_or(s, "pending", 0);
+      rows += fmt::format("{} {} {}\n", t, active, pending);
+      t_max = std::max(t_max, t);
+      y_max = std::max({y_max, active, pending});
+    }
+    pool_size = std::max(pool_size, num_or(r, "pool.size", 0));
+    const auto file = w.data(fmt::format("timeline_{}.dat", i), rows);
+    const std::string name = fmt::format("{} @ {}/s", groups[i].strategy, fmt(num(r, "offered_per_s")));
+    plots += fmt::format("{} using 1:2 with steps lw 2 lc rgb '{}' title {}, ", q(file.string()), color(i),
+                         q(name + " active"));
+    plots += fmt::format("{} using 1:3 with steps dt 2 lw 2 lc rgb '{}' title {}, ", q(file.string()), color(i),
+                         q(name + " pending"));
+  }
+  if (plots.empty()) {
+    c.missing = "No result holds a timeline (the per-interval samples of active and pending connections).";
+    return c;
+  }
+  std::string script = preamble(w.svg(c), c.title, "time since the run's start (s)", "connections / requests");
+  y_max = std::max(y_max, pool_size);
+  script += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", std::max(t_max, 1e-3), std::max(1.0, y_max * 1.15));
+  if (pool_size > 0) plots += fmt::format("{} with lines dt 3 lw 1.5 lc rgb 'black' title 'pool size', ", pool_size);
+  script += "plot " + plots.substr(0, plots.size() - 2) + "\n";
+  w.draw(c, script);
+  return c;
+}
+
+// Stacked bars drawn as boxes so each segment keeps its own legend entry.
+// segments[k] = name, values[i][k] = height of segment k on bar i.
+std::string stacked_bars(ChartWriter& w, const std::string& prefix, const std::vector<std::string>& bars,
+                         const std::vector<std::string>& segments, const std::vector<std::vector<double>>& values,
+                         double& top) {
+  static const char* seg_colors[] = {"#9ecae1", "#fdae6b", "#fb6a4a", "#3182bd", "#74c476", "#9e9ac8",
+                                     "#bcbddc", "#fdd0a2", "#c7e9c0", "#636363"};
+  std::string plots;
+  std::vector<double> base(bars.size(), 0);
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    std::string rows;
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+      const double v = values[i][k];
+      rows += fmt::format("{} {} {}\n", i, base[i], base[i] + v);
+      base[i] += v;
+    }
+    const auto file = w.data(fmt::format("{}_{}.dat", prefix, k), rows);
+    plots += fmt::format(
+        "{} using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' "
+        "fc rgb '{}' title {}, ",
+        q(file.string()), seg_colors[k % (sizeof seg_colors / sizeof seg_colors[0])], q(segments[k]));
+  }
+  for (double b : base) top = std::max(top, b);
+  return plots;
+}
+
+std::string xtics(const std::vector<std::string>& bars) {
+  std::string t = "set xtics (";
+  for (std::size_t i = 0; i < bars.size(); ++i) t += fmt::format("{}{} {}", i ? ", " : "", q(bars[i]), i);
+  return t + ")\n";
+}
+
+Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"time_split.svg", "Where a request's time goes",
+          "Mean time per request in the heaviest run of each strategy, stacked: worker queue, pool wait, "
+          "lock wait, partner calls, database work. The hatched bar beside it is the time a connection was "
+          "held while idle (it overlaps the partner time for strategies that hold a connection): the waste "
+          "Little's law turns into a ceiling.",
+          "", ""};
+  const std::vector<std::string> keys = {"queue", "pool_wait", "lock_wait", "partner", "db"};
+  const std::vector<std::string> names = {"worker queue", "pool wait", "lock wait", "partner", "database"};
+  std::vector<std::string> bars;
+  std::vector<std::vector<double>> values;
+  std::string idle_rows;
+  for (const auto& g : groups) {
+    const json& r = *g.representative();
+    const json* split = find(r, "time_split_ms");
+    if (split == nullptr || !split->is_object()) continue;
+    std::vector<double> v;
+    for (const auto& k : keys) v.push_back(num_or(*split, k, 0));
+    idle_rows += fmt::format("{} {}\n", bars.size(), num_or(*split, "held_idle", 0));
+    bars.push_back(g.strategy);
+    values.push_back(std::move(v));
+  }
+  if (bars.empty()) {
+    c.missing = "No result holds time_split_ms (the mean time per request in each step).";
+    return c;
+  }
+  double top = 0;
+  std::string plots = stacked_bars(w, "split", bars, names, values, top);
+  const auto idle = w.data("split_idle.dat", idle_rows);
+  std::istringstream in(idle_rows);
+  for (double x, y; in >> x >> y;) top = std::max(top, y);
+  plots += fmt::format("{} using ($1+0.38):($2/2):(0.07):($2/2) with boxxyerror fs pattern 4 border lc rgb 'black' "
+                       "fc rgb 'black' title 'connection held while idle'",
+                       q(idle.string()));
+  std::string script = preamble(w.svg(c), c.title, "strategy (heaviest run)", "mean time per request (ms)");
+  script += xtics(bars);
+  script += fmt::format("set xrange [-0.6:{}]\nset yrange [0:{}]\n", bars.size() - 0.4, std::max(1.0, top * 1.15));
+  script += "plot " + plots + "\n";
+  w.draw(c, script);
+  return c;
+}
+
+Chart violations_chart(const std::vector<StrategyGroup>& groups, const std::vector<json>& results,
+                       ChartWriter& w) {
+  Chart c{"violations.svg", "Partner violations per strategy",
+          "Violations the partner (the oracle) counted, summed over every run of the strategy, stacked by kind. "
+          "Zero is the only acceptable height.",
+          "", ""};
+  const auto kinds = violation_kinds(results);
+  std::vector<std::string> bars;
+  std::vector<std::vector<double>> values;
+  double total = 0;
+  for (const auto& g : groups) {
+    std::vector<double> v;
+    for (const auto& k : kinds) {
+      double n = 0;
+      for (const json* r : g.results) n += num_or(*r, "partner.violations." + k, 0);
+      v.push_back(n);
+      total += n;
+    }
+    bars.push_back(g.strategy);
+    values.push_back(std::move(v));
+  }
+  // Only kinds that occurred get a legend entry; an all-zero chart says so.
+  std::vector<std::string> shown;
+  std::vector<std::vector<double>> shown_values(bars.size());
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    bool any = false;
+    for (const auto& v : values) any = any || v[k] > 0;
+    if (!any) continue;
+    shown.push_back(kinds[k]);
+    for (std::size_t i = 0; i < bars.size(); ++i) shown_values[i].push_back(values[i][k]);
+  }
+  double top = 0;
+  std::string plots;
+  if (!shown.empty()) plots = stacked_bars(w, "violations", bars, shown, shown_values, top);
+  std::string script = preamble(w.svg(c), c.title, "strategy", "violations (count)");
+  script += xtics(bars);
+  script += fmt::format("set xrange [-0.6:{}]\nset yrange [0:{}]\n", bars.size() - 0.4, std::max(1.0, top * 1.15));
+  if (total == 0) {
+    script += "set label 1 'no violation in any run' at graph 0.5, graph 0.5 center font ',16'\n";
+    plots = "NaN title '', ";
+  }
+  script += "plot " + plots.substr(0, plots.size() - 2) + "\n";
+  w.draw(c, script);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path& charts_dir,
+                               const ReportOptions& options) {
+  fs::create_directories(charts_dir);
+  ChartWriter w(charts_dir, options);
+  const auto groups = group_by_strategy(results);
+  return {throughput_chart(groups, w), p99_chart(groups, w), timeline_chart(groups, w), time_split_chart(groups, w),
+          violations_chart(groups, results, w)};
+}
+
+}  // namespace lockbench::report::detail

@@ -1,0 +1,191 @@
+// The texts are data, kept next to each other so they read as one comparison.
+// They describe PostgreSQL's behaviour; strategies/ holds the code they describe.
+#include "report/explain.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace lockbench::report {
+
+namespace {
+
+struct Strategy {
+  std::string name;
+  std::vector<std::string> variants;  // without the "name:" prefix
+  std::string summary;                // one line for the list
+  std::string how;
+  std::string fails;
+  std::string choose;
+  std::string avoid;
+};
+
+const std::vector<Strategy>& strategies() {
+  static const std::vector<Strategy> all = {
+      {"none",
+       {},
+       "no exclusion: the baseline that shows the double-link race itself",
+       "Nothing is locked. Each request reads the user's current primary identity, calls the partner to unlink "
+       "the target identity and to link the old primary under it, then stores the new primary. A pooled "
+       "connection is borrowed only for the short reads and writes, never during the partner calls.",
+       "Two requests for the same person (a double click, a client retry, two tabs) run their unlink/link calls "
+       "at the same time. The partner applies both, in whatever order they arrive: the person can end up split "
+       "over two users, with the wrong primary, or with an identity lost. Nothing fails loudly; the local "
+       "database cannot see it. The partner's oracle counts it as overlap_person, flow_interleaving, "
+       "person_split and lost_promotion.",
+       "Only as the measurement baseline, or when the partner operation is itself atomic and idempotent.",
+       "Whenever two requests for one key can overlap and the external operation has more than one step."},
+      {"held-tx",
+       {"wait", "nowait"},
+       "@Transactional around the HTTP call: correct exclusion, pool exhaustion",
+       "BEGIN; SELECT ... FROM users WHERE id = $1 FOR UPDATE; then the partner calls; then UPDATE ...; COMMIT. "
+       "The row lock is held until COMMIT, so the connection stays checked out of the pool and sits 'idle in "
+       "transaction' for the whole partner call. Variant wait: a second request for the same row blocks in "
+       "FOR UPDATE (bounded by lock_timeout) while holding its own connection. Variant nowait: FOR UPDATE "
+       "NOWAIT fails at once with SQLSTATE 55P03 (lock_not_available), which the service returns as 409.",
+       "Every request holds a pooled connection for the partner time. Little's law caps throughput at "
+       "pool size / hold time (10 connections, 1.5 s hold: 6.6 requests/s); above that requests queue for a "
+       "connection, fail after connectionTimeout and starve the health check, so pods are marked unready. With "
+       "wait, blocked requests hold connections too, so one hot key can drain the whole pool. Long open "
+       "transactions also hold back VACUUM's xmin horizon, and idle_in_transaction_session_timeout, if set, "
+       "kills the session and rolls back the local write after the partner effect already happened. A crashed "
+       "service is cleaned up: when its session ends PostgreSQL rolls back and frees the row (a silently dead "
+       "client needs TCP keepalives before the server notices).",
+       "When the critical section only talks to the database, or the external call is fast and bounded and "
+       "the pool has headroom: rate x hold time well below the pool size.",
+       "Around slow or retried HTTP calls. It also needs the row to exist: it cannot protect a record that is "
+       "not there yet."},
+      {"advisory-xact",
+       {"try", "wait"},
+       "transaction-scoped advisory lock: correct and crash-safe, still pins the pool",
+       "BEGIN; SELECT pg_try_advisory_xact_lock(k) (variant try: returns false at once when another "
+       "transaction holds k, answered as 409) or SET LOCAL lock_timeout via set_config('lock_timeout', ..., "
+       "true) and SELECT pg_advisory_xact_lock(k) (variant wait: blocks, up to lock_timeout, then SQLSTATE "
+       "55P03). The lock lives until COMMIT or ROLLBACK; pg_advisory_unlock cannot release it early. The key k "
+       "is any 64-bit number (or two 32-bit ones), so it can protect a record that does not exist yet.",
+       "The transaction, and so the pooled connection, stays open for the whole partner call: the same "
+       "Little's-law ceiling and pool exhaustion as held-tx. Keys share one namespace per database, so two "
+       "features hashing to the same number block each other. Locks live in the shared lock table sized by "
+       "max_locks_per_transaction x max_connections. It works through PgBouncer in transaction pooling mode, "
+       "because the transaction pins the server connection. Crash-safe: a dead session's transaction is "
+       "rolled back and its locks are freed.",
+       "DB-only critical sections, or short external calls with pool headroom; when the key has no row.",
+       "When the critical section contains a slow or retried HTTP call and the pool cannot absorb it."},
+      {"advisory-session",
+       {"pinned", "pooled"},
+       "session-scoped advisory lock: the pooled-connection trap",
+       "SELECT pg_advisory_lock(k) or pg_try_advisory_lock(k) outside a transaction, the partner calls, then "
+       "SELECT pg_advisory_unlock(k). The lock belongs to the database session (the physical connection), "
+       "not to a transaction. Variant pinned: the request keeps the same connection from lock to unlock "
+       "(not idle in transaction, but still checked out). Variant pooled: the connection goes back to the pool "
+       "during the partner call and the unlock runs on whatever connection the pool hands out next.",
+       "Pinned: the same pool ceiling as held-tx, without the long transaction. Pooled: the unlock usually runs "
+       "on another session, so pg_advisory_unlock returns false with the warning 'you don't own a lock of type "
+       "ExclusiveLock' (counted as unlock_failures); the lock stays on the first connection, which sits in the "
+       "pool holding it (leaked) until that connection is closed (maxLifetime). Session locks are re-entrant: "
+       "any later request that borrows that connection acquires the key again without waiting, so exclusion "
+       "breaks for it while every other connection is denied. PgBouncer in transaction mode breaks session "
+       "locks the same way. A crashed service frees its locks only when its sessions end.",
+       "Pinned: a dedicated connection outside the pool (a leader-election or a batch job). Never pooled.",
+       "With any connection pool or transaction-mode PgBouncer between the code and the database."},
+      {"row-lease",
+       {},
+       "a lease in a row (locked_at, lock_owner) with a TTL: the seed's pattern",
+       "UPDATE users SET locked_at = now(), lock_owner = $me WHERE id = $k AND (locked_at IS NULL OR locked_at "
+       "< now() - $ttl), in autocommit: one affected row means the lease is held, zero means someone else holds "
+       "it (409). Concurrent UPDATEs on one row serialize on the row lock; the second re-checks the WHERE "
+       "against the committed row and matches nothing. The connection goes back to the pool before the partner "
+       "calls. Release: UPDATE ... SET locked_at = NULL WHERE id = $k AND lock_owner = $me. Times come from the "
+       "database's clock, so service clocks do not matter.",
+       "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
+       "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
+       "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
+       "TTL too, after the effect happened. It needs the row to exist, needs two columns the ORM must never "
+       "write, and is advisory: any code path that ignores it is not excluded.",
+       "Slow external calls on a bounded pool, with one PostgreSQL as the source of truth: size the TTL above "
+       "the worst-case call window (lockbench lint computes it).",
+       "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
+       "fencing tokens the partner enforces, or an idempotent partner operation."},
+      {"optimistic",
+       {},
+       "version check at the end: detects the conflict after the side effect",
+       "Read the row's version, do the partner calls, then UPDATE ... SET version = version + 1 WHERE id = $k "
+       "AND version = $v. Zero rows updated means another request wrote first (version_conflicts). No lock and "
+       "no connection is held during the partner calls.",
+       "It detects, it does not prevent: both requests have already called the partner when the second one "
+       "learns of the conflict, so the external state is corrupted exactly as with none; only the local write "
+       "is refused. Compensating the partner afterwards is the caller's problem.",
+       "Local edits where losing the race only costs a retry; as a second line of defence next to a lease.",
+       "As the only protection around a non-idempotent external side effect."},
+  };
+  return all;
+}
+
+std::string accepted() {
+  std::string s;
+  for (const auto& st : strategies()) {
+    s += (s.empty() ? "" : ", ") + st.name;
+    if (!st.variants.empty()) {
+      s += "[";
+      for (std::size_t i = 0; i < st.variants.size(); ++i) s += (i ? "|:" : ":") + st.variants[i];
+      s += "]";
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& s : strategies()) {
+      n.push_back(s.name);
+      for (const auto& v : s.variants) n.push_back(s.name + ":" + v);
+    }
+    return n;
+  }();
+  return names;
+}
+
+std::string explain(std::string_view strategy) {
+  const auto colon = strategy.find(':');
+  const std::string base(strategy.substr(0, colon));
+  const std::string variant = colon == std::string_view::npos ? "" : std::string(strategy.substr(colon + 1));
+  const auto& all = strategies();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const Strategy& s) { return s.name == base; });
+  if (it == all.end() ||
+      (!variant.empty() && std::find(it->variants.begin(), it->variants.end(), variant) == it->variants.end()))
+    throw SettingError(fmt::format("strategy: '{}' is not a strategy (use {})", strategy, accepted()));
+
+  std::string out = fmt::format("{} — {}\n", it->name, it->summary);
+  if (!it->variants.empty()) {
+    out += "Variants:";
+    for (const auto& v : it->variants)
+      out += fmt::format(" {}:{}{}", it->name, v, v == variant ? " (this one)" : "");
+    out += "\n";
+  }
+  out += "\nHow it works\n  " + it->how + "\n";
+  out += "\nHow it fails\n  " + it->fails + "\n";
+  out += "\nChoose it\n  " + it->choose + "\n";
+  out += "\nDo not choose it\n  " + it->avoid + "\n";
+  return out;
+}
+
+std::string explain_list() {
+  std::string out = "Strategies (lockbench explain STRATEGY for how each works and fails):\n";
+  for (const auto& s : strategies()) {
+    std::string name = s.name;
+    if (!s.variants.empty()) {
+      name += "[";
+      for (std::size_t i = 0; i < s.variants.size(); ++i) name += (i ? "|:" : ":") + s.variants[i];
+      name += "]";
+    }
+    out += fmt::format("  {:<36} {}\n", name, s.summary);
+  }
+  return out;
+}
+
+}  // namespace lockbench::report

@@ -1,0 +1,55 @@
+// explain: every strategy has the four parts, variants resolve, unknown names
+// get one line listing what is accepted.
+#include <gtest/gtest.h>
+
+#include "core/units.hpp"
+#include "report/explain.hpp"
+
+namespace lockbench::report {
+namespace {
+
+TEST(Explain, every_accepted_name_says_how_it_works_fails_and_when_to_choose_it) {
+  ASSERT_EQ(strategy_names().size(), 12u);  // 6 strategies, 6 variants
+  for (const auto& name : strategy_names()) {
+    const std::string text = explain(name);
+    for (const char* part : {"How it works\n", "How it fails\n", "Choose it\n", "Do not choose it\n"})
+      EXPECT_NE(text.find(part), std::string::npos) << name << " lacks " << part;
+  }
+}
+
+TEST(Explain, a_variant_is_marked_in_its_strategy_text) {
+  const std::string text = explain("advisory-xact:try");
+  EXPECT_EQ(text.rfind("advisory-xact", 0), 0u);
+  EXPECT_NE(text.find("advisory-xact:try (this one)"), std::string::npos);
+  EXPECT_NE(text.find("pg_try_advisory_xact_lock"), std::string::npos);
+}
+
+TEST(Explain, names_the_postgresql_mechanisms_each_strategy_relies_on) {
+  EXPECT_NE(explain("held-tx").find("55P03"), std::string::npos);
+  EXPECT_NE(explain("advisory-session:pooled").find("you don't own a lock of type ExclusiveLock"),
+            std::string::npos);
+  EXPECT_NE(explain("row-lease").find("locked_at < now() - $ttl"), std::string::npos);
+  EXPECT_NE(explain("optimistic").find("version = $v"), std::string::npos);
+}
+
+TEST(Explain, refuses_an_unknown_strategy_or_variant_listing_the_accepted_ones) {
+  try {
+    explain("redis");
+    FAIL();
+  } catch (const SettingError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+    EXPECT_NE(what.find("'redis' is not a strategy"), std::string::npos);
+    EXPECT_NE(what.find("held-tx[:wait|:nowait]"), std::string::npos);
+  }
+  EXPECT_THROW(explain("held-tx:try"), SettingError);
+}
+
+TEST(Explain, the_list_names_every_strategy_once) {
+  const std::string list = explain_list();
+  for (const char* name : {"none", "held-tx", "advisory-xact", "advisory-session", "row-lease", "optimistic"})
+    EXPECT_NE(list.find(std::string("  ") + name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace lockbench::report

@@ -1,0 +1,143 @@
+#include "report/lint.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/explain.hpp"
+
+namespace lockbench::report {
+
+namespace {
+
+using Level = LintFinding::Level;
+
+std::string d(Duration v) { return format_duration(v); }
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw SettingError(message);
+}
+
+}  // namespace
+
+bool LintReport::flagged() const {
+  return std::any_of(findings.begin(), findings.end(), [](const LintFinding& f) { return f.level == Level::flag; });
+}
+
+bool strategy_holds_connection(const std::string& strategy) {
+  const auto& names = strategy_names();
+  if (std::find(names.begin(), names.end(), strategy) == names.end())
+    throw SettingError(fmt::format("--strategy: '{}' is not a strategy (see lockbench explain)", strategy));
+  const std::string base = strategy.substr(0, strategy.find(':'));
+  if (base == "held-tx" || base == "advisory-xact") return true;
+  // advisory-session without a variant means pinned: the safe reading of it.
+  return base == "advisory-session" && strategy != "advisory-session:pooled";
+}
+
+Duration worst_case_call(const LintInput& in) {
+  Duration total = (in.connect_timeout + in.read_timeout) * in.max_attempts;
+  Duration backoff = in.backoff_base;
+  for (int n = 0; n + 1 < in.max_attempts; ++n) {
+    total += std::min(backoff, in.backoff_cap);
+    // Stop doubling once past the cap: no overflow, the bound is reached.
+    if (backoff < in.backoff_cap) backoff *= 2;
+  }
+  return total;
+}
+
+LintReport lint(const LintInput& in) {
+  require(in.max_attempts >= 1 && in.max_attempts <= 1000, "--max-attempts: must be between 1 and 1000");
+  require(in.calls_in_critical_section >= 1, "--calls: the critical section makes at least one partner call");
+  require(in.pool_size >= 1, "--maximum-pool-size: must be at least 1");
+  require(in.rate_per_s >= 0, "--rate: must not be negative");
+  for (auto [v, name] : {std::pair{in.connect_timeout, "--connect-timeout"}, {in.read_timeout, "--read-timeout"},
+                         {in.backoff_base, "--backoff-base"}, {in.backoff_cap, "--backoff-cap"},
+                         {in.lease_ttl, "--lease-ttl"}, {in.partner_mean, "--partner-mean"},
+                         {in.partner_p99, "--partner-p99"}, {in.db_time, "--db-time"}})
+    require(v.count() >= 0, fmt::format("{}: must not be negative", name));
+  require(in.read_timeout.count() > 0, "--read-timeout: must be set (a call without a read timeout has no worst case)");
+
+  LintReport r;
+  const bool known = !in.strategy.empty();
+  r.holds_connection = known ? strategy_holds_connection(in.strategy) : true;
+  r.call_window = worst_case_call(in);
+  r.critical_window = r.call_window * in.calls_in_critical_section;
+
+  // 1. Lease against the worst-case window.
+  const bool lease_applies = in.lease_ttl.count() > 0 && (!known || in.strategy == "row-lease");
+  if (lease_applies) {
+    const std::string numbers = fmt::format(
+        "worst case of one partner call = {} attempts x ({} connect + {} read) + backoffs = {}; x {} calls in the "
+        "critical section = {}",
+        in.max_attempts, d(in.connect_timeout), d(in.read_timeout), d(r.call_window),
+        in.calls_in_critical_section, d(r.critical_window));
+    if (in.lease_ttl <= r.critical_window)
+      r.findings.push_back({Level::flag, "lease",
+                            fmt::format("lease TTL {} <= worst-case critical section {}: a lease can be stolen "
+                                        "from live work ({}). Raise the TTL above {} or cut retries/timeouts.",
+                                        d(in.lease_ttl), d(r.critical_window), numbers, d(r.critical_window))});
+    else if (in.partner_p99 * in.calls_in_critical_section >= in.lease_ttl)
+      r.findings.push_back({Level::flag, "lease",
+                            fmt::format("lease TTL {} <= the p99 critical section {} even without retries",
+                                        d(in.lease_ttl), d(in.partner_p99 * in.calls_in_critical_section))});
+    else
+      r.findings.push_back({Level::ok, "lease",
+                            fmt::format("lease TTL {} > worst-case critical section {} ({}); a crash keeps the "
+                                        "key locked for up to {}.",
+                                        d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
+  } else if (known && in.strategy == "row-lease") {
+    r.findings.push_back({Level::flag, "lease", "row-lease without a lease TTL: a crashed request locks its key "
+                                                "forever. Set --lease-ttl."});
+  }
+
+  // 2. Pool against Little's law.
+  const Duration partner_total = in.partner_mean * in.calls_in_critical_section;
+  r.hold_mean = in.db_time + (r.holds_connection ? partner_total : Duration{});
+  const double hold_s = to_s(r.hold_mean);
+  r.busy_connections = in.rate_per_s * hold_s;
+  r.ceiling_per_s = hold_s > 0 ? in.pool_size / hold_s : 0;
+  if (!r.holds_connection) {
+    r.findings.push_back({Level::ok, "pool",
+                          fmt::format("{} returns the connection before the partner calls: hold {} per request, "
+                                      "{:.2f} of {} connections busy at {} requests/s.",
+                                      in.strategy, d(r.hold_mean), r.busy_connections, in.pool_size,
+                                      in.rate_per_s)});
+  } else if (in.rate_per_s > 0 && hold_s > 0) {
+    const std::string who = known ? in.strategy : "a strategy that holds a connection (held-tx, advisory-xact, "
+                                                  "advisory-session:pinned)";
+    const std::string numbers =
+        fmt::format("{} requests/s x {} mean hold = {:.2f} busy connections for a pool of {}; ceiling {} / {} = "
+                    "{:.2f} requests/s",
+                    in.rate_per_s, d(r.hold_mean), r.busy_connections, in.pool_size, in.pool_size, d(r.hold_mean),
+                    r.ceiling_per_s);
+    const double busy_p99 = in.rate_per_s * to_s(in.db_time + in.partner_p99 * in.calls_in_critical_section);
+    if (r.busy_connections >= in.pool_size)
+      r.findings.push_back({Level::flag, "pool",
+                            fmt::format("{} will exhaust the pool: {}. Requests will queue for a connection and "
+                                        "time out; health probes will fail.",
+                                        who, numbers)});
+    else if (r.busy_connections >= 0.8 * in.pool_size || busy_p99 >= in.pool_size)
+      r.findings.push_back({Level::warn, "pool",
+                            fmt::format("{} runs the pool near its limit: {}; at p99 partner time {:.2f} "
+                                        "connections would be busy. Bursts will queue.",
+                                        who, numbers, busy_p99)});
+    else
+      r.findings.push_back({Level::ok, "pool", fmt::format("{} fits the pool: {}.", who, numbers)});
+  } else {
+    r.findings.push_back({Level::warn, "pool", "no rate or partner time given: the pool check needs --rate and "
+                                               "--partner-mean."});
+  }
+  return r;
+}
+
+std::string render(const LintReport& report) {
+  std::string out;
+  for (const auto& f : report.findings) {
+    const char* tag = f.level == Level::flag ? "FLAG" : f.level == Level::warn ? "WARN" : "OK  ";
+    out += fmt::format("{} {}: {}\n", tag, f.check, f.message);
+  }
+  out += report.flagged() ? "verdict: flagged (exit 1)\n" : "verdict: pass (exit 0)\n";
+  return out;
+}
+
+}  // namespace lockbench::report

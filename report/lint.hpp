@@ -1,0 +1,77 @@
+// `lockbench lint`: checks a configuration on paper before anyone runs it.
+//  1. Can a lease be stolen from live work? The worst-case window of one
+//     partner call is the sum of every attempt's connect and read timeouts plus
+//     every backoff (partner-api.md G); the critical section makes
+//     `calls_in_critical_section` of them; a lease TTL at or below that window
+//     can expire while its owner is still working.
+//  2. Will the pool be exhausted? Little's law: a strategy that holds a
+//     connection through the partner calls keeps rate x hold connections busy
+//     on average; at or above the pool size requests queue and time out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace lockbench::report {
+
+struct LintInput {
+  // The partner client (the service's HTTP client).
+  Duration connect_timeout{};
+  Duration read_timeout{};
+  int max_attempts = 1;  // the first attempt included; 1 = no retry
+  Duration backoff_base{};
+  Duration backoff_cap{};
+  int calls_in_critical_section = 2;  // switch-primary: unlink + link
+  // The strategy: empty means "not known", and both checks run.
+  std::string strategy;
+  Duration lease_ttl{};  // 0 = no lease (the lease check is skipped)
+  // The pool and the load.
+  int pool_size = 10;
+  double rate_per_s = 0;
+  Duration partner_mean{};  // one partner call
+  Duration partner_p99{};
+  Duration db_time{};  // connection time per request outside the partner calls
+};
+
+struct LintFinding {
+  enum class Level { ok, warn, flag };
+  Level level = Level::ok;
+  std::string check;    // "lease", "pool", "input"
+  std::string message;  // one paragraph with the numbers
+};
+
+struct LintReport {
+  std::vector<LintFinding> findings;
+  // The numbers the findings are made of.
+  Duration call_window{};         // worst case of one partner call
+  Duration critical_window{};     // call_window x calls_in_critical_section
+  Duration hold_mean{};           // connection hold per request (mean)
+  double busy_connections = 0;    // rate x hold_mean (Little's law)
+  double ceiling_per_s = 0;       // pool / hold_mean; 0 when nothing is held
+  bool holds_connection = false;  // the strategy keeps a connection through the partner calls
+
+  bool flagged() const;
+  // 0 when nothing is flagged, 1 when something is (warnings alone pass).
+  int exit_code() const { return flagged() ? 1 : 0; }
+};
+
+// True for held-tx, advisory-xact and advisory-session:pinned (and their
+// variants); false for none, row-lease, optimistic and advisory-session:pooled.
+// Throws SettingError for an unknown strategy.
+bool strategy_holds_connection(const std::string& strategy);
+
+// Worst case of one partner call: max_attempts x (connect + read) + the
+// backoffs between attempts, min(cap, base x 2^n) for n = 0..attempts-2
+// (full jitter draws from [0, that], so its worst case is the bound).
+Duration worst_case_call(const LintInput& in);
+
+// Throws SettingError for impossible input (negative durations, no attempts,
+// pool size below 1).
+LintReport lint(const LintInput& in);
+
+// Human text: one line per finding, prefixed OK / WARN / FLAG, then the verdict.
+std::string render(const LintReport& report);
+
+}  // namespace lockbench::report

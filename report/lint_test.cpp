@@ -1,0 +1,107 @@
+// lint: the lease-vs-retry-window check and the Little's-law pool check.
+#include <gtest/gtest.h>
+
+#include "report/lint.hpp"
+
+namespace lockbench::report {
+namespace {
+
+using namespace std::chrono_literals;
+
+// 3 attempts of (1 s connect + 2 s read), backoffs 100 ms and 200 ms (cap 250 ms):
+// 9.3 s per call, 18.6 s for unlink + link.
+LintInput seed_client() {
+  LintInput in;
+  in.connect_timeout = 1s;
+  in.read_timeout = 2s;
+  in.max_attempts = 3;
+  in.backoff_base = 100ms;
+  in.backoff_cap = 250ms;
+  in.calls_in_critical_section = 2;
+  in.strategy = "row-lease";
+  in.pool_size = 10;
+  in.rate_per_s = 5;
+  in.partner_mean = 600ms;
+  in.partner_p99 = 1500ms;
+  return in;
+}
+
+TEST(Lint, worst_case_call_sums_every_attempts_timeouts_and_capped_backoffs) {
+  EXPECT_EQ(worst_case_call(seed_client()), 9300ms);
+  LintInput in = seed_client();
+  in.max_attempts = 5;  // backoffs 100, 200, 250 (cap), 250
+  EXPECT_EQ(worst_case_call(in), 15s + 800ms);
+  in.max_attempts = 1;
+  EXPECT_EQ(worst_case_call(in), 3s);
+}
+
+TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {
+  LintInput in = seed_client();
+  in.lease_ttl = 10s;  // above one call, below two: still stealable
+  const LintReport r = lint(in);
+  EXPECT_TRUE(r.flagged());
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.critical_window, 18600ms);
+  const std::string text = render(r);
+  EXPECT_NE(text.find("FLAG lease: lease TTL 10s <= worst-case critical section 18.6s"), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: flagged"), std::string::npos);
+}
+
+TEST(Lint, passes_a_lease_ttl_above_the_worst_case_retry_window) {
+  LintInput in = seed_client();
+  in.lease_ttl = 30s;
+  const LintReport r = lint(in);
+  EXPECT_FALSE(r.flagged()) << render(r);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_NE(render(r).find("OK   lease: lease TTL 30s > worst-case critical section 18.6s"), std::string::npos);
+}
+
+TEST(Lint, flags_pool_exhaustion_for_a_strategy_that_holds_the_connection) {
+  LintInput in = seed_client();
+  in.strategy = "held-tx:wait";
+  in.partner_mean = 750ms;  // 1.5 s hold for two calls: ceiling 6.67/s
+  in.rate_per_s = 10;
+  const LintReport r = lint(in);
+  EXPECT_TRUE(r.flagged());
+  EXPECT_NEAR(r.ceiling_per_s, 10 / 1.5, 1e-9);
+  EXPECT_NEAR(r.busy_connections, 15, 1e-9);
+  EXPECT_NE(render(r).find("will exhaust the pool"), std::string::npos);
+  in.rate_per_s = 2;  // 3 busy connections of 10
+  EXPECT_FALSE(lint(in).flagged()) << render(lint(in));
+}
+
+TEST(Lint, does_not_count_partner_time_against_the_pool_for_row_lease) {
+  LintInput in = seed_client();
+  in.lease_ttl = 30s;
+  in.rate_per_s = 1000;
+  in.db_time = 2ms;
+  const LintReport r = lint(in);
+  EXPECT_FALSE(r.holds_connection);
+  EXPECT_NEAR(r.busy_connections, 2, 1e-9);
+  EXPECT_FALSE(r.flagged());
+}
+
+TEST(Lint, refuses_impossible_input_and_unknown_strategies) {
+  LintInput in = seed_client();
+  in.max_attempts = 0;
+  EXPECT_THROW(lint(in), SettingError);
+  in = seed_client();
+  in.strategy = "mutex";
+  EXPECT_THROW(lint(in), SettingError);
+  in = seed_client();
+  in.read_timeout = 0s;
+  EXPECT_THROW(lint(in), SettingError);
+}
+
+TEST(Lint, knows_which_strategies_hold_a_connection_through_the_partner_call) {
+  EXPECT_TRUE(strategy_holds_connection("held-tx"));
+  EXPECT_TRUE(strategy_holds_connection("advisory-xact:try"));
+  EXPECT_TRUE(strategy_holds_connection("advisory-session:pinned"));
+  EXPECT_FALSE(strategy_holds_connection("advisory-session:pooled"));
+  EXPECT_FALSE(strategy_holds_connection("row-lease"));
+  EXPECT_FALSE(strategy_holds_connection("optimistic"));
+  EXPECT_FALSE(strategy_holds_connection("none"));
+}
+
+}  // namespace
+}  // namespace lockbench::report

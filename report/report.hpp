@@ -1,0 +1,43 @@
+// Comparison reports from result files: report.md (GitHub-renderable, with
+// Mermaid sequence diagrams of captured traces), report.html (one
+// self-contained page, SVG charts drawn by gnuplot) and summary.csv.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace lockbench::report {
+
+struct ReportOptions {
+  std::string title = "lockbench report";
+  // Draw charts with gnuplot. When false, or when gnuplot fails, each chart's
+  // place in the page says why it is missing; the report is still written.
+  bool charts = true;
+  std::string gnuplot = "gnuplot";  // executable, looked up on PATH
+};
+
+// Reads result JSON files (each file: one result object or an array of them)
+// and checks every contract field of DESIGN.md. Throws lockbench::SettingError
+// with one line such as
+//   "results/a.json: missing field 'pool.hold_ms.p99'"
+// for an unreadable file, bad JSON, a wrong schema or a missing field.
+std::vector<nlohmann::json> load_results(const std::vector<std::string>& paths);
+
+// The same check for one result already in memory; `source` names it in the error.
+void validate_result(const nlohmann::json& result, const std::string& source);
+
+// Writes report.md, report.html, summary.csv and charts/*.svg into out_dir
+// (created when absent). Throws SettingError when results is empty.
+void write_report(const std::vector<nlohmann::json>& results, const std::filesystem::path& out_dir,
+                  const ReportOptions& options = {});
+
+// The three documents as strings (write_report uses these). `charts_dir`
+// receives the SVG files; render_html inlines them.
+std::string render_markdown(const std::vector<nlohmann::json>& results, const ReportOptions& options = {});
+std::string render_csv(const std::vector<nlohmann::json>& results);
+std::string render_html(const std::vector<nlohmann::json>& results, const std::filesystem::path& charts_dir,
+                        const ReportOptions& options = {});
+
+}  // namespace lockbench::report

@@ -1,0 +1,78 @@
+// report.html as a reviewer sees it: headless Chromium renders the page to a
+// PNG. The page must render (not blank), carry every chart's SVG, and log no
+// console error. Skipped when Chromium or gnuplot is not installed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/report.hpp"
+#include "report/test_fixtures.hpp"
+
+namespace lockbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool have(const char* program) {
+  return std::system((std::string("command -v ") + program + " > /dev/null 2>&1").c_str()) == 0;
+}
+
+// Screenshots `page` at 1200x3000; returns Chromium's stderr. The time limit
+// keeps a wedged browser from hanging the suite.
+std::string screenshot(const fs::path& page, const fs::path& png, const fs::path& work) {
+  const fs::path profile = work / "profile";
+  const fs::path err = work / (png.stem().string() + ".stderr");
+  fs::create_directories(profile);
+  const std::string cmd =
+      "cd '" + work.string() + "' && timeout 90 chromium --headless --no-sandbox --disable-gpu "
+      "--disable-dev-shm-usage --no-first-run --disable-background-networking --disable-component-update "
+      "--disable-sync --user-data-dir='" + profile.string() + "' --enable-logging=stderr --v=0 "
+      "--screenshot='" + png.string() + "' --window-size=1200,3000 'file://" + page.string() + "' > /dev/null 2> '" +
+      err.string() + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(err);
+  return slurp(err);
+}
+
+TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_error) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium is not installed";
+  if (!have("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("lockbench_browser_test_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_report(fixtures::sweep(), dir / "report");
+  const fs::path page = dir / "report" / "report.html";
+
+  const std::string html = slurp(page);
+  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations"}) {
+    const auto figure = html.find(std::string("<figure id=\"chart-") + chart + "\">");
+    ASSERT_NE(figure, std::string::npos) << chart;
+    EXPECT_LT(html.find("<svg", figure), html.find("</figure>", figure)) << chart << " has no inlined SVG";
+  }
+
+  // A blank page of the same size is the floor a rendered report must clear.
+  std::ofstream(dir / "blank.html") << "<!DOCTYPE html><html><body></body></html>\n";
+  screenshot(dir / "blank.html", dir / "blank.png", dir);
+  const std::string log = screenshot(page, dir / "report.png", dir);
+
+  ASSERT_TRUE(fs::exists(dir / "report.png"));
+  ASSERT_TRUE(fs::exists(dir / "blank.png"));
+  const auto blank = fs::file_size(dir / "blank.png"), report = fs::file_size(dir / "report.png");
+  EXPECT_GT(report, 10 * blank) << "report.png " << report << " bytes vs blank " << blank;
+  EXPECT_EQ(log.find("CONSOLE"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Uncaught"), std::string::npos) << log;
+  std::cout << "screenshot: " << (dir / "report.png").string() << "\n";
+}
+
+}  // namespace
+}  // namespace lockbench::report

@@ -1,0 +1,79 @@
+// The Mermaid diagrams: they name the right requests, keep the order things
+// happened in, and stay within the Mermaid syntax GitHub renders.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "report/sequence.hpp"
+#include "report/test_fixtures.hpp"
+
+namespace lockbench::report {
+namespace {
+
+std::size_t pos(const std::string& text, const std::string& needle) {
+  const auto at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << "missing: " << needle;
+  return at;
+}
+
+// Every line is one of the statements we emit: a participant, an arrow or a note.
+void expect_valid_mermaid(const std::string& diagram) {
+  std::istringstream in(diagram);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "sequenceDiagram");
+  const std::regex statement(
+      R"(    (participant [A-Za-z0-9]+ as [^;#<>{}"`]+|[A-Za-z0-9]+--?>>[A-Za-z0-9]+: [^;#<>{}"`]+|Note over [A-Za-z0-9]+(,[A-Za-z0-9]+)?: [^;#<>{}"`]+))");
+  while (std::getline(in, line)) EXPECT_TRUE(std::regex_match(line, statement)) << line;
+}
+
+TEST(RaceDiagram, of_a_none_hot_key_result_names_the_two_interleaved_requests) {
+  const auto d = race_diagram(fixtures::none_hot_with_race());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("participant A as request r-17"), std::string::npos);
+  EXPECT_NE(d->find("participant B as request r-18"), std::string::npos);
+  // Interleaved as it happened: A's unlink starts, B's unlink starts, A's unlink returns.
+  const auto a_unlink = pos(*d, "A->>Partner: t=1001.1 ms unlink");
+  const auto b_unlink = pos(*d, "B->>Partner: t=1041.1 ms unlink");
+  const auto a_done = pos(*d, "Partner-->>A: t=1601.1 ms unlink done");
+  EXPECT_LT(a_unlink, b_unlink);
+  EXPECT_LT(b_unlink, a_done);
+  EXPECT_NE(d->find("Note over A,B: both requests were calling the partner for p-1 from t=1041.1 ms"),
+            std::string::npos);
+  EXPECT_NE(d->find("overlap_person 37"), std::string::npos);
+  expect_valid_mermaid(*d);
+}
+
+TEST(RaceDiagram, is_absent_when_the_result_captured_no_race) {
+  EXPECT_FALSE(race_diagram(fixtures::held_tx(20)).has_value());
+  EXPECT_FALSE(race_diagram(fixtures::base_result("none", 1, 5)).has_value());
+}
+
+TEST(RaceDiagram, strips_characters_that_would_break_mermaid_from_details) {
+  auto r = fixtures::none_hot_with_race();
+  r["trace"]["events"][4]["detail"] = "unlink a;b #1 <x> {y} \"z\"";
+  const auto d = race_diagram(r);
+  ASSERT_TRUE(d.has_value());
+  expect_valid_mermaid(*d);
+}
+
+TEST(PoolExhaustionDiagram, shows_the_holders_and_the_request_that_timed_out) {
+  const auto d = pool_exhaustion_diagram(fixtures::held_tx(20));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("participant H1 as request r-30"), std::string::npos);
+  EXPECT_NE(d->find("participant V as request r-40"), std::string::npos);
+  EXPECT_NE(d->find("10 of 10 connections held (7 more holders not drawn)"), std::string::npos);
+  EXPECT_NE(d->find("Note over V: t=31000.0 ms outcome pool_timeout"), std::string::npos);
+  // The victim asks before it gives up.
+  EXPECT_LT(pos(*d, "V->>Pool: t=1000.0 ms acquire connection"), pos(*d, "outcome pool_timeout"));
+  expect_valid_mermaid(*d);
+}
+
+TEST(PoolExhaustionDiagram, is_absent_without_a_pool_timeout_in_the_trace) {
+  EXPECT_FALSE(pool_exhaustion_diagram(fixtures::none_hot_with_race()).has_value());
+  EXPECT_FALSE(pool_exhaustion_diagram(fixtures::held_tx(2)).has_value());
+}
+
+}  // namespace
+}  // namespace lockbench::report
