@@ -1,0 +1,256 @@
+// lockbench: run, sweep, report, explain, lint, validate, calibrate.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/output.hpp"
+#include "cli/settings_io.hpp"
+#include "core/run.hpp"
+#include "core/scenario.hpp"
+#include "core/strategy.hpp"
+#include "report/explain.hpp"
+#include "report/lint.hpp"
+#include "report/progress.hpp"
+#include "report/report.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace lockbench::cli {
+namespace {
+
+// Flag values as given, by setting name; applied after parsing in table order.
+using FlagValues = std::map<std::string, std::string>;
+
+void add_setting_flags(CLI::App* app, FlagValues& values, std::string& config_path) {
+  app->add_option("--config", config_path, "scenario file (TOML; keys are the flag names without --); flags win");
+  for (const auto& d : setting_defs()) {
+    app->add_option("--" + d.name, values[d.name], d.help)->group("Settings");
+  }
+}
+
+Settings settings_from(const FlagValues& values, const std::string& config_path, const CLI::App& app) {
+  Settings s;
+  if (!config_path.empty()) apply_toml_file(s, config_path);
+  int arrivals = 0;
+  for (const char* a : {"rate", "users", "burst"})
+    if (app.count(std::string("--") + a)) ++arrivals;
+  if (arrivals > 1) throw SettingError("--rate, --users, --burst: each chooses the arrival model; give one of them");
+  for (const auto& d : setting_defs())
+    if (app.count("--" + d.name)) d.apply(s, values.at(d.name));
+  s.validate();
+  return s;
+}
+
+std::vector<std::string> strategies_of(const Settings& s) {
+  std::vector<std::string> out;
+  if (s.strategy == "all") return all_strategies();
+  std::stringstream in(s.strategy);
+  std::string one;
+  while (std::getline(in, one, ',')) {
+    make_strategy(one);  // refuses unknown names with the accepted list
+    out.push_back(one);
+  }
+  if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");
+  return out;
+}
+
+void require_servers(const Settings& s) {
+  if (s.world != "real") return;
+  if (s.db_url.empty())
+    throw SettingError("--db: required with --world real (e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
+  if (s.partner_url.empty()) throw SettingError("--partner: required with --world real (e.g. http://127.0.0.1:8080)");
+}
+
+json run_one(const Settings& s, bool quiet) {
+  const Settings eff = s.world == "real" ? s.scaled() : s;
+  report::Progress progress(s.world == "real" ? eff.duration : Duration::zero(),
+                            s.world + " " + s.strategy, std::cerr, !quiet && isatty_stderr());
+  RunHooks hooks;
+  hooks.progress = [&](std::int64_t done, std::int64_t ok) {
+    progress.update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(ok));
+  };
+  json r = s.world == "real" ? run_real(s, hooks) : run_sim(s, hooks);
+  progress.finish();
+  return r;
+}
+
+int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet) {
+  require_servers(base);
+  const auto specs = strategies_of(base);
+  std::vector<json> results;
+  for (const auto& spec : specs) {
+    Settings s = base;
+    s.strategy = spec;
+    results.push_back(run_one(s, quiet || json_out));
+  }
+  if (!out.empty()) write_results(results, out);
+  if (json_out) {
+    std::cout << (results.size() == 1 ? results[0] : json(results)).dump(2) << "\n";
+    print_table(std::cerr, results);
+  } else {
+    print_table(std::cout, results);
+    if (!out.empty()) std::cout << "results written to " << out << "\n";
+  }
+  return 0;
+}
+
+// --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
+int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
+              bool json_out, bool quiet) {
+  if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
+  struct Axis {
+    std::string name;
+    std::vector<std::string> values;
+  };
+  std::vector<Axis> axes;
+  for (const auto& v : vary) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 >= v.size())
+      throw SettingError("--vary: '" + v + "' is not NAME=v1,v2,... (e.g. rate=2,4,8)");
+    Axis a{v.substr(0, eq), {}};
+    if (a.name != "strategy" && !find_setting(a.name))
+      throw SettingError("--vary: '" + a.name + "' is not a setting (use a flag name without --)");
+    std::stringstream in(v.substr(eq + 1));
+    std::string one;
+    while (std::getline(in, one, ',')) a.values.push_back(one);
+    if (a.name == "strategy" && a.values == std::vector<std::string>{"all"}) a.values = all_strategies();
+    axes.push_back(a);
+  }
+  if (axes.size() == 2 && axes[0].name == axes[1].name) throw SettingError("--vary: the two axes must differ");
+  // Build every combination and check them all before running any.
+  std::vector<Settings> runs;
+  const auto second = axes.size() > 1 ? axes[1].values : std::vector<std::string>{""};
+  for (const auto& v0 : axes[0].values) {
+    for (const auto& v1 : second) {
+      Settings s = base;
+      apply_setting_or_strategy(s, axes[0].name, v0);
+      if (axes.size() > 1) apply_setting_or_strategy(s, axes[1].name, v1);
+      s.validate();
+      for (const auto& spec : strategies_of(s)) {
+        Settings one = s;
+        one.strategy = spec;
+        runs.push_back(one);
+      }
+    }
+  }
+  require_servers(base);
+  if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
+  std::vector<json> results;
+  int i = 0;
+  for (const auto& s : runs) {
+    if (!quiet && !json_out) std::cerr << "[" << ++i << "/" << runs.size() << "] " << s.strategy << "\n";
+    results.push_back(run_one(s, quiet || json_out));
+  }
+  if (!out.empty()) write_results(results, out);
+  if (json_out) std::cout << json(results).dump(2) << "\n";
+  print_table(json_out ? std::cerr : std::cout, results);
+  return 0;
+}
+
+}  // namespace
+}  // namespace lockbench::cli
+
+int main(int argc, char** argv) {
+  using namespace lockbench;
+  using namespace lockbench::cli;
+  CLI::App app{"lockbench: mutual exclusion around a slow partner call on a bounded connection pool"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "all subcommands' help");
+
+  FlagValues values;
+  std::string config_path, out;
+  bool json_out = false, quiet = false;
+
+  auto* run = app.add_subcommand("run", "run strategies once and print the comparison table");
+  add_setting_flags(run, values, config_path);
+  run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file");
+  run->add_flag("--json", json_out, "print the result JSON on stdout (the table goes to stderr)");
+  run->add_flag("--quiet", quiet, "no progress line");
+
+  std::vector<std::string> vary;
+  FlagValues sweep_values;
+  std::string sweep_config, sweep_out;
+  bool sweep_json = false, sweep_quiet = false;
+  auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
+  add_setting_flags(sweep, sweep_values, sweep_config);
+  sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")->required();
+  sweep->add_option("--out", sweep_out, "directory for the result files");
+  sweep->add_flag("--json", sweep_json, "print the results as a JSON array");
+  sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
+
+  std::vector<std::string> report_inputs;
+  std::string report_out, report_title = "lockbench report";
+  bool no_charts = false;
+  auto* rep = app.add_subcommand("report", "write report.md, report.html and summary.csv from result files");
+  rep->add_option("results", report_inputs, "result JSON files (or directories of them)")->required();
+  rep->add_option("--out", report_out, "output directory")->required();
+  rep->add_option("--title", report_title, "report title");
+  rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
+
+  std::string explain_name;
+  auto* exp = app.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
+  exp->add_option("strategy", explain_name, "strategy name (none for the list)");
+
+  FlagValues lint_values;
+  std::string lint_config;
+  auto* lint = app.add_subcommand("lint", "check client timeouts, lease TTL and pool size on paper");
+  add_setting_flags(lint, lint_values, lint_config);
+
+  FlagValues val_values;
+  std::string val_config, val_out;
+  auto* val = app.add_subcommand("validate", "run one small scenario in both worlds and print sim/real ratios");
+  add_setting_flags(val, val_values, val_config);
+  val->add_option("--out", val_out, "directory for the two results");
+
+  FlagValues cal_values;
+  std::string cal_config, cal_out = "calibration.toml";
+  auto* cal = app.add_subcommand("calibrate", "measure SQL statement latency on a real database for the simulator");
+  add_setting_flags(cal, cal_values, cal_config);
+  cal->add_option("--out", cal_out, "TOML settings file to write (db-latency = ...)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet);
+    if (*sweep) return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json, sweep_quiet);
+    if (*rep) {
+      report::ReportOptions opt;
+      opt.title = report_title;
+      opt.charts = !no_charts;
+      const auto results = report::load_results(expand_result_paths(report_inputs));
+      write_report_atomically(results, report_out, opt);
+      std::cout << "wrote " << (fs::path(report_out) / "report.md").string() << ", report.html, summary.csv ("
+                << results.size() << " results)\n";
+      return 0;
+    }
+    if (*exp) {
+      std::cout << (explain_name.empty() ? report::explain_list() : report::explain(explain_name));
+      return 0;
+    }
+    if (*lint) return cmd_lint(settings_from(lint_values, lint_config, *lint), *lint);
+    if (*val) return cmd_validate(settings_from(val_values, val_config, *val), *val, val_out);
+    if (*cal) return cmd_calibrate(settings_from(cal_values, cal_config, *cal), cal_out);
+  } catch (const SettingError& e) {
+    std::cerr << "lockbench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "lockbench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

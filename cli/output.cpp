@@ -1,0 +1,218 @@
+#include "cli/output.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "cli/settings_io.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace lockbench::cli {
+
+bool isatty_stderr() { return ::isatty(STDERR_FILENO) == 1; }
+
+namespace {
+
+std::string num(double v, int precision = 1) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(precision) << v;
+  return o.str();
+}
+
+double d(const json& j, std::initializer_list<const char*> path) {
+  const json* p = &j;
+  for (const char* k : path) {
+    if (!p->is_object() || !p->contains(k)) return 0;
+    p = &(*p)[k];
+  }
+  return p->is_number() ? p->get<double>() : 0;
+}
+
+std::int64_t other_violations(const json& r) {
+  std::int64_t n = 0;
+  if (r.contains("partner") && r["partner"].contains("violations"))
+    for (auto it = r["partner"]["violations"].begin(); it != r["partner"]["violations"].end(); ++it)
+      if (it.key() != "overlap_person" && it.value().is_number()) n += it.value().get<std::int64_t>();
+  return n;
+}
+
+std::string safe_name(std::string s) {
+  for (auto& c : s)
+    if (c == ':' || c == '/' || c == ' ') c = '_';
+  return s;
+}
+
+}  // namespace
+
+void print_table(std::ostream& out, const std::vector<json>& results) {
+  if (results.empty()) return;
+  struct Col {
+    std::string head;
+    bool left;
+  };
+  const std::vector<Col> cols = {{"strategy", true},  {"ok", false},       {"conflict", false}, {"pool_to", false},
+                                 {"rejected", false}, {"error", false},    {"ok/s", false},     {"ceiling/s", false},
+                                 {"p50 ms", false},   {"p99 ms", false},   {"pool util", false}, {"probe fail", false},
+                                 {"overlaps", false}, {"violations", false}, {"steals", false}, {"unlock fail", false},
+                                 {"leaked", false}};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results) {
+    const auto& ceiling = r["prediction"]["littles_law_ceiling_per_s"];
+    rows.push_back({r.value("strategy", "?"),
+                    std::to_string(r["requests"].value("ok", 0)),
+                    std::to_string(r["requests"].value("conflict", 0)),
+                    std::to_string(r["requests"].value("pool_timeout", 0)),
+                    std::to_string(r["requests"].value("rejected", 0)),
+                    std::to_string(r["requests"].value("error", 0)),
+                    num(d(r, {"throughput_ok_per_s"}), 2),
+                    ceiling.is_number() ? num(ceiling.get<double>(), 2) : "-",
+                    num(d(r, {"latency_ms", "p50"})),
+                    num(d(r, {"latency_ms", "p99"})),
+                    num(100 * d(r, {"pool", "utilization"}), 0) + "%",
+                    std::to_string(static_cast<std::int64_t>(d(r, {"probe", "failed"}))) + "/" +
+                        std::to_string(static_cast<std::int64_t>(d(r, {"probe", "total"}))),
+                    std::to_string(static_cast<std::int64_t>(d(r, {"partner", "violations", "overlap_person"}))),
+                    std::to_string(other_violations(r)),
+                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "lease_steals"}))),
+                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "unlock_failures"}))),
+                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "leaked"})))});
+  }
+  std::vector<std::size_t> width(cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    width[c] = cols[c].head.size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      out << (c ? "  " : "");
+      if (cols[c].left) out << std::left << std::setw(static_cast<int>(width[c])) << cells[c];
+      else out << std::right << std::setw(static_cast<int>(width[c])) << cells[c];
+    }
+    out << "\n";
+  };
+  std::vector<std::string> heads;
+  for (const auto& c : cols) heads.push_back(c.head);
+  line(heads);
+  for (const auto& row : rows) line(row);
+  out << std::left;
+
+  const json& first = results.front();
+  const double scale = first.value("time_scale", 1.0);
+  out << "\nworld " << first.value("world", "?") << ", scenario " << first.value("scenario", "?") << ", seed "
+      << first.value("seed", 0) << ", offered " << num(d(first, {"offered_per_s"}), 2) << "/s, pool "
+      << static_cast<int>(d(first, {"pool", "size"})) << " per pod";
+  if (scale != 1.0) out << ", time scale " << scale << " (times measured; x" << num(1 / scale, 0) << " for the configured scale)";
+  out << "\n";
+  out << "ceiling/s = Little's law: pool size / measured mean connection hold. "
+         "overlaps = mutating partner calls for one person in flight at once (the lock did not exclude).\n";
+  for (const auto& r : results) {
+    const auto& p = r["prediction"];
+    if (p.contains("configured_ceiling_per_s") && p["configured_ceiling_per_s"].is_number()) {
+      out << "  " << r.value("strategy", "?") << ": holds a connection through the partner calls: "
+          << static_cast<int>(d(r, {"pool", "size"})) << " / " << num(d(p, {"configured_hold_ms"}) / 1000, 3)
+          << " s = " << num(p["configured_ceiling_per_s"].get<double>(), 2) << " req/s predicted, "
+          << num(d(r, {"throughput_ok_per_s"}), 2) << " ok/s measured\n";
+    }
+  }
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw SettingError("--out: cannot write " + path.string());
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw SettingError("--out: cannot write " + path.string());
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw SettingError("--out: cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+void write_results(const std::vector<json>& results, const std::string& out) {
+  const fs::path p(out);
+  if (p.extension() == ".json") {
+    if (p.has_parent_path()) fs::create_directories(p.parent_path());
+    write_file_atomically(p, (results.size() == 1 ? results[0] : json(results)).dump(2) + "\n");
+    return;
+  }
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec || !fs::is_directory(p)) throw SettingError("--out: cannot create directory " + out);
+  // Check every name first, then write: a sweep's files share a prefix.
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    std::string name = r.value("world", "x") + "-" + r.value("scenario", "x") + "-" + safe_name(r.value("strategy", "x"));
+    if (results.size() > 1) {
+      std::ostringstream idx;
+      idx << std::setw(3) << std::setfill('0') << i + 1;
+      name = idx.str() + "-" + name;
+    }
+    files.emplace_back(p / (name + ".json"), r.dump(2) + "\n");
+  }
+  for (const auto& [path, text] : files) write_file_atomically(path, text);
+}
+
+void write_report_atomically(const std::vector<json>& results, const std::string& out,
+                             const report::ReportOptions& options) {
+  const fs::path dest(out);
+  std::error_code ec;
+  fs::create_directories(dest, ec);
+  if (ec || !fs::is_directory(dest)) throw SettingError("--out: cannot create directory " + out);
+  const fs::path tmp = dest / (".report-tmp-" + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  try {
+    report::write_report(results, tmp, options);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(tmp)) {
+    const auto rel = fs::relative(entry.path(), tmp);
+    if (entry.is_directory()) fs::create_directories(dest / rel);
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(tmp)) {
+    if (!entry.is_regular_file()) continue;
+    const auto rel = fs::relative(entry.path(), tmp);
+    fs::rename(entry.path(), dest / rel);
+  }
+  fs::remove_all(tmp, ec);
+}
+
+std::vector<std::string> expand_result_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      std::vector<std::string> inside;
+      for (const auto& e : fs::directory_iterator(p))
+        if (e.is_regular_file() && e.path().extension() == ".json") inside.push_back(e.path().string());
+      std::sort(inside.begin(), inside.end());
+      if (inside.empty()) throw SettingError("results: " + p + " holds no .json files");
+      out.insert(out.end(), inside.begin(), inside.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+void apply_setting_or_strategy(Settings& s, const std::string& name, const std::string& value) {
+  if (name == "strategy") s.strategy = value;
+  else apply_setting(s, name, value);
+}
+
+}  // namespace lockbench::cli

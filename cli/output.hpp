@@ -1,0 +1,44 @@
+// What the CLI prints and writes: the comparison table, result files (written
+// whole or not at all) and the commands that are more than a call.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+#include "report/report.hpp"
+
+namespace lockbench::cli {
+
+bool isatty_stderr();
+
+// One row per result: outcomes, ok/s beside the Little's-law ceiling,
+// latency, pool, and what the partner saw.
+void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
+
+// `out` ending in .json: one file (an object for one result, else an array).
+// Otherwise a directory with one file per result. Each file is written to a
+// temporary name and renamed, so a failure leaves no half-written file.
+void write_results(const std::vector<nlohmann::json>& results, const std::string& out);
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+// Writes the report into a temporary directory, then moves the files into
+// `out`: either every file of the report lands or none does.
+void write_report_atomically(const std::vector<nlohmann::json>& results, const std::string& out,
+                             const report::ReportOptions& options);
+
+// Files as given; a directory stands for the *.json files in it (sorted).
+std::vector<std::string> expand_result_paths(const std::vector<std::string>& paths);
+
+void apply_setting_or_strategy(Settings& s, const std::string& name, const std::string& value);
+
+int cmd_lint(const Settings& s, const CLI::App& app);
+int cmd_validate(Settings s, const CLI::App& app, const std::string& out);
+int cmd_calibrate(const Settings& s, const std::string& out);
+
+}  // namespace lockbench::cli

@@ -1,0 +1,213 @@
+#include "cli/settings_io.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+namespace lockbench::cli {
+
+namespace {
+
+std::string flag(std::string_view name) { return "--" + std::string(name); }
+
+long long parse_int(const std::string& v, std::string_view name, long long lo, long long hi) {
+  long long out = 0;
+  const auto* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, out);
+  if (ec != std::errc() || p != end || out < lo || out > hi)
+    throw SettingError(flag(name) + ": '" + v + "' is not a whole number from " + std::to_string(lo) + " to " +
+                       std::to_string(hi));
+  return out;
+}
+
+double parse_number(const std::string& v, std::string_view name, double lo, double hi) {
+  char* end = nullptr;
+  const double out = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(out) || out < lo || out > hi) {
+    std::ostringstream msg;
+    msg << flag(name) << ": '" << v << "' is not a number from " << lo << " to " << hi;
+    throw SettingError(msg.str());
+  }
+  return out;
+}
+
+std::string one_of(const std::string& v, std::string_view name, std::initializer_list<const char*> accepted) {
+  std::string list;
+  for (const char* a : accepted) {
+    if (v == a) return v;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  throw SettingError(flag(name) + ": '" + v + "' is not accepted (accepted: " + list + ")");
+}
+
+using S = Settings;
+
+std::vector<SettingDef> make_defs() {
+  const auto dur = [](const char* name, Duration S::*field) {
+    return [name, field](S& s, const std::string& v) { s.*field = parse_duration(v, flag(name)); };
+  };
+  const auto opt_dur = [](const char* name, std::optional<Duration> S::*field) {
+    return [name, field](S& s, const std::string& v) {
+      if (v == "none" || v == "off") s.*field = std::nullopt;
+      else s.*field = parse_duration(v, flag(name));
+    };
+  };
+  const auto integer = [](const char* name, int S::*field, long long lo, long long hi) {
+    return [=](S& s, const std::string& v) { s.*field = static_cast<int>(parse_int(v, name, lo, hi)); };
+  };
+  std::vector<SettingDef> d = {
+      {"world", "where the run happens: real | sim", [](S& s, const std::string& v) { s.world = one_of(v, "world", {"real", "sim"}); }},
+      {"scenario", "business operation: switch-primary | single-call",
+       [](S& s, const std::string& v) { s.scenario = one_of(v, "scenario", {"switch-primary", "single-call"}); }},
+      {"strategy", "NAME[:variant] or all (see `lockbench explain`)", [](S& s, const std::string& v) { s.strategy = v; }},
+      {"seed", "seed of every random choice (printed and stored in each result)",
+       [](S& s, const std::string& v) { s.seed = static_cast<std::uint64_t>(parse_int(v, "seed", 0, 9007199254740991LL)); }},
+      {"db", "PostgreSQL URL for --world real (postgresql://user@127.0.0.1:5432/db)",
+       [](S& s, const std::string& v) {
+         if (v.rfind("postgresql://", 0) != 0 && v.rfind("postgres://", 0) != 0)
+           throw SettingError("--db: '" + v + "' is not a PostgreSQL URL (use postgresql://user@host:port/dbname)");
+         s.db_url = v;
+       }},
+      {"partner", "fake partner base URL for --world real (http://127.0.0.1:PORT)",
+       [](S& s, const std::string& v) {
+         if (v.rfind("http://", 0) != 0) throw SettingError("--partner: '" + v + "' is not an http:// URL (use http://127.0.0.1:PORT)");
+         s.partner_url = v;
+       }},
+      {"maximum-pool-size", "HikariCP maximumPoolSize: connections in each pod's pool", integer("maximum-pool-size", &S::maximum_pool_size, 1, 10000)},
+      {"connection-timeout", "HikariCP connectionTimeout: longest wait for a connection", dur("connection-timeout", &S::connection_timeout)},
+      {"leak-detection-threshold", "HikariCP leakDetectionThreshold (0 = off)", dur("leak-detection-threshold", &S::leak_detection_threshold)},
+      {"max-lifetime", "HikariCP maxLifetime: connections older than this are retired", dur("max-lifetime", &S::max_lifetime)},
+      {"probe-interval", "health probe period (0 = no probe)", dur("probe-interval", &S::probe_interval)},
+      {"probe-timeout", "health probe's connection timeout", dur("probe-timeout", &S::probe_timeout)},
+      {"pods", "service instances, each with its own pool and workers", integer("pods", &S::pods, 1, 64)},
+      {"max-threads", "Tomcat maxThreads: request workers per pod", integer("max-threads", &S::max_threads, 1, 100000)},
+      {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000)},
+      {"rate", "open loop: Poisson arrivals per second",
+       [](S& s, const std::string& v) {
+         s.rate_per_s = parse_number(v, "rate", 1e-6, 1e6);
+         s.arrival = Arrival::open;
+       }},
+      {"users", "closed loop: this many users, each waiting for its answer then thinking",
+       [](S& s, const std::string& v) {
+         s.users = static_cast<int>(parse_int(v, "users", 1, 100000));
+         s.arrival = Arrival::closed;
+       }},
+      {"think-time", "closed loop: mean think time (exponential)", dur("think-time", &S::think_time)},
+      {"burst", "K requests at the same instant",
+       [](S& s, const std::string& v) {
+         s.burst = static_cast<int>(parse_int(v, "burst", 1, 100000));
+         s.arrival = Arrival::burst;
+       }},
+      {"keys", "number of users (keys) requests are spread over", integer("keys", &S::keys, 1, 10000000)},
+      {"key-dist", "key choice: hot | uniform | zipf:S",
+       [](S& s, const std::string& v) {
+         if (v == "hot") s.key_dist = KeyDist::hot;
+         else if (v == "uniform") s.key_dist = KeyDist::uniform;
+         else if (v.rfind("zipf:", 0) == 0) {
+           s.key_dist = KeyDist::zipf;
+           s.zipf_s = parse_number(v.substr(5), "key-dist", 0.01, 9.99);
+         } else {
+           throw SettingError("--key-dist: '" + v + "' is not accepted (accepted: hot, uniform, zipf:S e.g. zipf:1.1)");
+         }
+       }},
+      {"duration", "how long arrivals go on (the run then drains)", dur("duration", &S::duration)},
+      {"partner-latency", "fixed:200ms | uniform:100ms..300ms | exponential:mean=1.5s | lognormal:p50=1.5s,p99=4s",
+       [](S& s, const std::string& v) { s.partner_latency = Distribution::parse(v, "--partner-latency"); }},
+      {"apply-at", "share of the partner delay that passes before its effect (0..1)",
+       [](S& s, const std::string& v) { s.apply_at = parse_number(v, "apply-at", 0, 1); }},
+      {"partner-connect-timeout", "partner client's connect timeout", dur("partner-connect-timeout", &S::partner_connect_timeout)},
+      {"partner-read-timeout", "partner client's read timeout", dur("partner-read-timeout", &S::partner_read_timeout)},
+      {"partner-max-attempts", "partner client's attempts per call (1 = no retry)", integer("partner-max-attempts", &S::partner_max_attempts, 1, 20)},
+      {"retry-backoff-base", "retry backoff base (min(cap, base*2^n), full jitter)", dur("retry-backoff-base", &S::retry_backoff_base)},
+      {"retry-backoff-cap", "retry backoff cap", dur("retry-backoff-cap", &S::retry_backoff_cap)},
+      {"partner-faults", "partner faults per endpoint, JSON (partner-api.md D), e.g. {\"auth0.link\":[{\"kind\":\"error\",\"p\":0.5,\"status\":503}]}",
+       [](S& s, const std::string& v) {
+         nlohmann::json j;
+         try {
+           j = nlohmann::json::parse(v);
+         } catch (const std::exception&) {
+           throw SettingError("--partner-faults: not valid JSON (use an object of endpoint -> list of faults)");
+         }
+         if (!j.is_object()) throw SettingError("--partner-faults: must be a JSON object of endpoint -> list of faults");
+         s.partner_faults = j;
+       }},
+      {"fencing", "partner fencing-token enforcement: ignore | enforce",
+       [](S& s, const std::string& v) { s.fencing = one_of(v, "fencing", {"ignore", "enforce"}); }},
+      {"identities-per-person", "identities seeded per user at the partner", integer("identities-per-person", &S::identities_per_person, 2, 16)},
+      {"lease-ttl", "row-lease TTL: a lease older than this is free again", dur("lease-ttl", &S::lease_ttl)},
+      {"lock-timeout", "bounded lock waits (SET LOCAL lock_timeout); 0 = no bound", dur("lock-timeout", &S::lock_timeout)},
+      {"db-latency", "simulator: latency of one SQL statement (as --partner-latency)",
+       [](S& s, const std::string& v) { s.db_latency = Distribution::parse(v, "--db-latency"); }},
+      {"time-scale", "real world: multiply every configured duration by F (rates divided)",
+       [](S& s, const std::string& v) { s.time_scale = parse_number(v, "time-scale", 1e-4, 1000); }},
+      {"crash-at", "simulator: the pod crashes at this time", opt_dur("crash-at", &S::crash_at)},
+      {"pause-at", "simulator: pod 1 pauses (GC-style) at this time", opt_dur("pause-at", &S::pause_at)},
+      {"pause-for", "simulator: length of the pause", dur("pause-for", &S::pause_for)},
+      {"clock-skew", "simulator: app clock minus database clock on pods >= 1 (row-lease:app-clock)", dur("clock-skew", &S::clock_skew)},
+      {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
+  };
+  return d;
+}
+
+std::string toml_value_text(const toml::node& n, const std::string& where) {
+  if (auto v = n.as_string()) return v->get();
+  if (auto v = n.as_integer()) return std::to_string(v->get());
+  if (auto v = n.as_floating_point()) {
+    std::ostringstream o;
+    o.precision(17);
+    o << v->get();
+    return o.str();
+  }
+  if (auto v = n.as_boolean()) return v->get() ? "true" : "false";
+  if (n.is_table() || n.is_array()) {
+    std::ostringstream o;
+    o << toml::json_formatter{n};
+    return o.str();
+  }
+  throw SettingError(where + ": unsupported value type");
+}
+
+}  // namespace
+
+const std::vector<SettingDef>& setting_defs() {
+  static const std::vector<SettingDef> defs = make_defs();
+  return defs;
+}
+
+const SettingDef* find_setting(std::string_view name) {
+  for (const auto& d : setting_defs())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+void apply_setting(Settings& s, std::string_view name, const std::string& value) {
+  const SettingDef* d = find_setting(name);
+  if (!d) throw SettingError(flag(name) + ": unknown setting (see `lockbench run --help`)");
+  d->apply(s, value);
+}
+
+void apply_toml_file(Settings& s, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << "--config: " << path << ": " << e.description() << " (line " << e.source().begin.line << ")";
+    throw SettingError(msg.str());
+  }
+  for (auto&& [key, node] : table) {
+    const std::string name(key.str());
+    const SettingDef* d = find_setting(name);
+    if (!d) throw SettingError("--config: " + path + ": unknown setting '" + name + "' (use the flag names without --)");
+    try {
+      d->apply(s, toml_value_text(node, path + ": " + name));
+    } catch (const SettingError& e) {
+      throw SettingError("--config: " + path + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace lockbench::cli

@@ -1,0 +1,48 @@
+# Shared by scripts/test and scripts/demo: build, and the throw-away servers.
+# Source it; it defines functions only.
+
+lockbench_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+
+# lockbench_build BUILD_DIR [cmake args...]: configure and build with both cores.
+lockbench_build() {
+  local build=$1
+  shift
+  cmake -S "$(lockbench_root)" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$build" -j"$(nproc)"
+}
+
+# lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL and a fake
+# partner on loopback. Sets LOCKBENCH_DB and LOCKBENCH_PARTNER. Stop them with
+# lockbench_stop_servers WORK_DIR (register it in an EXIT trap).
+lockbench_start_servers() {
+  local work=$1 build=$2 root
+  root=$(lockbench_root)
+  mkdir -p "$work"
+  LOCKBENCH_DB=$("$root/scripts/pg" start "$work/pg" | tail -n 1)
+  "$build/fake_partner/server/fake_partner" --port 0 >"$work/partner.out" 2>"$work/partner.err" &
+  echo $! >"$work/partner.pid"
+  local line="" i
+  for i in $(seq 1 100); do
+    line=$(grep -m1 -o 'listening on 127.0.0.1:[0-9]*' "$work/partner.out" 2>/dev/null || true)
+    [[ -n "$line" ]] && break
+    sleep 0.1
+  done
+  if [[ -z "$line" ]]; then
+    echo "fake_partner did not start:" >&2
+    cat "$work/partner.err" >&2
+    return 1
+  fi
+  LOCKBENCH_PARTNER="http://${line#listening on }"
+  export LOCKBENCH_DB LOCKBENCH_PARTNER
+}
+
+lockbench_stop_servers() {
+  local work=$1
+  if [[ -f "$work/partner.pid" ]]; then
+    kill "$(cat "$work/partner.pid")" 2>/dev/null || true
+    rm -f "$work/partner.pid"
+  fi
+  if [[ -d "$work/pg" ]]; then
+    "$(lockbench_root)/scripts/pg" stop "$work/pg" >/dev/null 2>&1 || true
+  fi
+}
