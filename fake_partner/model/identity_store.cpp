@@ -78,15 +78,18 @@ void IdentityStore::link(IdentityId user, IdentityId other, Reply& reply) {
     reply.error = Error::identity_exists;
     return;
   }
-  // The secondary must be a standalone user: one identity, its own primary.
-  if (other == kNoIdentity || users_[other].size() != 1) {
+  // The secondary must be a user in its own right (not an identity inside
+  // another user); all its identities move under the primary.
+  if (other == kNoIdentity || users_[other].empty()) {
     reply.status = 400;
     reply.error = Error::secondary_not_found;
     return;
   }
+  for (auto id : users_[other]) {
+    ids.push_back(id);
+    owner_[id] = user;
+  }
   users_[other].clear();
-  ids.push_back(other);
-  owner_[other] = user;
   reply.status = 201;
   reply.applied = true;
   fill(user, reply);

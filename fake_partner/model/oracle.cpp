@@ -124,28 +124,10 @@ void Partner::Impl::witness_effect(InFlight& f, const Reply& r) {
 void Partner::Impl::person_left(int p, std::uint64_t call_id) {
   auto& w = persons[p];
   std::erase_if(w.inflight, [&](const auto& c) { return c.first == call_id; });
-  if (w.inflight.empty()) check_split(p);
-}
-
-void Partner::Impl::check_split(int p) {
-  auto& w = persons[p];
-  if (w.split_seen || !w.inflight.empty() || !ids.split(p)) return;
-  w.split_seen = true;
-  std::set<std::string> users;
-  for (auto id : ids.person_identities(p)) users.insert(ids.key(ids.owner(id)));
-  std::string list;
-  for (const auto& u : users) list += (list.empty() ? "" : ", ") + u;
-  std::set<std::uint64_t> ops;  // the operations that last changed this person
-  for (const auto& [seq, op] : w.recent)
-    if (seq > 0) ops.insert(op);
-  record(Kind::person_split, person_name(p), "with nothing in flight, its identities are held by " +
-                                                 std::to_string(users.size()) + " users: " + list,
-         {ops.begin(), ops.end()});
 }
 
 CheckReport Partner::check(Duration /*now*/, const CheckInput& input) {
   auto& m = *impl_;
-  for (int p = 0; p < static_cast<int>(m.persons.size()); ++p) m.check_split(p);
 
   // State checks, evaluated afresh on every call.
   std::array<std::int64_t, kKindCount> fresh{};
@@ -154,6 +136,22 @@ CheckReport Partner::check(Duration /*now*/, const CheckInput& input) {
     ++fresh[static_cast<int>(k)];
     fresh_list.push_back({std::string(kCheckKinds[static_cast<int>(k)]), std::move(subject), std::move(detail), std::move(ops)});
   };
+  // A person is legitimately split between the two steps of a promotion, so
+  // splits are judged here, at the end, for persons with nothing in flight.
+  for (int p = 0; p < static_cast<int>(m.persons.size()); ++p) {
+    const auto& w = m.persons[p];
+    if (!w.inflight.empty() || !m.ids.split(p)) continue;
+    std::set<std::string> users;
+    for (auto id : m.ids.person_identities(p)) users.insert(m.ids.key(m.ids.owner(id)));
+    std::string list;
+    for (const auto& u : users) list += (list.empty() ? "" : ", ") + u;
+    std::set<std::uint64_t> ops;  // the operations that last changed this person
+    for (const auto& [seq, op] : w.recent)
+      if (seq > 0) ops.insert(op);
+    add(Kind::person_split, m.person_name(p),
+        "with nothing in flight, its identities are held by " + std::to_string(users.size()) + " users: " + list,
+        {ops.begin(), ops.end()});
+  }
   for (int p = 0; p < static_cast<int>(m.persons.size()); ++p) {
     const auto& w = m.persons[p];
     if (!w.has_promotion || !w.inflight.empty() || m.ids.split(p)) continue;

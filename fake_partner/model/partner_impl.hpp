@@ -64,7 +64,6 @@ struct PersonWatch {
   bool has_promotion = false;  // a step 2 link answered 201
   IdentityId promotion_target = kNoIdentity;
   std::uint64_t promotion_op = 0;
-  bool split_seen = false;  // person_split already counted
 };
 
 struct OrderWatch {
@@ -116,7 +115,6 @@ struct Partner::Impl {
   void witness_effect(InFlight& f, const Reply& r);
   // complete() helpers
   void person_left(int p, std::uint64_t call_id);
-  void check_split(int p);
 };
 
 }  // namespace lockbench::partner
