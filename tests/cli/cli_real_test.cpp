@@ -1,0 +1,46 @@
+// `lockbench run --world real` as a user runs it: against the throw-away
+// PostgreSQL and fake partner that scripts/test starts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+namespace fs = std::filesystem;
+using lockbench::testing::run_command;
+using nlohmann::json;
+
+namespace {
+std::string servers() {
+  const char* db = std::getenv("LOCKBENCH_TEST_DB");
+  const char* partner = std::getenv("LOCKBENCH_TEST_PARTNER");
+  if (!db || !partner) return "";
+  return std::string(" --db ") + db + " --partner " + partner;
+}
+}  // namespace
+
+TEST(CliReal, ATimeScaledRunWritesOneResultPerStrategyWithBothUnits) {
+  const auto srv = servers();
+  if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
+  const auto dir = fs::temp_directory_path() / ("lockbench-real-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world real --quiet" + srv +
+                             " --strategy held-tx,row-lease --scenario switch-primary --time-scale 0.01"
+                             " --partner-latency fixed:5s --rate 0.8 --duration 300s --maximum-pool-size 2"
+                             " --keys 50 --lease-ttl 60s --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("held-tx"), std::string::npos) << r.out;
+  std::vector<json> results;
+  for (const auto& e : fs::directory_iterator(dir)) results.push_back(json::parse(lockbench::testing::slurp(e.path())));
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& res : results) {
+    EXPECT_EQ(res["world"], "real");
+    EXPECT_DOUBLE_EQ(res["time_scale"].get<double>(), 0.01);
+    EXPECT_TRUE(res.contains("unscaled"));
+    EXPECT_GT(res["requests"]["total"].get<int>(), 100);
+    EXPECT_EQ(res["partner"]["violations"]["overlap_person"], 0) << res["strategy"];
+  }
+  fs::remove_all(dir);
+}

@@ -1,0 +1,90 @@
+// lockbench's commands end to end in the simulated world (no servers).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+namespace fs = std::filesystem;
+using lockbench::testing::run_command;
+using nlohmann::json;
+
+namespace {
+const std::string kBin = LOCKBENCH_BIN;
+
+json run_json(const std::string& args) {
+  const auto r = run_command(kBin + " run --world sim --quiet --json " + args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return json::parse(r.out);
+}
+}  // namespace
+
+TEST(CliSim, EightAtOnceOnOneKeyGiveOneOkAndSevenConflictsForEveryTryLock) {
+  const auto results = run_json(
+      "--scenario switch-primary --strategy advisory-xact:try,row-lease,advisory-session --burst 8 --key-dist hot "
+      "--partner-latency fixed:200ms");
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r["requests"]["ok"], 1) << r["strategy"];
+    EXPECT_EQ(r["requests"]["conflict"], 7) << r["strategy"];
+    EXPECT_EQ(r["partner"]["violations"]["overlap_person"], 0) << r["strategy"];
+  }
+}
+
+TEST(CliSim, AllRunsTheSixStrategiesAndNoneRacesAtThePartner) {
+  const auto results = run_json("--strategy all --rate 20 --duration 20s --keys 3 --key-dist hot");
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0]["strategy"], "none");
+  EXPECT_GT(results[0]["partner"]["violations"]["overlap_person"].get<int>(), 0);
+  EXPECT_FALSE(results[0]["trace"]["race"].is_null());
+}
+
+TEST(CliSim, TheSameSeedGivesTheSameResultFile) {
+  const auto dir = fs::temp_directory_path() / ("lockbench-seed-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  for (const char* name : {"a.json", "b.json"}) {
+    const auto r = run_command(kBin + " run --world sim --quiet --strategy row-lease --rate 30 --duration 30s --seed 7 --out " +
+                               (dir / name).string());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(lockbench::testing::slurp(dir / "a.json"), lockbench::testing::slurp(dir / "b.json"));
+  fs::remove_all(dir);
+}
+
+TEST(CliSim, SweepThenReportWritesTheThreeDocuments) {
+  const auto dir = fs::temp_directory_path() / ("lockbench-sweep-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto sweep = run_command(kBin + " sweep --world sim --quiet --vary rate=2,8 --vary strategy=held-tx,row-lease "
+                                        "--duration 20s --maximum-pool-size 4 --partner-latency fixed:1s --out " +
+                                 (dir / "results").string());
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir / "results")) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 4u);
+  const auto rep = run_command(kBin + " report " + (dir / "results").string() + " --out " + (dir / "report").string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  for (const char* f : {"report.md", "report.html", "summary.csv"}) EXPECT_TRUE(fs::exists(dir / "report" / f)) << f;
+  fs::remove_all(dir);
+}
+
+TEST(CliSim, ExplainListsEveryStrategyAndExplainsOne) {
+  const auto list = run_command(kBin + " explain");
+  ASSERT_EQ(list.status, 0);
+  for (const char* s : {"none", "held-tx", "advisory-xact", "advisory-session", "row-lease", "optimistic"})
+    EXPECT_NE(list.out.find(s), std::string::npos) << s;
+  const auto one = run_command(kBin + " explain row-lease");
+  ASSERT_EQ(one.status, 0);
+  EXPECT_NE(one.out.find("TTL"), std::string::npos);
+  EXPECT_NE(run_command(kBin + " explain row-leese").status, 0);
+}
+
+TEST(CliSim, LintFlagsATtlBelowTheRetryWindowAndPassesOneAbove) {
+  const std::string client =
+      " --strategy row-lease --partner-connect-timeout 1s --partner-read-timeout 5s --partner-max-attempts 3"
+      " --retry-backoff-base 200ms --retry-backoff-cap 2s --rate 1 --partner-latency fixed:300ms";
+  const auto short_ttl = run_command(kBin + " lint" + client + " --lease-ttl 10s");
+  EXPECT_NE(short_ttl.status, 0) << short_ttl.out;
+  const auto long_ttl = run_command(kBin + " lint" + client + " --lease-ttl 60s");
+  EXPECT_EQ(long_ttl.status, 0) << long_ttl.out;
+}
