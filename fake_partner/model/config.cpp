@@ -140,7 +140,8 @@ Config Config::from_json(const json& doc) {
   Config c;
   c.source = doc;
   if (doc.contains("seed")) {
-    if (!doc["seed"].is_number_unsigned()) throw bad("seed", "must be an unsigned integer");
+    if (!doc["seed"].is_number_integer() || (!doc["seed"].is_number_unsigned() && doc["seed"].get<std::int64_t>() < 0))
+      throw bad("seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
     c.seed = doc["seed"].get<std::uint64_t>();
   }
   if (doc.contains("latency") && !doc["latency"].is_null()) {
@@ -173,7 +174,7 @@ Config Config::from_json(const json& doc) {
       only_keys(s[i], path, {"endpoint", "nth", "fault"});
       if (!s[i].contains("endpoint") || !s[i]["endpoint"].is_string())
         throw bad(path + ".endpoint", "is required (accepted: " + endpoint_list().substr(3) + ")");
-      if (!s[i].contains("nth") || !s[i]["nth"].is_number_unsigned() || s[i]["nth"].get<std::uint64_t>() == 0)
+      if (!s[i].contains("nth") || !s[i]["nth"].is_number_integer() || s[i]["nth"].get<std::int64_t>() < 1)
         throw bad(path + ".nth", "is required (an integer >= 1: the nth call of the endpoint since reset)");
       if (!s[i].contains("fault")) throw bad(path + ".fault", "is required ({\"kind\",...})");
       ScriptedFault sf;

@@ -42,7 +42,8 @@ ResetSpec ResetSpec::from_json(const json& doc) {
       throw bad("reset." + k, "unknown setting (accepted: seed, persons, orders)");
   ResetSpec r;
   if (doc.contains("seed")) {
-    if (!doc["seed"].is_number_unsigned()) throw bad("reset.seed", "must be an unsigned integer");
+    if (!doc["seed"].is_number_integer() || (!doc["seed"].is_number_unsigned() && doc["seed"].get<std::int64_t>() < 0))
+      throw bad("reset.seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
     r.seed = doc["seed"].get<std::uint64_t>();
   }
   std::unordered_set<std::string> seen;
