@@ -32,11 +32,16 @@ void only_keys(const json& j, const std::string& path, std::initializer_list<std
   }
 }
 
+std::string plain(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  return json(v).dump();
+}
+
 double number(const json& j, const std::string& path, double lo, double hi) {
   if (!j.is_number()) throw bad(path, "must be a number");
   const double v = j.get<double>();
   if (!(v >= lo && v <= hi) || std::isnan(v))
-    throw bad(path, j.dump() + " is out of range (accepted: " + json(lo).dump() + " to " + json(hi).dump() + ")");
+    throw bad(path, j.dump() + " is out of range (accepted: " + plain(lo) + " to " + plain(hi) + ")");
   return v;
 }
 
