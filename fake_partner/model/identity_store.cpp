@@ -48,6 +48,7 @@ IdentityId IdentityStore::find(std::string_view provider, std::string_view user_
 void IdentityStore::fill(IdentityId user, Reply& reply) const {
   reply.user_id = keys_[user];
   reply.identities.clear();
+  reply.identities.reserve(users_[user].size());
   for (auto id : users_[user]) reply.identities.push_back(keys_[id]);
 }
 

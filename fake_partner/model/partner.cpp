@@ -47,9 +47,7 @@ void Partner::reset(const ResetSpec& spec, Duration /*now*/) {
   m.limiter.reset();
   m.reseed(spec.seed.value_or(m.cfg.seed));
   m.arrivals_since_reset = {};
-  // Call ids keep counting across resets, so a call forgotten here can never
-  // be mistaken for a new one.
-  m.inflight.clear();
+  m.inflight.clear();  // forgotten calls: their ids are refused from now on
   m.clear_run_state();
   m.metrics = {};
 }
@@ -133,10 +131,7 @@ void Partner::Impl::decide_door(InFlight& f, Duration now) {
 Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
   auto& m = *impl_;
   const int ei = index_of(call.endpoint);
-  InFlight f;
-  f.call = call;
-  f.tags = tags;
-  f.plan.call_id = ++m.last_call_id;
+  InFlight& f = m.inflight.open(call, tags);
   ++m.arrivals_since_reset[ei];
   ++m.metrics.arrivals[ei];
   m.resolve(f);
@@ -153,9 +148,7 @@ Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
     m.decide_door(f, now);
   }
   m.witness_arrival(f);
-  const Plan plan = f.plan;
-  m.inflight.emplace(plan.call_id, std::move(f));
-  return plan;
+  return f.plan;
 }
 
 void Partner::Impl::run_effect(InFlight& f, Reply& r) {
@@ -197,9 +190,9 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
 
 Reply Partner::execute(std::uint64_t call_id, Duration now) {
   auto& m = *impl_;
-  const auto it = m.inflight.find(call_id);
-  if (it == m.inflight.end()) throw std::out_of_range("partner: execute of unknown call " + std::to_string(call_id));
-  InFlight& f = it->second;
+  InFlight* const found = m.inflight.find(call_id);
+  if (!found) throw std::out_of_range("partner: execute of unknown call " + std::to_string(call_id));
+  InFlight& f = *found;
   if (f.executed) throw std::logic_error("partner: call " + std::to_string(call_id) + " executed twice");
   f.executed = true;
   Reply r;
@@ -246,9 +239,9 @@ Reply Partner::execute(std::uint64_t call_id, Duration now) {
 
 void Partner::complete(std::uint64_t call_id, Duration /*now*/, Delivery delivery) {
   auto& m = *impl_;
-  const auto it = m.inflight.find(call_id);
-  if (it == m.inflight.end()) throw std::out_of_range("partner: complete of unknown call " + std::to_string(call_id));
-  InFlight& f = it->second;
+  InFlight* const found = m.inflight.find(call_id);
+  if (!found) throw std::out_of_range("partner: complete of unknown call " + std::to_string(call_id));
+  InFlight& f = *found;
   if (!f.executed) throw std::logic_error("partner: call " + std::to_string(call_id) + " completed before execute");
   const auto& fault = f.plan.fault;
   const bool answer_lost = delivery == Delivery::lost || delivered_status(fault, 1) == 0;
@@ -262,7 +255,7 @@ void Partner::complete(std::uint64_t call_id, Duration /*now*/, Delivery deliver
     auto& ex = m.orders[f.call.order_id].executing;
     std::erase_if(ex, [&](const auto& c) { return c.first == call_id; });
   }
-  m.inflight.erase(it);
+  m.inflight.close(f);
 }
 
 std::size_t Partner::inflight() const { return impl_->inflight.size(); }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,6 +38,7 @@ enum class Door : std::uint8_t {
 };
 
 struct InFlight {
+  std::uint64_t id = 0;  // 0 = the slot is free
   Call call;
   Tags tags;
   Plan plan;
@@ -50,6 +52,70 @@ struct InFlight {
   RateLimitHeaders rate_limit;
   bool executed = false;
   bool applied = false;
+
+  // Reuses the slot for a new call: assignments keep the strings' capacity.
+  void start(std::uint64_t call_id, const Call& c, const Tags& t) {
+    id = call_id;
+    call = c;
+    tags = t;
+    plan = Plan{};
+    plan.call_id = call_id;
+    door = Door::execute;
+    user = other = kNoIdentity;
+    persons = {-1, -1};
+    order_execution = false;
+    idem_slot.clear();
+    rate_limit = {};
+    executed = applied = false;
+  }
+};
+
+// Calls in flight, in reusable slots. A call id carries its slot in the low
+// bits, so finding a call needs no hash map, and ids still grow forever
+// (a call forgotten by reset can never be mistaken for a new one).
+class CallTable {
+ public:
+  static constexpr unsigned kSlotBits = 24;  // bound: at most 16M calls in flight
+  InFlight& open(const Call& c, const Tags& t) {
+    std::uint32_t slot;
+    if (free_.empty()) {
+      if (slots_.size() >= (std::size_t{1} << kSlotBits)) throw std::length_error("partner: too many calls in flight");
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    ++open_;
+    InFlight& f = slots_[slot];
+    f.start((++seq_ << kSlotBits) | slot, c, t);
+    return f;
+  }
+  InFlight* find(std::uint64_t id) {
+    const auto slot = id & ((std::uint64_t{1} << kSlotBits) - 1);
+    if (slot >= slots_.size() || slots_[slot].id != id || id == 0) return nullptr;
+    return &slots_[slot];
+  }
+  void close(InFlight& f) {
+    free_.push_back(static_cast<std::uint32_t>(f.id & ((std::uint64_t{1} << kSlotBits) - 1)));
+    f.id = 0;
+    --open_;
+  }
+  void clear() {
+    free_.clear();
+    for (std::size_t i = slots_.size(); i-- > 0;) {
+      slots_[i].id = 0;
+      free_.push_back(static_cast<std::uint32_t>(i));
+    }
+    open_ = 0;
+  }
+  std::size_t size() const { return open_; }
+
+ private:
+  std::vector<InFlight> slots_;
+  std::vector<std::uint32_t> free_;  // free slots, reused last-freed first
+  std::uint64_t seq_ = 0;
+  std::size_t open_ = 0;
 };
 
 // Per person witness state. Small vectors: a person has a handful of calls in flight.
@@ -86,8 +152,7 @@ struct Partner::Impl {
   std::array<Rng, kEndpointCount> latency_rng, fault_rng;  // "latency.<endpoint>", "fault.<endpoint>"
   std::array<std::uint64_t, kEndpointCount> arrivals_since_reset{};  // the script's "nth"
   std::uint64_t seed_in_use = 1;
-  std::uint64_t last_call_id = 0;
-  std::unordered_map<std::uint64_t, InFlight> inflight;
+  CallTable inflight;
 
   // Oracle.
   std::vector<PersonWatch> persons;
