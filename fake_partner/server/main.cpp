@@ -3,6 +3,7 @@
 // (so a parent started with --port 0 learns the port), serves until SIGINT or
 // SIGTERM, and refuses a bad flag or config with one line and exit code 2.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -38,6 +39,8 @@ partner::Config load_config(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout/stderr pipe must not kill the server (sockets already use MSG_NOSIGNAL).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"fake_partner: a slow third-party HTTP API (Auth0 v2 + Stripe v1 style) and its oracle"};
   ps::ServerOptions options;
   std::string config_path;

@@ -1,0 +1,233 @@
+// Faults as a client sees them on the wire, and bad input that must cost one
+// answer (or one socket) while the server keeps serving everyone else.
+#include <thread>
+
+#include "fake_partner/server/server_fixture.hpp"
+
+namespace lockbench::partner_server::testing {
+namespace {
+
+const std::string kGetUser = "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+json fault_on_get(const json& fault) { return {{"faults", {{"auth0.get", {fault}}}}}; }
+
+class FakePartnerFaults : public FakePartner {
+ protected:
+  void SetUp() override {}  // each test starts its server with its own faults
+
+  // The server still answers a good request on a fresh connection.
+  void expect_still_serving() {
+    httplib::Client c("127.0.0.1", port());
+    c.set_read_timeout(5, 0);
+    // Endpoints the fault tests leave alone (their faults are on auth0.get).
+    auto res = c.Get("/v1/charges/ch_missing");
+    ASSERT_TRUE(res) << "server stopped answering";
+    EXPECT_EQ(res->status, 404);
+    res = c.Post("/v1/charges", "amount=100&currency=eur", "application/x-www-form-urlencoded");
+    ASSERT_TRUE(res) << "server stopped answering";
+    EXPECT_EQ(res->status, 200) << res->body;
+  }
+
+  // Calls in flight, from the model's metrics; polls because a lost answer
+  // is noticed when the client's close reaches the server.
+  bool inflight_drains_to_zero() {
+    for (int i = 0; i < 200; ++i) {
+      const json state = get_json("/admin/state");
+      if (state.contains("inflight") && state["inflight"].is_array() && state["inflight"].empty()) return true;
+      if (state.contains("inflight") && state["inflight"].is_number() && state["inflight"] == 0) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+};
+
+TEST_F(FakePartnerFaults, AnErrorFaultAnswersItsStatusWithAnErrorBody) {
+  start(fault_on_get({{"kind", "error"}, {"p", 1}, {"status", 503}}));
+  auto res = http().Get("/api/v2/users/auth0%7Cu1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(body_of(res)["statusCode"], 503);
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, ARateLimitFaultAnswers429) {
+  start(fault_on_get({{"kind", "rate_limit_429"}, {"p", 1}}));
+  auto res = http().Get("/api/v2/users/auth0%7Cu1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 429);
+}
+
+TEST_F(FakePartnerFaults, AResetFaultResetsTheConnectionWithoutAnAnswer) {
+  start(fault_on_get({{"kind", "reset"}, {"p", 1}}));
+  const RawResult r = raw_exchange(port(), kGetUser, 3000ms);
+  EXPECT_EQ(r.ending, Ending::reset);
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_TRUE(inflight_drains_to_zero());
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, AHangForeverIsEndedByTheClientsReadTimeout) {
+  start(fault_on_get({{"kind", "hang"}, {"p", 1}, {"ms", "forever"}}));
+  {
+    httplib::Client c("127.0.0.1", port());
+    c.set_read_timeout(0, 300 * 1000);
+    auto res = c.Get("/api/v2/users/auth0%7Cu1");
+    EXPECT_FALSE(res);
+    EXPECT_EQ(res.error(), httplib::Error::Read);
+  }  // the client closes its socket: the server must notice and complete the call
+  EXPECT_TRUE(inflight_drains_to_zero());
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, ABoundedHangClosesTheConnectionWithoutAnAnswer) {
+  start(fault_on_get({{"kind", "hang"}, {"p", 1}, {"ms", 200}}));
+  const RawResult r = raw_exchange(port(), kGetUser, 5000ms);
+  EXPECT_EQ(r.ending, Ending::eof);
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_GE(r.elapsed, 150ms);
+  EXPECT_TRUE(inflight_drains_to_zero());
+}
+
+TEST_F(FakePartnerFaults, ATruncatedAnswerAnnouncesMoreBodyThanItSends) {
+  start(fault_on_get({{"kind", "truncate"}, {"p", 1}}));
+  const RawResult r = raw_exchange(port(), kGetUser, 3000ms);
+  EXPECT_EQ(r.ending, Ending::eof);
+  const ParsedResponse p = parse_response(r.bytes);
+  EXPECT_EQ(p.status, 200);
+  ASSERT_TRUE(p.content_length);
+  EXPECT_LT(p.body.size(), *p.content_length);
+  // An HTTP client reports the short body as an error.
+  httplib::Client c("127.0.0.1", port());
+  c.set_read_timeout(3, 0);
+  EXPECT_FALSE(c.Get("/api/v2/users/auth0%7Cu1"));
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, AGarbageAnswerIsNotHttp) {
+  start(fault_on_get({{"kind", "garbage"}, {"p", 1}}));
+  const RawResult r = raw_exchange(port(), kGetUser, 3000ms);
+  EXPECT_EQ(r.ending, Ending::eof);
+  EXPECT_FALSE(r.bytes.empty());
+  EXPECT_EQ(parse_response(r.bytes).status, 0);
+  httplib::Client c("127.0.0.1", port());
+  c.set_read_timeout(3, 0);
+  EXPECT_FALSE(c.Get("/api/v2/users/auth0%7Cu1"));
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, ASlowBodyArrivesWholeInManyPieces) {
+  start(fault_on_get({{"kind", "slow_body"}, {"p", 1}, {"bytes_per_s", 400}}));
+  const RawResult r = raw_exchange(port(), kGetUser, 10000ms);
+  const ParsedResponse p = parse_response(r.bytes);
+  ASSERT_EQ(p.status, 200) << r.bytes;
+  ASSERT_TRUE(p.content_length);
+  EXPECT_EQ(p.body.size(), *p.content_length);
+  EXPECT_TRUE(json::parse(p.body, nullptr, false).is_object());
+  EXPECT_GE(r.reads, 3);
+  // At 400 B/s the body takes body/400 s; allow half of it, the tick is coarse.
+  EXPECT_GE(r.elapsed.count(), static_cast<long>(p.body.size() * 1000 / 400 / 2));
+}
+
+TEST_F(FakePartnerFaults, AClientThatDisconnectsBeforeTheAnswerStillCompletesTheCall) {
+  start({{"latency", {{"auth0.get", {{"dist", "fixed"}, {"ms", 300}}}}}});
+  send_and_reset(port(), kGetUser);
+  const RawResult r = raw_exchange(port(), kGetUser, 100ms);  // gives up before the answer
+  EXPECT_EQ(r.ending, Ending::timeout);
+  EXPECT_TRUE(inflight_drains_to_zero());
+  expect_still_serving();
+}
+
+// --- bad input: each followed by a good request that succeeds ------------------
+
+TEST_F(FakePartnerFaults, BadJsonWrongTypesAndMissingFieldsAre400AndServingGoesOn) {
+  start();
+  const char* bodies[] = {"{not json", "[1,2]", "{}", R"({"provider":"google-oauth2"})",
+                          R"({"provider":1,"user_id":"u1"})", R"({"provider":"google-oauth2","user_id":{"a":1}})", ""};
+  for (const char* body : bodies) {
+    auto res = http().Post("/api/v2/users/auth0%7Cu1/identities", body, "application/json");
+    ASSERT_TRUE(res) << body;
+    EXPECT_EQ(res->status, 400) << body;
+    EXPECT_EQ(body_of(res)["errorCode"], "invalid_body") << body;
+    expect_still_serving();
+  }
+  auto res = http().Post("/v1/charges", R"({"amount":"lots"})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  res = http().Put("/admin/config", "[]", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, AnOversizedBodyIs413AndOversizedHeadersAre431) {
+  start({}, {"--max-body-bytes", "1024", "--max-header-bytes", "2048"});
+  const std::string big_body(4096, 'x');
+  RawResult r = raw_exchange(port(),
+                             "POST /v1/charges HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             "Content-Length: 4096\r\n\r\n" + big_body,
+                             3000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 413) << r.bytes;
+  expect_still_serving();
+
+  r = raw_exchange(port(), "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(4000, 'y') +
+                               "\r\n\r\n",
+                   3000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 431) << r.bytes;
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, UnparsableRequestsGet400AndAClosedSocket) {
+  start();
+  RawResult r = raw_exchange(port(), "hello there\r\n\r\n", 3000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 400) << r.bytes;
+  EXPECT_EQ(r.ending, Ending::eof);
+  expect_still_serving();
+
+  r = raw_exchange(port(), "GET /a%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 400) << r.bytes;
+  expect_still_serving();
+
+  r = raw_exchange(port(), "BREW /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 405) << r.bytes;
+  expect_still_serving();
+}
+
+TEST_F(FakePartnerFaults, HalfOpenAndAbruptlyClosedConnectionsDoNotHurtOthers) {
+  start();
+  // Half a request, then our write side shuts: the server answers 400 or just closes.
+  RawResult r = raw_exchange(port(), "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost:", 3000ms, /*shutdown_write=*/true);
+  EXPECT_EQ(r.ending, Ending::eof);
+  EXPECT_TRUE(r.bytes.empty() || parse_response(r.bytes).status == 400) << r.bytes;
+  expect_still_serving();
+
+  // A full request and our write side shut: the answer still comes.
+  r = raw_exchange(port(), kGetUser, 3000ms, /*shutdown_write=*/true);
+  EXPECT_EQ(parse_response(r.bytes).status, 200) << r.bytes;
+  expect_still_serving();
+
+  // Abrupt resets mid-header, mid-body and right after a request.
+  send_and_reset(port(), "GET /api/v2/us");
+  send_and_reset(port(), "POST /v1/charges HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\namount=");
+  send_and_reset(port(), kGetUser);
+  expect_still_serving();
+  EXPECT_TRUE(inflight_drains_to_zero());
+}
+
+TEST_F(FakePartnerFaults, ConnectionsBeyondTheLimitAreClosedWhileOthersAreServed) {
+  start({}, {"--max-connections", "2"});
+  std::this_thread::sleep_for(200ms);  // the fixture's reset connection has closed
+  httplib::Client a("127.0.0.1", port()), b("127.0.0.1", port());
+  a.set_keep_alive(true);
+  b.set_keep_alive(true);
+  ASSERT_TRUE(a.Get("/admin/state"));
+  ASSERT_TRUE(b.Get("/admin/state"));
+  const RawResult r = raw_exchange(port(), kGetUser, 2000ms);
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_NE(r.ending, Ending::timeout);
+  auto res = a.Get("/api/v2/users/auth0%7Cu1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+}  // namespace
+}  // namespace lockbench::partner_server::testing

@@ -1,0 +1,72 @@
+// Test support for the socket-level tests: runs the fake_partner binary as a
+// child process on a free port, and talks raw TCP where HTTP clients would
+// hide what a fault did to the bytes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace lockbench::partner_server::testing {
+
+// The fake_partner executable started with --port 0 and `args`; the port is
+// read from its first stdout line. The destructor sends SIGTERM and waits
+// (SIGKILL after 5 s), so no test leaves a server behind.
+class PartnerProcess {
+ public:
+  explicit PartnerProcess(std::vector<std::string> args = {});
+  ~PartnerProcess();
+  PartnerProcess(const PartnerProcess&) = delete;
+  PartnerProcess& operator=(const PartnerProcess&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // SIGTERM, then the exit status (as from waitpid) once it has exited.
+  int stop();
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+// Runs `binary args...` to the end (bounded by 10 s) and returns its exit code
+// and stderr: for the flag tests.
+struct RunResult {
+  int exit_code = -1;
+  std::string stderr_text;
+  std::string stdout_first_line;
+};
+RunResult run_to_exit(const std::vector<std::string>& args);
+
+// How a raw exchange ended.
+enum class Ending { eof, reset, timeout };
+
+struct RawResult {
+  std::string bytes;  // everything received
+  Ending ending = Ending::timeout;
+  std::chrono::milliseconds elapsed{0};
+  int reads = 0;  // recv() calls that returned data
+};
+
+// Connects, sends `request` (optionally shutting down our write side), then
+// reads until EOF, reset or `timeout`.
+RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chrono::milliseconds timeout,
+                       bool shutdown_write = false);
+
+// Connects, sends `bytes`, then closes at once with RST (SO_LINGER 0).
+void send_and_reset(std::uint16_t port, const std::string& bytes);
+
+// Parsed HTTP/1.1 response from raw bytes: status 0 when the bytes are not HTTP.
+struct ParsedResponse {
+  int status = 0;
+  std::optional<std::size_t> content_length;
+  std::string headers;  // the raw header block
+  std::string body;     // what followed the header block
+};
+ParsedResponse parse_response(const std::string& bytes);
+
+}  // namespace lockbench::partner_server::testing
