@@ -1,0 +1,156 @@
+#include "real/partner_http.hpp"
+
+#include <httplib.h>
+
+#include <cctype>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+namespace lockbench::real {
+
+std::atomic<std::uint64_t> PartnerHttp::next_generation_{1};
+
+namespace {
+
+// The calling thread's keep-alive client (one per worker thread, as a servlet
+// container's HTTP client pool would give each request a pooled connection).
+struct ThreadClient {
+  std::uint64_t generation = 0;
+  std::unique_ptr<httplib::Client> client;
+};
+
+ThreadClient& thread_client() {
+  thread_local ThreadClient tc;
+  return tc;
+}
+
+std::pair<std::string, std::string> split_identity(const std::string& identity) {
+  const auto bar = identity.find('|');
+  if (bar == std::string::npos) return {identity, ""};
+  return {identity.substr(0, bar), identity.substr(bar + 1)};
+}
+
+}  // namespace
+
+namespace {
+std::string without_trailing_slash(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+}  // namespace
+
+PartnerHttp::PartnerHttp(std::string url, Duration connect_timeout, Duration read_timeout)
+    : url_(without_trailing_slash(std::move(url))),
+      connect_timeout_(connect_timeout),
+      read_timeout_(read_timeout),
+      generation_(next_generation_.fetch_add(1)) {
+  if (url_.rfind("http://", 0) != 0 || url_.size() <= 7)
+    throw SettingError("--partner: '" + url_ + "' is not an http:// URL (e.g. http://127.0.0.1:8080)");
+}
+
+std::string PartnerHttp::encode_segment(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
+  ThreadClient& tc = thread_client();
+  if (tc.generation != generation_ || !tc.client) {
+    tc.client = std::make_unique<httplib::Client>(url_);
+    tc.client->set_keep_alive(true);
+    tc.client->set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(connect_timeout_));
+    tc.client->set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(read_timeout_));
+    tc.client->set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(read_timeout_));
+    tc.generation = generation_;
+  }
+  httplib::Headers headers = {{"X-Op-Id", std::to_string(call.op_id)}};
+  if (call.op_step > 0) headers.emplace("X-Op-Step", std::to_string(call.op_step));
+  if (call.fencing_token) headers.emplace("X-Fencing-Token", std::to_string(*call.fencing_token));
+
+  const std::string user = "/api/v2/users/" + encode_segment(call.user_id);
+  const auto start = std::chrono::steady_clock::now();
+  httplib::Result res{nullptr, httplib::Error::Unknown};
+  switch (call.kind) {
+    case PartnerCall::Kind::get_user:
+      res = tc.client->Get(user.c_str(), headers);
+      break;
+    case PartnerCall::Kind::unlink: {
+      const auto [provider, uid] = split_identity(call.identity);
+      const std::string path = user + "/identities/" + encode_segment(provider) + "/" + encode_segment(uid);
+      res = tc.client->Delete(path.c_str(), headers);
+      break;
+    }
+    case PartnerCall::Kind::link: {
+      const auto [provider, uid] = split_identity(call.identity);
+      const std::string body = nlohmann::json{{"provider", provider}, {"user_id", uid}}.dump();
+      res = tc.client->Post((user + "/identities").c_str(), headers, body, "application/json");
+      break;
+    }
+  }
+  PartnerReply reply;
+  if (res) {
+    reply.status = res->status;
+    if (reply.status < 100) {
+      reply.status = 0;
+      reply.failure = "bad_response";
+    }
+    return reply;
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  switch (res.error()) {
+    case httplib::Error::Connection:
+    case httplib::Error::ConnectionTimeout:
+      // A refused connection fails at once; one that hangs ends at the connect timeout.
+      reply.failure = elapsed >= connect_timeout_ * 9 / 10 ? "timeout" : "connect";
+      break;
+    case httplib::Error::Read:
+      // httplib says "Read" for both a read timeout and a closed or reset socket.
+      reply.failure = elapsed >= read_timeout_ * 9 / 10 ? "timeout" : "reset";
+      break;
+    case httplib::Error::Write:
+      reply.failure = "reset";
+      break;
+    default:
+      reply.failure = "bad_response";
+      break;
+  }
+  tc.client.reset();  // never reuse a connection in an unknown state
+  return reply;
+}
+
+nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, const nlohmann::json* body) {
+  httplib::Client c(url_);
+  c.set_connection_timeout(std::chrono::seconds(2));
+  c.set_read_timeout(std::chrono::seconds(30));
+  const std::string m = method;
+  httplib::Result res{nullptr, httplib::Error::Unknown};
+  const std::string text = body ? body->dump() : "{}";
+  if (m == "GET") res = c.Get(path.c_str());
+  else if (m == "PUT") res = c.Put(path.c_str(), text, "application/json");
+  else res = c.Post(path.c_str(), text, "application/json");
+  if (!res) throw std::runtime_error(httplib::to_string(res.error()));
+  if (res->status < 200 || res->status >= 300)
+    throw std::runtime_error(m + " " + path + " answered " + std::to_string(res->status) + ": " + res->body);
+  if (res->body.empty()) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(res->body, nullptr, false);
+  if (j.is_discarded()) throw std::runtime_error(m + " " + path + " answered something that is not JSON");
+  return j;
+}
+
+void PartnerHttp::reset(const nlohmann::json& doc) { admin("POST", "/admin/reset", &doc); }
+void PartnerHttp::configure(const nlohmann::json& config) { admin("PUT", "/admin/config", &config); }
+nlohmann::json PartnerHttp::check() { return admin("POST", "/admin/check", nullptr); }
+nlohmann::json PartnerHttp::metrics() { return admin("GET", "/admin/metrics", nullptr); }
+
+}  // namespace lockbench::real

@@ -1,0 +1,49 @@
+// PartnerHttp: the service's HTTP client for the partner (cpp-httplib).
+// attempt() is ONE attempt (core/partner_client.hpp owns retries and backoff),
+// bounded by the connect and read timeouts, on a keep-alive client owned by the
+// calling thread. The admin calls reset, configure and read the oracle.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+#include "core/world.hpp"
+
+namespace lockbench::real {
+
+class PartnerHttp {
+ public:
+  // url: http://127.0.0.1:PORT. Throws SettingError (naming --partner) for anything else.
+  PartnerHttp(std::string url, Duration connect_timeout, Duration read_timeout);
+
+  // One attempt: an answer (any status), or failure connect | timeout | reset | bad_response.
+  PartnerReply attempt(const PartnerCall& call);
+
+  // Admin API (partner-api.md E). Each throws std::runtime_error with the reason
+  // when the partner cannot be reached or answers other than 2xx.
+  void reset(const nlohmann::json& doc);
+  void configure(const nlohmann::json& config);
+  nlohmann::json check();
+  nlohmann::json metrics();
+
+  const std::string& url() const { return url_; }
+
+  // "a|b" -> "a%7Cb": every byte but RFC 3986's unreserved ones is escaped.
+  static std::string encode_segment(std::string_view s);
+
+ private:
+  nlohmann::json admin(const char* method, const std::string& path, const nlohmann::json* body);
+
+  const std::string url_;
+  const Duration connect_timeout_;
+  const Duration read_timeout_;
+  // Tells this client's per-thread connections apart from an earlier client's.
+  const std::uint64_t generation_;
+  static std::atomic<std::uint64_t> next_generation_;
+};
+
+}  // namespace lockbench::real
