@@ -11,6 +11,7 @@
 //
 //   partner_inflight_client --port P [--requests 10000] [--delay-ms 1000]
 //                           [--ramp-ms 500] [--path /api/v2/users/auth0%7Cu1]
+//                           [--samples-out FILE.csv]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -42,6 +43,7 @@ struct Options {
   std::size_t connect_concurrency = 256;
   std::string path = "/api/v2/users/auth0%7Cu1";
   double timeout_s = 60;  // the whole run; a hung server cannot hold the bench forever
+  std::string samples_out;  // optional CSV: sent_ms (since the first send), added_ms
 };
 
 struct Conn {
@@ -137,6 +139,7 @@ class Client {
         if (c.response.result_int() == 200) {
           ++ok_;
           added_ms_.push_back(ms - o_.delay_ms);
+          sent_ms_.push_back(std::chrono::duration<double, std::milli>(c.sent_at - send_start_).count());
         } else {
           ++errors_;
         }
@@ -174,6 +177,16 @@ class Client {
   bool timed_out_ = false;
   Clock::time_point send_start_;
   std::vector<double> added_ms_;
+  std::vector<double> sent_ms_;  // beside added_ms_, for --samples-out
+
+ public:
+  void write_samples(const std::string& path) const {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return;
+    std::fprintf(f, "sent_ms,added_ms\n");
+    for (std::size_t i = 0; i < added_ms_.size(); ++i) std::fprintf(f, "%.3f,%.3f\n", sent_ms_[i], added_ms_[i]);
+    std::fclose(f);
+  }
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -196,7 +209,8 @@ int main(int argc, char** argv) {
       else if (a == "--ramp-ms") o.ramp_ms = std::stod(v);
       else if (a == "--path") o.path = v;
       else if (a == "--timeout-s") o.timeout_s = std::stod(v);
-      else usage(("unknown flag " + a + " (use --port --requests --delay-ms --ramp-ms --path --timeout-s)").c_str());
+      else if (a == "--samples-out") o.samples_out = v;
+      else usage(("unknown flag " + a + " (use --port --requests --delay-ms --ramp-ms --path --timeout-s --samples-out)").c_str());
     } catch (const std::logic_error&) {
       usage((a + ": '" + v + "' is not a number").c_str());
     }
@@ -212,6 +226,7 @@ int main(int argc, char** argv) {
   Client client(ioc, o);
   client.start();
   ioc.run();
+  if (!o.samples_out.empty()) client.write_samples(o.samples_out);
   std::cout << client.result().dump() << std::endl;
   return client.result()["ok"] == o.requests ? 0 : 1;
 }
