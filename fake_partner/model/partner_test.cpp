@@ -1,4 +1,7 @@
 // The call lifecycle: fencing, faults and their phase, the script, seeds.
+#include <regex>
+#include <sstream>
+
 #include "fake_partner/model/test_support.hpp"
 
 namespace lockbench::partner {
@@ -235,6 +238,24 @@ TEST(Metrics, CountersPerEndpointAndStatusAppearInBothFormats) {
   h.partner.complete(open.call_id, h.now);
   h.partner.reset_metrics();
   EXPECT_TRUE(h.partner.metrics_json()["requests"]["auth0.get"].empty());
+}
+
+TEST(Metrics, EveryPrometheusLineIsACommentOrANameLabelsValueSample) {
+  Harness h(instant_config({{"faults", {{"auth0.get", {{{"kind", "error"}, {"p", 1}}}}}}}));
+  h.call(Call::get_user("auth0|u1"));
+  h.call(Call::charge("o1", 1, "eur"));
+  h.check();
+  const std::regex sample(R"([a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9]+)");
+  const std::regex comment(R"(# (HELP|TYPE) [a-z_]+ .+)");
+  std::istringstream in(h.partner.metrics_prometheus());
+  int samples = 0;
+  for (std::string line; std::getline(in, line);) {
+    EXPECT_TRUE(std::regex_match(line, sample) || std::regex_match(line, comment)) << line;
+    samples += line[0] != '#';
+  }
+  EXPECT_GT(samples, static_cast<int>(std::size(kCheckKinds)));
+  EXPECT_NE(h.partner.metrics_prometheus().find("partner_faults_total{endpoint=\"auth0.get\",kind=\"error\"} 1"),
+            std::string::npos);
 }
 
 }  // namespace

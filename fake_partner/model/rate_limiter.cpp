@@ -10,7 +10,11 @@ bool RateLimiter::take(const RateLimitSpec& spec, std::string_view tenant, Endpo
   out = {};
   if (spec.size <= 0) return true;
   auto it = tenants_.find(tenant);
-  if (it == tenants_.end()) it = tenants_.emplace(std::string(tenant), Buckets{}).first;
+  if (it == tenants_.end()) {
+    // Clients choose tenant names: past the bound, newcomers share one bucket set.
+    if (tenants_.size() >= kMaxTenants) tenant = kOverflowTenant;
+    it = tenants_.try_emplace(std::string(tenant)).first;
+  }
   Bucket& b = it->second[spec.scope == RateLimitSpec::Scope::tenant ? 0 : 1 + index_of(e)];
   if (!b.started) {
     b = {true, spec.size, now};

@@ -27,7 +27,9 @@ class RateLimiter {
   };
   // [0] = the tenant's bucket, [1 + endpoint] = per endpoint buckets.
   using Buckets = std::array<Bucket, kEndpointCount + 1>;
-  // One entry per tenant seen since reset: tenants are few (clients choose them).
+  static constexpr std::size_t kMaxTenants = 1024;
+  static constexpr std::string_view kOverflowTenant = "\n(more tenants)";
+  // One entry per tenant seen since reset, at most kMaxTenants + 1.
   std::unordered_map<std::string, Buckets, StringHash, std::equal_to<>> tenants_;
 };
 

@@ -63,5 +63,18 @@ TEST(RateLimit, WithoutRateLimitThereAreNoRateLimitHeaders) {
   EXPECT_EQ(header(h.call(Call::get_user("auth0|u1")), "X-RateLimit-Limit"), "");
 }
 
+TEST(RateLimit, PastTheTenantBoundNewTenantsShareOneBucket) {
+  Harness h(instant_config({{"rate_limit", {{"size", 1}, {"refill_per_s", 0}}}}));
+  Tags t;
+  for (int i = 0; i < 1024; ++i) {
+    t.tenant = "t" + std::to_string(i);
+    ASSERT_EQ(h.call(Call::get_user("auth0|u1"), t).status, 200) << t.tenant;
+  }
+  t.tenant = "late1";
+  EXPECT_EQ(h.call(Call::get_user("auth0|u1"), t).status, 200);
+  t.tenant = "late2";
+  EXPECT_EQ(h.call(Call::get_user("auth0|u1"), t).status, 429);  // the shared bucket is empty
+}
+
 }  // namespace
 }  // namespace lockbench::partner
