@@ -19,9 +19,10 @@ bool RateLimiter::take(const RateLimitSpec& spec, std::string_view tenant, Endpo
   if (!b.started) {
     b = {true, spec.size, now};
   } else if (now > b.refilled_at) {
-    b.tokens = std::min(spec.size, b.tokens + to_s(now - b.refilled_at) * spec.refill_per_s);
+    b.tokens += to_s(now - b.refilled_at) * spec.refill_per_s;
     b.refilled_at = now;
   }
+  b.tokens = std::min(b.tokens, spec.size);  // also when a config update shrank the bucket
   const bool ok = b.tokens >= 1;
   if (ok) b.tokens -= 1;
   out.present = true;

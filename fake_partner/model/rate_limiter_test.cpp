@@ -63,6 +63,14 @@ TEST(RateLimit, WithoutRateLimitThereAreNoRateLimitHeaders) {
   EXPECT_EQ(header(h.call(Call::get_user("auth0|u1")), "X-RateLimit-Limit"), "");
 }
 
+TEST(RateLimit, AConfigUpdateThatShrinksTheBucketTakesEffectAtOnce) {
+  Harness h(instant_config({{"rate_limit", {{"size", 10}, {"refill_per_s", 0}}}}));
+  EXPECT_EQ(h.call(Call::get_user("auth0|u1")).status, 200);  // 9 left
+  h.partner.update_config({{"rate_limit", {{"size", 1}}}});
+  EXPECT_EQ(h.call(Call::get_user("auth0|u1")).status, 200);
+  EXPECT_EQ(h.call(Call::get_user("auth0|u1")).status, 429);
+}
+
 TEST(RateLimit, PastTheTenantBoundNewTenantsShareOneBucket) {
   Harness h(instant_config({{"rate_limit", {{"size", 1}, {"refill_per_s", 0}}}}));
   Tags t;
