@@ -1,6 +1,7 @@
 // The five charts of report.html. Each writes its data and a gnuplot script,
 // runs gnuplot and reads the SVG back; absent data becomes a sentence instead.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -30,17 +31,25 @@ std::string q(std::string_view s) {
   return out + "'";
 }
 
+// gnuplot's `name` becomes the SVG's <title> and must be an identifier.
+std::string svg_name(const std::string& title) {
+  std::string out;
+  for (char c : title) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+// The chart's title is the report's heading above it, not drawn twice; the
+// SVG keeps it as its <title> for readers of the bare file.
 std::string preamble(const fs::path& svg, const std::string& title, const std::string& xlabel,
                      const std::string& ylabel) {
   // noenhanced: strategy and violation names contain '_' that would turn into subscripts.
   return fmt::format(
-      "set terminal svg size 960,520 dynamic noenhanced font 'Helvetica,14' background rgb 'white'\n"
+      "set terminal svg size 960,500 dynamic noenhanced font 'Helvetica,14' background rgb 'white' name {}\n"
       "set output {}\n"
-      "set title {} font ',17'\n"
       "set xlabel {}\nset ylabel {}\n"
       "set grid lc rgb '#dddddd' lt 1\nset border 3 lc rgb '#555555'\nset tics nomirror\n"
       "set key outside right top vertical Left reverse noautotitle\n",
-      q(svg.string()), q(title), q(xlabel), q(ylabel));
+      q(svg_name(title)), q(svg.string()), q(xlabel), q(ylabel));
 }
 
 void write_file(const fs::path& p, const std::string& text) {
@@ -210,9 +219,7 @@ Chart timeline_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
 // segments[k] = name, values[i][k] = height of segment k on bar i.
 std::string stacked_bars(ChartWriter& w, const std::string& prefix, const std::vector<std::string>& bars,
                          const std::vector<std::string>& segments, const std::vector<std::vector<double>>& values,
-                         double& top) {
-  static const char* seg_colors[] = {"#9ecae1", "#fdae6b", "#fb6a4a", "#3182bd", "#74c476", "#9e9ac8",
-                                     "#bcbddc", "#fdd0a2", "#c7e9c0", "#636363"};
+                         const std::vector<std::string>& seg_colors, double& top) {
   std::string plots;
   std::vector<double> base(bars.size(), 0);
   for (std::size_t k = 0; k < segments.size(); ++k) {
@@ -226,7 +233,7 @@ std::string stacked_bars(ChartWriter& w, const std::string& prefix, const std::v
     plots += fmt::format(
         "{} using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' "
         "fc rgb '{}' title {}, ",
-        q(file.string()), seg_colors[k % (sizeof seg_colors / sizeof seg_colors[0])], q(segments[k]));
+        q(file.string()), seg_colors[k % seg_colors.size()], q(segments[k]));
   }
   for (double b : base) top = std::max(top, b);
   return plots;
@@ -265,7 +272,9 @@ Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w)
     return c;
   }
   double top = 0;
-  std::string plots = stacked_bars(w, "split", bars, names, values, top);
+  // Waiting in warm colours, working in cool ones.
+  std::string plots =
+      stacked_bars(w, "split", bars, names, values, {"#bab0ac", "#e15759", "#f28e2b", "#4e79a7", "#59a14f"}, top);
   const auto idle = w.data("split_idle.dat", idle_rows);
   std::istringstream in(idle_rows);
   for (double x, y; in >> x >> y;) top = std::max(top, y);
@@ -313,7 +322,10 @@ Chart violations_chart(const std::vector<StrategyGroup>& groups, const std::vect
   }
   double top = 0;
   std::string plots;
-  if (!shown.empty()) plots = stacked_bars(w, "violations", bars, shown, shown_values, top);
+  if (!shown.empty())
+    plots = stacked_bars(w, "violations", bars, shown, shown_values,
+                         {"#e15759", "#f28e2b", "#edc948", "#b07aa1", "#76b7b2", "#ff9da7", "#9c755f", "#4e79a7"},
+                         top);
   std::string script = preamble(w.svg(c), c.title, "strategy", "violations (count)");
   script += xtics(bars);
   script += fmt::format("set xrange [-0.6:{}]\nset yrange [0:{}]\n", bars.size() - 0.4, std::max(1.0, top * 1.15));
@@ -326,6 +338,77 @@ Chart violations_chart(const std::vector<StrategyGroup>& groups, const std::vect
   return c;
 }
 
+
+// The captured race on a time axis: one row per request, one box per step.
+// Where the orange and blue boxes of the two rows overlap, both requests were
+// inside the critical section at once.
+Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
+  Chart c{"race.svg", "The captured race on a time axis",
+          "Each box is one step of a request, from its start to its end (milliseconds since the run's start). "
+          "The unlink and link calls of the two requests overlap: nothing excluded them.",
+          "", ""};
+  const json* source = nullptr;
+  for (const auto& r : results) {
+    const json* ids = find(r, "trace.race.request_ids");
+    if (ids != nullptr && ids->is_array() && ids->size() >= 2) {
+      source = &r;
+      break;
+    }
+  }
+  if (source == nullptr) {
+    c.missing = "No result holds a captured race (trace.race).";
+    return c;
+  }
+  const json& ids = *find(*source, "trace.race.request_ids");
+  const std::vector<std::string> rows = {str(ids[0], ""), str(ids[1], "")};
+  struct Category {
+    std::string name, color;
+    bool (*match)(const std::string&);
+  };
+  const std::vector<Category> categories = {
+      {"pool wait / database", "#59a14f",
+       [](const std::string& s) { return s.rfind("pool.", 0) == 0 || s.rfind("db.", 0) == 0; }},
+      {"lock", "#e15759", [](const std::string& s) { return s.rfind("lock.", 0) == 0; }},
+      {"partner unlink", "#f28e2b", [](const std::string& s) { return s == "partner.unlink"; }},
+      {"partner link", "#4e79a7", [](const std::string& s) { return s == "partner.link"; }},
+      {"partner get", "#76b7b2", [](const std::string& s) { return s == "partner.get"; }},
+  };
+  std::vector<std::string> data(categories.size());
+  double t_min = 1e300, t_max = 0;
+  const json* events = find(*source, "trace.events");
+  for (const auto& e : events != nullptr && events->is_array() ? *events : json::array()) {
+    const std::string id = str(e, "request_id"), step = str(e, "step");
+    const auto row = std::find(rows.begin(), rows.end(), id);
+    if (row == rows.end()) continue;
+    const double start = num_or(e, "start_ms", 0), end = num_or(e, "end_ms", start);
+    t_min = std::min(t_min, start);
+    t_max = std::max(t_max, end);
+    for (std::size_t k = 0; k < categories.size(); ++k)
+      if (categories[k].match(step) && end > start)
+        data[k] += fmt::format("{} {} {}\n", start, end, row == rows.begin() ? 1 : 0);
+  }
+  std::string plots;
+  for (std::size_t k = 0; k < categories.size(); ++k) {
+    if (data[k].empty()) continue;
+    const auto file = w.data(fmt::format("race_{}.dat", k), data[k]);
+    plots += fmt::format(
+        "{} using (($1+$2)/2):3:(($2-$1)/2):(0.3) with boxxyerror fs solid 0.9 border lc rgb '#333333' "
+        "fc rgb '{}' title {}, ",
+        q(file.string()), categories[k].color, q(categories[k].name));
+  }
+  if (plots.empty()) {
+    c.missing = "The captured race has no timed steps in trace.events.";
+    return c;
+  }
+  std::string script = preamble(w.svg(c), c.title, "time since the run's start (ms)", "");
+  const double pad = std::max(1.0, (t_max - t_min) * 0.03);
+  script += fmt::format("set xrange [{}:{}]\nset yrange [-0.7:1.7]\nset ytics ({} 1, {} 0)\nset grid noytics\n",
+                        t_min - pad, t_max + pad, q("request " + rows[0]), q("request " + rows[1]));
+  script += "set size ratio 0.3\nplot " + plots.substr(0, plots.size() - 2) + "\n";
+  w.draw(c, script);
+  return c;
+}
+
 }  // namespace
 
 std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path& charts_dir,
@@ -334,7 +417,7 @@ std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path&
   ChartWriter w(charts_dir, options);
   const auto groups = group_by_strategy(results);
   return {throughput_chart(groups, w), p99_chart(groups, w), timeline_chart(groups, w), time_split_chart(groups, w),
-          violations_chart(groups, results, w)};
+          violations_chart(groups, results, w), race_chart(results, w)};
 }
 
 }  // namespace lockbench::report::detail

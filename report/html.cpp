@@ -22,7 +22,10 @@ h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 13px; display: block; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { white-space: nowrap; font-weight: 600; }
+.yes { color: #1a7f37; font-weight: bold; } .no { color: #cf222e; font-weight: bold; }
+.warn { color: #9a6700; font-weight: bold; }
 tr:nth-child(even) td { background: #fafafa; }
 figure { margin: 1.5em 0; border: 1px solid #ddd; padding: .5em 1em 1em; }
 figure svg { width: 100%; height: auto; display: block; }

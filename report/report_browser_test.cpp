@@ -54,7 +54,7 @@ TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_er
   const fs::path page = dir / "report" / "report.html";
 
   const std::string html = slurp(page);
-  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations"}) {
+  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations", "race"}) {
     const auto figure = html.find(std::string("<figure id=\"chart-") + chart + "\">");
     ASSERT_NE(figure, std::string::npos) << chart;
     EXPECT_LT(html.find("<svg", figure), html.find("</figure>", figure)) << chart << " has no inlined SVG";

@@ -217,13 +217,13 @@ TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
   const fs::path dir = temp_dir("html");
   write_report(fixtures::sweep(), dir);
   const std::string page = slurp(dir / "report.html");
-  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations"}) {
+  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations", "race"}) {
     EXPECT_NE(page.find(std::string("<figure id=\"chart-") + chart + "\">\n<h3>"), std::string::npos) << chart;
     EXPECT_TRUE(fs::exists(dir / "charts" / (std::string(chart) + ".svg"))) << chart;
   }
   std::size_t svgs = 0;
   for (std::size_t at = 0; (at = page.find("<svg", at)) != std::string::npos; ++at) ++svgs;
-  EXPECT_EQ(svgs, 5u);
+  EXPECT_EQ(svgs, 6u);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("src="), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);

@@ -90,28 +90,43 @@ bool is_db(const std::string& step) {
   return step.rfind("db.", 0) == 0 || step.rfind("lock.", 0) == 0;
 }
 
-// The arrows for one event of request `who`: a call at its start, an answer at
-// its end, to the participant the step talks to.
+// Steps shorter than this get one arrow; longer ones a call and an answer, so
+// the diagram shows what overlapped without drowning in millisecond DB steps.
+constexpr double kAnswerArrowMs = 10;
+
+// The arrows for one event of request `who`, to the participant the step talks to.
 void draw(Diagram& d, const Event& e, const std::string& who, const std::string& pool, const std::string& db,
           const std::string& partner) {
   const std::string detail = e.detail.empty() ? "" : " " + label(e.detail);
   const double took = e.end_ms - e.start_ms;
+  const bool answer = took >= kAnswerArrowMs;
   if (e.step == "queue") {
-    if (took >= 0.05) d.at(e.start_ms, fmt::format("Note over {}: t={} queued {} for a worker", who, ms(e.start_ms), ms(took)));
+    if (took >= 0.05)
+      d.at(e.start_ms, fmt::format("Note over {}: t={} queued {} for a worker", who, ms(e.start_ms), ms(took)));
   } else if (e.step == "pool.acquire") {
-    d.at(e.start_ms, fmt::format("{}->>{}: t={} acquire connection", who, pool, ms(e.start_ms)));
     const std::string got = e.conn ? fmt::format("conn {}", *e.conn) : std::string("no connection");
-    d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}{}", pool, who, ms(e.end_ms), got, ms(took), detail));
+    if (answer) {
+      d.at(e.start_ms, fmt::format("{}->>{}: t={} acquire connection", who, pool, ms(e.start_ms)));
+      d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}{}", pool, who, ms(e.end_ms), got, ms(took), detail));
+    } else {
+      d.at(e.start_ms, fmt::format("{}->>{}: t={} acquire connection, got {}", who, pool, ms(e.start_ms), got));
+    }
   } else if (e.step == "pool.release") {
     d.at(e.start_ms, fmt::format("{}->>{}: t={} release {}", who, pool, ms(e.start_ms),
                                  e.conn ? fmt::format("conn {}", *e.conn) : std::string("connection")));
   } else if (is_partner(e.step)) {
     const std::string call = e.step.substr(std::string("partner.").size());
-    d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{}", who, partner, ms(e.start_ms), call, detail));
+    // Details often start with the call's name ("unlink x from y"): do not say it twice.
+    const std::string what = label(e.detail).rfind(call, 0) == 0 ? label(e.detail) : call + detail;
+    d.at(e.start_ms, fmt::format("{}->>{}: t={} {}", who, partner, ms(e.start_ms), what));
     d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} done after {}", partner, who, ms(e.end_ms), call, ms(took)));
   } else if (is_db(e.step)) {
-    d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{}", who, db, ms(e.start_ms), e.step, detail));
-    if (took >= 0.05) d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}", db, who, ms(e.end_ms), e.step, ms(took)));
+    if (answer) {
+      d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{}", who, db, ms(e.start_ms), e.step, detail));
+      d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}", db, who, ms(e.end_ms), e.step, ms(took)));
+    } else {
+      d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{} ({})", who, db, ms(e.start_ms), e.step, detail, ms(took)));
+    }
   } else if (e.step == "outcome") {
     d.at(e.start_ms, fmt::format("Note over {}: t={} outcome {}", who, ms(e.start_ms), label(e.detail)));
   } else {

@@ -4,6 +4,34 @@
 
 namespace lockbench::report::detail {
 
+namespace {
+
+// Emoji need a colour-emoji font that many machines (and headless browsers)
+// lack; the page shows DejaVu/Helvetica symbols in colour instead.
+std::string symbols(std::string cell) {
+  const std::pair<std::string, std::string> map[] = {
+      {"✅", "<span class=\"yes\">✔</span>"},
+      {"❌", "<span class=\"no\">✘</span>"},
+      {"⚠️", "<span class=\"warn\">⚠</span>"},
+      {"⚠", "<span class=\"warn\">⚠</span>"}};
+  // One left-to-right pass: a replacement is never scanned again (it contains ⚠ itself).
+  std::string out;
+  for (std::size_t at = 0; at < cell.size();) {
+    bool replaced = false;
+    for (const auto& [from, to] : map)
+      if (cell.compare(at, from.size(), from) == 0) {
+        out += to;
+        at += from.size();
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += cell[at++];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Table::markdown() const {
   std::string out = "|";
   for (const auto& h : headers) out += " " + md_cell(h) + " |";
@@ -27,8 +55,8 @@ std::string Table::html() const {
     out += "<tr>";
     for (std::size_t i = 0; i < headers.size(); ++i) {
       const bool right = i < numeric.size() && numeric[i];
-      out += right ? "<td class=\"num\">" : "<td>";
-      out += html_escape(i < row.size() ? row[i] : "") + "</td>";
+      out += right ? "<td class=\"num\">" : i == 0 ? "<td class=\"name\">" : "<td>";
+      out += symbols(html_escape(i < row.size() ? row[i] : "")) + "</td>";
     }
     out += "</tr>\n";
   }
