@@ -41,15 +41,15 @@ std::string svg_name(const std::string& title) {
 // The chart's title is the report's heading above it, not drawn twice; the
 // SVG keeps it as its <title> for readers of the bare file.
 std::string preamble(const fs::path& svg, const std::string& title, const std::string& xlabel,
-                     const std::string& ylabel) {
+                     const std::string& ylabel, int height_px = 500) {
   // noenhanced: strategy and violation names contain '_' that would turn into subscripts.
   return fmt::format(
-      "set terminal svg size 960,500 dynamic noenhanced font 'Helvetica,14' background rgb 'white' name {}\n"
+      "set terminal svg size 960,{} dynamic noenhanced font 'Helvetica,14' background rgb 'white' name {}\n"
       "set output {}\n"
       "set xlabel {}\nset ylabel {}\n"
       "set grid lc rgb '#dddddd' lt 1\nset border 3 lc rgb '#555555'\nset tics nomirror\n"
       "set key outside right top vertical Left reverse noautotitle\n",
-      q(svg_name(title)), q(svg.string()), q(xlabel), q(ylabel));
+      height_px, q(svg_name(title)), q(svg.string()), q(xlabel), q(ylabel));
 }
 
 void write_file(const fs::path& p, const std::string& text) {
@@ -374,6 +374,8 @@ Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
       {"partner get", "#76b7b2", [](const std::string& s) { return s == "partner.get"; }},
   };
   std::vector<std::string> data(categories.size());
+  // Per request: first partner call start, last partner call end.
+  double span[2][2] = {{1e300, -1e300}, {1e300, -1e300}};
   double t_min = 1e300, t_max = 0;
   const json* events = find(*source, "trace.events");
   for (const auto& e : events != nullptr && events->is_array() ? *events : json::array()) {
@@ -383,6 +385,11 @@ Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
     const double start = num_or(e, "start_ms", 0), end = num_or(e, "end_ms", start);
     t_min = std::min(t_min, start);
     t_max = std::max(t_max, end);
+    if (step.rfind("partner.", 0) == 0) {
+      auto& sp = span[row == rows.begin() ? 0 : 1];
+      sp[0] = std::min(sp[0], start);
+      sp[1] = std::max(sp[1], end);
+    }
     for (std::size_t k = 0; k < categories.size(); ++k)
       if (categories[k].match(step) && end > start)
         data[k] += fmt::format("{} {} {}\n", start, end, row == rows.begin() ? 1 : 0);
@@ -400,11 +407,19 @@ Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
     c.missing = "The captured race has no timed steps in trace.events.";
     return c;
   }
-  std::string script = preamble(w.svg(c), c.title, "time since the run's start (ms)", "");
+  std::string script = preamble(w.svg(c), c.title, "time since the run's start (ms)", "", 340);
   const double pad = std::max(1.0, (t_max - t_min) * 0.03);
-  script += fmt::format("set xrange [{}:{}]\nset yrange [-0.7:1.7]\nset ytics ({} 1, {} 0)\nset grid noytics\n",
+  script += fmt::format("set xrange [{}:{}]\nset yrange [-0.7:2.1]\nset ytics ({} 1, {} 0)\nset grid noytics\n",
                         t_min - pad, t_max + pad, q("request " + rows[0]), q("request " + rows[1]));
-  script += "set size ratio 0.3\nplot " + plots.substr(0, plots.size() - 2) + "\n";
+  // Shade the window in which both requests were calling the partner.
+  const double from = std::max(span[0][0], span[1][0]), to = std::min(span[0][1], span[1][1]);
+  if (from < to) {
+    script += fmt::format("set object 1 rect from {},-0.6 to {},1.6 behind fc rgb '#fde0e0' fs solid 1.0 noborder\n",
+                          from, to);
+    script += fmt::format("set label 2 'both requests inside the critical section' at {},1.85 center tc rgb '#b00020'\n",
+                          (from + to) / 2);
+  }
+  script += "plot " + plots.substr(0, plots.size() - 2) + "\n";
   w.draw(c, script);
   return c;
 }

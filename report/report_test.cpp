@@ -79,7 +79,7 @@ TEST(ReportMarkdown, summary_table_has_a_column_for_every_violation_kind_and_loc
   const std::string md = render_markdown(fixtures::sweep());
   const auto lines = lines_of(md);
   const auto header = std::find_if(lines.begin(), lines.end(),
-                                   [](const std::string& l) { return l.rfind("| strategy | world |", 0) == 0; });
+                                   [](const std::string& l) { return l.rfind("| strategy | offered /s |", 0) == 0; });
   ASSERT_NE(header, lines.end());
   for (const char* col : {"ok /s", "p50 ms", "p99 ms", "pool timeouts", "probe failures", "overlap_person",
                           "flow_interleaving", "person_split", "lost_promotion", "identity_lost",

@@ -45,29 +45,42 @@ DesignFacts facts_for(const std::string& base) {
 
 }  // namespace
 
+bool uniform(const std::vector<json>& results, std::string_view field) {
+  for (const auto& r : results)
+    if (str(r, field) != str(results.front(), field)) return false;
+  return true;
+}
+
 Table summary_table(const std::vector<json>& results) {
   Table t;
-  t.headers = {"strategy", "world", "scenario", "offered /s", "ok /s", "p50 ms", "p99 ms", "conflicts",
-               "pool timeouts", "probe failures"};
+  // World and scenario get columns only when they differ between runs (the
+  // report's first line names them otherwise): the table is wide enough.
+  const bool one_world = uniform(results, "world"), one_scenario = uniform(results, "scenario");
+  t.headers = {"strategy"};
+  if (!one_world) t.headers.push_back("world");
+  if (!one_scenario) t.headers.push_back("scenario");
+  const std::size_t names = t.headers.size();
+  for (const char* h : {"offered /s", "ok /s", "p50 ms", "p99 ms", "conflicts", "pool timeouts", "probe failures"})
+    t.headers.push_back(h);
   const auto kinds = violation_kinds(results);
   for (const auto& k : kinds) t.headers.push_back(k);
   for (const char* h : {"lease steals", "unlock failures", "locks leaked", "recovery after crash ms"})
     t.headers.push_back(h);
   t.numeric.assign(t.headers.size(), true);
-  t.numeric[0] = t.numeric[1] = t.numeric[2] = false;
+  for (std::size_t i = 0; i < names; ++i) t.numeric[i] = false;
   for (const auto& g : group_by_strategy(results)) {
     for (const json* rp : g.results) {
       const json& r = *rp;
-      std::vector<std::string> row = {g.strategy,
-                                      str(r, "world"),
-                                      str(r, "scenario"),
-                                      fmt(num(r, "offered_per_s")),
+      std::vector<std::string> row = {g.strategy};
+      if (!one_world) row.push_back(str(r, "world"));
+      if (!one_scenario) row.push_back(str(r, "scenario"));
+      row.insert(row.end(), {fmt(num(r, "offered_per_s")),
                                       fmt(num(r, "throughput_ok_per_s")),
                                       fmt(num(r, "latency_ms.p50")),
                                       fmt(num(r, "latency_ms.p99")),
                                       count(r, "requests.conflict"),
                                       count(r, "requests.pool_timeout"),
-                                      count(r, "probe.failed")};
+                                      count(r, "probe.failed")});
       for (const auto& k : kinds) row.push_back(fmt(num(r, "partner.violations." + k), 0));
       row.push_back(count(r, "locks.lease_steals"));
       row.push_back(count(r, "locks.unlock_failures"));
@@ -197,6 +210,15 @@ Table runs_table(const std::vector<json>& results) {
                       fmt(num(r, "time_scale"), 3), settings});
   }
   return t;
+}
+
+std::string scope_line(const std::vector<json>& results) {
+  if (results.empty()) return "";
+  std::string line;
+  if (uniform(results, "world")) line += "world `" + str(results.front(), "world") + "`";
+  if (uniform(results, "scenario"))
+    line += (line.empty() ? "" : ", ") + std::string("scenario `") + str(results.front(), "scenario") + "`";
+  return line.empty() ? "" : "All runs: " + line + ".";
 }
 
 std::string time_scale_note(const std::vector<json>& results) {

@@ -26,6 +26,10 @@ Table violation_details_table(const std::vector<nlohmann::json>& results, std::s
 // What each run was: world, seed, every setting.
 Table runs_table(const std::vector<nlohmann::json>& results);
 
+// "All runs: world `sim`, scenario `switch-primary`." (Markdown backticks), or
+// "" when both vary.
+std::string scope_line(const std::vector<nlohmann::json>& results);
+
 // One sentence about time scaling, or "" when every run is unscaled.
 std::string time_scale_note(const std::vector<nlohmann::json>& results);
 

@@ -49,13 +49,19 @@ std::string Table::markdown() const {
 
 std::string Table::html() const {
   std::string out = "<table>\n<thead><tr>";
-  for (const auto& h : headers) out += "<th>" + html_escape(h) + "</th>";
+  // Long snake_case headers (violation kinds) may break after an underscore.
+  for (const auto& h : headers) {
+    std::string cell = html_escape(h), broken;
+    for (char c : cell) broken += c == '_' ? std::string("_<wbr>") : std::string(1, c);
+    out += "<th>" + broken + "</th>";
+  }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < headers.size(); ++i) {
       const bool right = i < numeric.size() && numeric[i];
-      out += right ? "<td class=\"num\">" : i == 0 ? "<td class=\"name\">" : "<td>";
+      const bool short_name = i == 0 && i < row.size() && row[i].size() <= 24;
+      out += right ? "<td class=\"num\">" : short_name ? "<td class=\"name\">" : i == 0 ? "<td class=\"first\">" : "<td>";
       out += symbols(html_escape(i < row.size() ? row[i] : "")) + "</td>";
     }
     out += "</tr>\n";
