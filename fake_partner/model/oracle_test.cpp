@@ -32,6 +32,31 @@ TEST(Oracle, TwoInterleavedPromotionsOfOnePersonSplitItAndInterleaveTheirFlows) 
   EXPECT_EQ(r.count("identity_lost") + r.count("identity_duplicated") + r.count("user_malformed"), 0);
 }
 
+TEST(Oracle, ConcurrentPromotionsWithLatencyAreSeenByEveryWitness) {
+  using std::chrono::milliseconds;
+  Harness h(instant_config({{"latency", {{"*", {{"dist", "fixed"}, {"ms", 100}, {"apply_at", 0.5}}}}}}), three_identities());
+  Partner& p = h.partner;
+  // Each call: effect 50 ms after arrival, answer 100 ms after arrival.
+  const Plan a1 = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1), milliseconds(0));
+  const Plan b1 = p.arrive(Call::unlink("auth0|u1", "github|u1"), op(2, 1), milliseconds(10));
+  EXPECT_EQ(p.execute(a1.call_id, milliseconds(50)).status, 200);
+  EXPECT_EQ(p.execute(b1.call_id, milliseconds(60)).status, 200);
+  p.complete(a1.call_id, milliseconds(100));
+  const Plan a2 = p.arrive(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2), milliseconds(100));
+  p.complete(b1.call_id, milliseconds(110));
+  const Plan b2 = p.arrive(Call::link("github|u1", "auth0|u1"), op(2, 2), milliseconds(110));
+  EXPECT_EQ(p.execute(a2.call_id, milliseconds(150)).status, 201);
+  EXPECT_EQ(p.execute(b2.call_id, milliseconds(160)).status, 400);
+  p.complete(a2.call_id, milliseconds(200));
+  p.complete(b2.call_id, milliseconds(210));
+  const CheckReport r = p.check(milliseconds(210));
+  EXPECT_EQ(r.count("overlap_person"), 3);  // b1 over a1, a2 over b1, b2 over a2
+  EXPECT_EQ(r.max_inflight_per_person, 2);
+  EXPECT_EQ(r.count("flow_interleaving"), 2);
+  EXPECT_EQ(r.count("person_split"), 1);
+  EXPECT_EQ(p.inflight(), 0u);
+}
+
 TEST(Oracle, TheSamePromotionsOneAfterTheOtherGiveNoViolation) {
   Harness h(instant_config(), three_identities());
   EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
