@@ -48,10 +48,11 @@ class Partner {
   Plan arrive(const Call& call, const Tags& tags, Duration now);
   // The effect happens now (arrival + apply_after) unless the fault is before
   // the effect or the call was refused; returns the answer to send.
-  // Throws std::logic_error for an unknown or already executed call id.
+  // Throws std::out_of_range for an unknown call id (e.g. forgotten by reset),
+  // std::logic_error for one already executed.
   Reply execute(std::uint64_t call_id, Duration now);
   // The answer left (or the connection died): the call is no longer in flight.
-  // Throws std::logic_error for an unknown call id or one not executed.
+  // Throws std::out_of_range for an unknown call id, std::logic_error for one not executed.
   void complete(std::uint64_t call_id, Duration now, Delivery delivery = Delivery::as_planned);
 
   // State checks (persons idle now, charges) + witness counts since reset.
