@@ -58,6 +58,9 @@ class Pool {
 
   // Time since the run's epoch.
   Duration now() const { return Clock::now() - epoch_; }
+  // Moves the epoch (the run's start, taken once every pool and worker is up).
+  // Only before any other thread uses the pool.
+  void restart_clock(Clock::time_point epoch) { epoch_ = epoch; }
   PoolSample sample() const;
   // Leak detection: counts (and logs the first few) borrows held past the threshold.
   void check_leaks();
@@ -87,7 +90,7 @@ class Pool {
   void refresh(PgConn* c, bool validate_first);
 
   const PoolConfig cfg_;
-  const Clock::time_point epoch_;
+  Clock::time_point epoch_;  // written only by restart_clock(), before the run
   static constexpr Duration kAliveBypass = std::chrono::milliseconds(500);
 
   mutable std::mutex mu_;

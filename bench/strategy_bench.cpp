@@ -1,0 +1,133 @@
+// strategy_bench: what the lock itself costs, per strategy, through lockbench's
+// pool against a real PostgreSQL (no partner call: the critical section is empty).
+//
+//   BM_pool_only           borrow + give back: the pool's own overhead (no SQL)
+//   BM_held_tx             BEGIN; SELECT ... FOR UPDATE; COMMIT
+//   BM_advisory_xact       BEGIN; pg_try_advisory_xact_lock; COMMIT
+//   BM_advisory_session    pg_try_advisory_lock; pg_advisory_unlock
+//   BM_row_lease           lease UPDATE ... RETURNING; release UPDATE (the pgbench_compare case)
+//   BM_optimistic          read the version; UPDATE ... WHERE version = $v
+//
+// Each thread works on its own key, so the figures are the uncontended cost;
+// items_per_second is acquire + release pairs per second over all threads.
+// Needs LOCKBENCH_BENCH_DB=postgresql://...; without it every case is skipped.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "real/pool.hpp"
+
+namespace {
+
+using namespace lockbench;
+using namespace lockbench::real;
+using namespace std::chrono_literals;
+
+constexpr int kKeys = 64;
+
+// The shared pool (one per process, like a service's), or null with the reason.
+Pool* shared_pool(benchmark::State& state) {
+  static std::mutex mu;
+  static std::unique_ptr<Pool> pool;  // GUARDED_BY(mu) while created
+  static std::string error;           // GUARDED_BY(mu)
+  std::lock_guard lock(mu);
+  if (!pool && error.empty()) {
+    const char* url = std::getenv("LOCKBENCH_BENCH_DB");
+    if (!url || !*url) {
+      error = "LOCKBENCH_BENCH_DB is unset (e.g. bench/pgbench_compare.sh starts a throw-away PostgreSQL)";
+    } else {
+      try {
+        auto admin = open_session(url);
+        create_schema(*admin);
+        reset_users(*admin, kKeys, 3);
+        PoolConfig cfg;
+        cfg.url = url;
+        cfg.maximum_pool_size = 4;  // as many as the most threads: one backend per client, like pgbench -c 4
+        pool = std::make_unique<Pool>(cfg, std::chrono::steady_clock::now());
+      } catch (const std::exception& e) {
+        error = std::string("cannot prepare the database: ") + e.what();
+      }
+    }
+  }
+  if (!pool) state.SkipWithError(error.c_str());
+  return pool.get();
+}
+
+// Runs `op(conn, key)` once per iteration on a borrowed connection.
+template <class Op>
+void run_case(benchmark::State& state, Op op) {
+  Pool* pool = shared_pool(state);
+  if (!pool) return;
+  const Key key = state.thread_index() + 1;
+  const std::string owner = "bench-" + std::to_string(key);
+  for (auto _ : state) {
+    PgConn* c = pool->borrow();
+    if (!c) {
+      state.SkipWithError("pool timeout");
+      break;
+    }
+    const bool ok = op(*c, key, owner);
+    c->release();
+    if (!ok) {
+      state.SkipWithError("the lock was not acquired on an uncontended key");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_pool_only(benchmark::State& state) {
+  run_case(state, [](PgConn&, Key, const std::string&) { return true; });
+}
+
+void BM_held_tx(benchmark::State& state) {
+  run_case(state, [](PgConn& c, Key k, const std::string&) {
+    run_sync(c.begin());
+    const bool got = run_sync(c.lock_row(k, {LockWait::nowait, {}})) == LockResult::acquired;
+    run_sync(c.commit());
+    return got;
+  });
+}
+
+void BM_advisory_xact(benchmark::State& state) {
+  run_case(state, [](PgConn& c, Key k, const std::string&) {
+    run_sync(c.begin());
+    const bool got = run_sync(c.advisory_xact_lock(k, {LockWait::try_lock, {}})) == LockResult::acquired;
+    run_sync(c.commit());
+    return got;
+  });
+}
+
+void BM_advisory_session(benchmark::State& state) {
+  run_case(state, [](PgConn& c, Key k, const std::string&) {
+    const bool got = run_sync(c.advisory_lock(k, {LockWait::try_lock, {}})) == LockResult::acquired;
+    return got && run_sync(c.advisory_unlock(k));
+  });
+}
+
+void BM_row_lease(benchmark::State& state) {
+  run_case(state, [](PgConn& c, Key k, const std::string& owner) {
+    const bool got = run_sync(c.lease_acquire(k, owner, 30s, LeaseClock::database)).acquired;
+    return got && run_sync(c.lease_release(k, owner));
+  });
+}
+
+void BM_optimistic(benchmark::State& state) {
+  run_case(state, [](PgConn& c, Key k, const std::string&) {
+    const UserRow row = run_sync(c.read_user(k));
+    return row.found && run_sync(c.write_user_if_version(k, row.primary_identity, row.version));
+  });
+}
+
+BENCHMARK(BM_pool_only)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_held_tx)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_advisory_xact)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_advisory_session)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_row_lease)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_optimistic)->UseRealTime()->Threads(1)->Threads(4);
+
+}  // namespace
+
+BENCHMARK_MAIN();
