@@ -3,6 +3,8 @@
 // (so a parent started with --port 0 learns the port), serves until SIGINT or
 // SIGTERM, and refuses a bad flag or config with one line and exit code 2.
 #include <CLI/CLI.hpp>
+#include <boost/system/system_error.hpp>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
   CLI::App app{"fake_partner: a slow third-party HTTP API (Auth0 v2 + Stripe v1 style) and its oracle"};
   ps::ServerOptions options;
   std::string config_path;
-  std::optional<std::uint64_t> seed;
+  std::string seed;  // parsed by hand: CLI11 would turn "-1" into 2^64 - 1
   std::string idle_timeout = "60s";
   app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();
   app.add_option("--bind", options.bind_address, "address to listen on")->capture_default_str();
@@ -76,15 +78,22 @@ int main(int argc, char** argv) {
     options.idle_timeout = lockbench::parse_duration(idle_timeout, "--idle-timeout");
     if (options.idle_timeout <= lockbench::Duration{0}) throw SettingError("--idle-timeout: must be more than 0");
     partner::Config config = load_config(config_path);
-    if (seed) config = config.merged({{"seed", *seed}});
+    if (!seed.empty()) {
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), value);
+      if (ec != std::errc() || end != seed.data() + seed.size()) {
+        throw SettingError("--seed: '" + seed + "' is not a seed (use an integer from 0 to 2^64-1)");
+      }
+      config = config.merged({{"seed", value}});
+    }
     partner::Partner model(std::move(config));
     ps::HttpApi api(model);
     std::unique_ptr<ps::Server> server;
     try {
       server = std::make_unique<ps::Server>(options, api);
-    } catch (const std::exception& e) {
+    } catch (const boost::system::system_error& e) {
       std::cerr << "fake_partner: --bind/--port: cannot listen on " << options.bind_address << ":" << options.port
-                << ": " << e.what() << "\n";
+                << ": " << e.code().message() << "\n";
       return 2;
     }
     server->handle_signals();

@@ -38,13 +38,16 @@ struct Server::Impl {
   // thread: that thread is the lock that guards the model and these counters.
   std::size_t connections = 0;
   bool stopping = false;  // run() returned: sessions being destroyed must not call the model
-  std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+  // `now` for the model: Unix time at start plus monotonic time since, so it
+  // never goes backwards and X-RateLimit-Reset comes out in epoch seconds.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  Duration unix_at_start = std::chrono::duration_cast<Duration>(std::chrono::system_clock::now().time_since_epoch());
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
   asio::signal_set signals{ioc};
   asio::steady_timer accept_backoff{ioc};
 
-  Duration now() const { return std::chrono::steady_clock::now() - epoch; }
+  Duration now() const { return unix_at_start + (std::chrono::steady_clock::now() - started); }
   void accept();
 };
 
