@@ -1,0 +1,78 @@
+#include "sim/event_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace lockbench::sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Log {
+  EventLoop* loop;
+  std::vector<std::pair<std::uint64_t, Duration>> seen;  // (arg, time)
+};
+void note(void* ctx, std::uint64_t arg) {
+  auto* log = static_cast<Log*>(ctx);
+  log->seen.emplace_back(arg, log->loop->now());
+}
+
+TEST(EventLoop, runs_events_in_time_order_and_equal_times_in_insertion_order) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  loop.at(20ms, kGlobal, &note, &log, 1);
+  loop.at(10ms, kGlobal, &note, &log, 2);
+  loop.at(20ms, kGlobal, &note, &log, 3);
+  loop.at(10ms, kGlobal, &note, &log, 4);
+  EXPECT_TRUE(loop.run(Duration::max(), 100));
+  ASSERT_EQ(log.seen.size(), 4u);
+  EXPECT_EQ(log.seen[0].first, 2u);
+  EXPECT_EQ(log.seen[1].first, 4u);
+  EXPECT_EQ(log.seen[2].first, 1u);
+  EXPECT_EQ(log.seen[3].first, 3u);
+  EXPECT_EQ(loop.now(), 20ms);
+  EXPECT_EQ(loop.events_run(), 4u);
+}
+
+TEST(EventLoop, drops_the_events_of_a_dead_owner) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  const int pod = loop.new_owner();
+  loop.at(10ms, pod, &note, &log, 1);
+  loop.at(10ms, kGlobal, &note, &log, 2);
+  loop.kill(pod);
+  loop.run(Duration::max(), 100);
+  ASSERT_EQ(log.seen.size(), 1u);
+  EXPECT_EQ(log.seen[0].first, 2u);
+}
+
+TEST(EventLoop, defers_a_paused_owners_events_to_the_end_of_the_pause_in_their_order) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  const int pod = loop.new_owner();
+  loop.pause(pod, 100ms);
+  loop.at(30ms, pod, &note, &log, 1);
+  loop.at(10ms, pod, &note, &log, 2);
+  loop.at(50ms, kGlobal, &note, &log, 3);  // the database and partner never pause
+  loop.at(150ms, pod, &note, &log, 4);
+  loop.run(Duration::max(), 100);
+  ASSERT_EQ(log.seen.size(), 4u);
+  EXPECT_EQ(log.seen[0], std::make_pair(std::uint64_t{3}, Duration(50ms)));
+  EXPECT_EQ(log.seen[1], std::make_pair(std::uint64_t{2}, Duration(100ms)));
+  EXPECT_EQ(log.seen[2], std::make_pair(std::uint64_t{1}, Duration(100ms)));
+  EXPECT_EQ(log.seen[3], std::make_pair(std::uint64_t{4}, Duration(150ms)));
+}
+
+TEST(EventLoop, stops_at_the_time_bound_and_keeps_later_events) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  loop.at(10ms, kGlobal, &note, &log, 1);
+  loop.at(30ms, kGlobal, &note, &log, 2);
+  EXPECT_FALSE(loop.run(20ms, 100));
+  EXPECT_EQ(log.seen.size(), 1u);
+  EXPECT_EQ(loop.next_time(), 30ms);
+}
+
+}  // namespace
+}  // namespace lockbench::sim

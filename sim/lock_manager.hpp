@@ -1,0 +1,152 @@
+// The simulated database: rows with MVCC-lite visibility, and PostgreSQL's lock
+// manager as far as the strategies can observe it.
+//   - row locks (SELECT ... FOR UPDATE, and every UPDATE): exclusive, held to
+//     the end of the transaction, FIFO waiters, lock_timeout, NOWAIT;
+//   - advisory locks in transaction and session scope: one holder backend,
+//     re-entrant, counted (PostgreSQL needs as many unlocks as locks);
+//   - a dead backend (crashed pod, closed connection) releases everything and
+//     its open transaction is rolled back; data (leases) stays.
+// Waiting is modelled, not slept: a waiter is a suspended coroutine that the
+// manager resumes through the event loop when the lock is granted or times out.
+// Single-threaded, like everything in sim/.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/world.hpp"
+#include "sim/event_loop.hpp"
+
+namespace lockbench::sim {
+
+using Backend = int;  // one per simulated connection, like a PostgreSQL backend process
+
+// One row of the users table.
+struct RowState {
+  std::string primary;
+  std::int64_t version = 0;
+  std::optional<Duration> lease_at;  // locked_at (database or app clock, as the writer chose)
+  std::string lease_owner;           // lock_owner
+};
+
+enum class Space : std::uint8_t { row, advisory };
+enum class Scope : std::uint8_t { xact, session };
+
+class LockManager {
+ public:
+  // `make_row(key)` gives a key's initial row, or nullopt when the key does not exist.
+  LockManager(EventLoop& loop, std::function<std::optional<RowState>(Key)> make_row);
+
+  // ---- data
+  // The row as backend b sees it: its own uncommitted write, else the committed
+  // row. Null when the key does not exist.
+  const RowState* visible(Key k, Backend b);
+  // Writes the row: into b's transaction (seen by others at commit) or committed at once.
+  void put(Key k, Backend b, bool in_tx, const RowState& s);
+  // Every row currently in the table (for end-of-run counts).
+  template <class F>
+  void for_each_row(F f) const {
+    for (const auto& [k, r] : rows_) f(k, r.committed);
+  }
+
+  // ---- locks
+  struct Waiter {
+    Backend backend = -1;
+    Space space = Space::row;
+    Scope scope = Scope::xact;
+    Key key = 0;
+    std::uint64_t ticket = 0;
+    int owner = kGlobal;  // event-loop owner that resumes the coroutine
+    std::coroutine_handle<> handle;
+    LockResult result = LockResult::busy;
+  };
+  struct WaitAwaiter {
+    LockManager& lm;
+    Waiter w;
+    Duration timeout;         // zero = no bound
+    bool try_first = false;   // take a free lock without suspending
+    bool await_ready() {
+      if (!try_first) return false;
+      w.result = lm.try_lock(w.space, w.key, w.backend, w.scope);
+      return w.result == LockResult::acquired;
+    }
+    void await_suspend(std::coroutine_handle<> h) {
+      w.handle = h;
+      lm.enqueue(&w, timeout);
+    }
+    LockResult await_resume() const noexcept { return w.result; }
+  };
+
+  // Takes the lock when it is free or already b's (re-entrant: counted); busy otherwise.
+  LockResult try_lock(Space sp, Key k, Backend b, Scope sc);
+  // co_await: waits in FIFO order behind earlier waiters; timed_out after `timeout` (zero = no bound).
+  // Call only after try_lock answered busy.
+  WaitAwaiter wait_lock(Space sp, Key k, Backend b, Scope sc, Duration timeout, int owner) {
+    return WaitAwaiter{*this, Waiter{b, sp, sc, k, 0, owner, {}, LockResult::busy}, timeout};
+  }
+  // co_await: try_lock, else wait_lock (what an UPDATE does on a row).
+  WaitAwaiter lock(Space sp, Key k, Backend b, Scope sc, Duration timeout, int owner) {
+    return WaitAwaiter{*this, Waiter{b, sp, sc, k, 0, owner, {}, LockResult::busy}, timeout, true};
+  }
+  // Is the lock held by a backend other than b? (An UPDATE then has to wait.)
+  bool held_by_other(Space sp, Key k, Backend b) const;
+  // Releases one xact-scope row lock of b at once (an autocommitted UPDATE's statement end).
+  void release_row(Key k, Backend b);
+  // pg_advisory_unlock: false when b holds no session lock on k.
+  bool unlock_session(Key k, Backend b);
+  // COMMIT / ROLLBACK: xact-scope and row locks released, b's writes published or dropped.
+  void end_xact(Backend b, bool commit);
+  // The backend is gone: its transaction rolls back, every lock it held is
+  // released, a lock wait it was in vanishes (its coroutine is never resumed).
+  void backend_died(Backend b);
+
+  // Keys of every lock b holds (any scope), for crash accounting.
+  std::vector<std::pair<Space, Key>> held_by(Backend b) const;
+  // Session-scope advisory locks still held (the end-of-run leak count).
+  std::int64_t session_locks_held() const;
+  std::int64_t waits() const { return waits_; }
+
+ private:
+  struct Lock {
+    Backend holder = -1;
+    int xact = 0;     // transaction-scope acquisitions (row locks count here)
+    int session = 0;  // session-scope acquisitions
+    std::vector<Waiter*> waiters;  // FIFO; short in practice
+  };
+  struct Row {
+    RowState committed;
+    std::optional<RowState> pending;  // the row-lock holder's uncommitted write
+  };
+  struct BackendState {
+    std::vector<std::uint64_t> held;  // lock ids with a count > 0
+    std::vector<Key> pending_rows;
+    Waiter* waiting = nullptr;
+  };
+  static std::uint64_t lock_id(Space sp, Key k) {
+    return (static_cast<std::uint64_t>(sp) << 62) ^ static_cast<std::uint64_t>(k);
+  }
+  static Space space_of(std::uint64_t id) { return static_cast<Space>(id >> 62); }
+  static Key key_of(std::uint64_t id) { return static_cast<Key>(id & ((1ULL << 62) - 1)); }
+  BackendState& backend(Backend b);
+  Row* row(Key k);
+  void grant(Lock& l, std::uint64_t id, Backend b, Scope sc);
+  void release_if_free(Lock& l);
+  void enqueue(Waiter* w, Duration timeout);
+  static void on_timeout(void* self, std::uint64_t ticket);
+
+  EventLoop& loop_;
+  std::function<std::optional<RowState>(Key)> make_row_;
+  std::unordered_map<Key, Row> rows_;
+  std::unordered_map<std::uint64_t, Lock> locks_;
+  std::unordered_map<std::uint64_t, Waiter*> by_ticket_;  // waiters with a pending timeout
+  std::vector<BackendState> backends_;
+  std::uint64_t next_ticket_ = 1;
+  std::int64_t waits_ = 0;
+};
+
+}  // namespace lockbench::sim

@@ -1,0 +1,150 @@
+#include "sim/partner_front.hpp"
+
+#include <algorithm>
+
+#include "core/scenario.hpp"
+
+namespace lockbench::sim {
+
+namespace {
+
+using partner::FaultPlan;
+
+partner::Config config_of(const Settings& s) {
+  nlohmann::json lat = s.partner_latency.to_json();
+  lat["apply_at"] = s.apply_at;
+  nlohmann::json doc = {{"seed", s.seed}, {"latency", {{"*", lat}}}, {"fencing", s.fencing}};
+  if (!s.partner_faults.is_null() && !s.partner_faults.empty()) doc["faults"] = s.partner_faults;
+  return partner::Config::from_json(doc);
+}
+
+partner::Call call_of(const PartnerCall& c) {
+  switch (c.kind) {
+    case PartnerCall::Kind::get_user: return partner::Call::get_user(c.user_id);
+    case PartnerCall::Kind::unlink: return partner::Call::unlink(c.user_id, c.identity);
+    case PartnerCall::Kind::link: return partner::Call::link(c.user_id, c.identity);
+  }
+  return partner::Call::get_user(c.user_id);
+}
+
+// The size a slow body is assumed to have: an identity list is a few hundred bytes.
+constexpr double kSlowBodyBytes = 512;
+
+}  // namespace
+
+PartnerFront::PartnerFront(EventLoop& loop, const Settings& s)
+    : loop_(loop), model_(config_of(s)), client_timeout_(s.partner_connect_timeout + s.partner_read_timeout) {
+  model_.reset(partner::ResetSpec::from_json(partner_reset_doc(s)), Duration::zero());
+}
+
+std::size_t PartnerFront::new_flight() {
+  if (!free_.empty()) {
+    const auto i = free_.back();
+    free_.pop_back();
+    flights_[i] = Flight{};
+    return i;
+  }
+  flights_.emplace_back();
+  return flights_.size() - 1;
+}
+
+void PartnerFront::drop_ref(std::size_t i) {
+  if (--flights_[i].refs == 0) free_.push_back(i);
+}
+
+void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
+  PartnerFront& f = front;
+  EventLoop& loop = f.loop_;
+  const Duration t = loop.now();
+  ++f.calls_;
+  partner::Tags tags;
+  tags.op_id = call->op_id;
+  tags.op_step = call->op_step;
+  tags.fencing_token = call->fencing_token;
+  const partner::Plan plan = f.model_.arrive(call_of(*call), tags, t);
+
+  flight = f.new_flight();
+  Flight& fl = f.flights_[flight];
+  fl.call_id = plan.call_id;
+  fl.owner = owner;
+  fl.refs = 2;
+  fl.fault = plan.fault.kind;
+
+  // When the connection's story ends at the partner, and when the client learns of it.
+  Duration answer_at = t + plan.delay;
+  Duration partner_done_at = answer_at;
+  const auto kind = plan.fault.kind;
+  if (plan.rate_limited) {
+    answer_at = partner_done_at = t;
+  } else if (kind == FaultPlan::Kind::hang) {
+    // Never answers; the connection closes after hang_for, or when the client gives up.
+    answer_at = Duration::max();
+    partner_done_at = plan.fault.hang_for ? t + plan.delay + *plan.fault.hang_for : t + f.client_timeout_;
+  } else if (kind == FaultPlan::Kind::slow_body && plan.fault.bytes_per_s > 0) {
+    answer_at = partner_done_at = t + plan.delay + from_s(kSlowBodyBytes / plan.fault.bytes_per_s);
+  }
+  const Duration deadline = t + f.client_timeout_;
+  const Duration client_at = std::min(answer_at, deadline);
+  fl.client_gave_up = answer_at > deadline;
+  partner_done_at = std::max({partner_done_at, t + plan.apply_after, client_at});
+
+  // Partner-side events never stop: the partner is not part of any pod.
+  loop.at(t + plan.apply_after, kGlobal, &PartnerFront::on_execute, &f, flight);
+  loop.at(partner_done_at, kGlobal, &PartnerFront::on_complete, &f, flight);
+  loop.resume_at(client_at, owner, h);
+}
+
+PartnerReply PartnerFront::Attempt::await_resume() {
+  PartnerFront& f = front;
+  const Flight fl = f.flights_[flight];
+  f.drop_ref(flight);
+  PartnerReply r;
+  if (fl.client_gave_up) {
+    r.failure = "timeout";
+    return r;
+  }
+  switch (fl.fault) {
+    case FaultPlan::Kind::reset: r.failure = "reset"; return r;
+    case FaultPlan::Kind::truncate:
+    case FaultPlan::Kind::garbage: r.failure = "bad_response"; return r;
+    case FaultPlan::Kind::hang: r.failure = "timeout"; return r;
+    default: break;
+  }
+  r.status = fl.status;
+  if (r.status == 0) r.failure = "bad_response";
+  return r;
+}
+
+void PartnerFront::on_execute(void* self, std::uint64_t i) {
+  auto& f = *static_cast<PartnerFront*>(self);
+  Flight& fl = f.flights_[i];
+  const partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
+  fl.status = reply.status;
+}
+
+void PartnerFront::on_complete(void* self, std::uint64_t i) {
+  auto& f = *static_cast<PartnerFront*>(self);
+  Flight& fl = f.flights_[i];
+  const bool lost = fl.client_gave_up || !f.loop_.alive(fl.owner);
+  f.model_.complete(fl.call_id, f.loop_.now(), lost ? partner::Delivery::lost : partner::Delivery::as_planned);
+  f.drop_ref(i);
+}
+
+nlohmann::json PartnerFront::report() {
+  const partner::CheckReport rep = model_.check(loop_.now());
+  nlohmann::json violations = nlohmann::json::object();
+  for (const auto& [kind, n] : rep.counts) violations[kind] = n;
+  nlohmann::json details = nlohmann::json::array();
+  constexpr std::size_t kDetailsMax = 200;  // the first ones; counts keep counting
+  for (const auto& v : rep.violations) {
+    if (details.size() >= kDetailsMax) break;
+    details.push_back({{"kind", v.kind}, {"subject", v.subject}, {"detail", v.detail}, {"request_ids", v.request_ids}});
+  }
+  return {{"calls", calls_},
+          {"violations", violations},
+          {"max_inflight_per_person", rep.max_inflight_per_person},
+          {"details", details},
+          {"details_total", rep.violations.size()}};
+}
+
+}  // namespace lockbench::sim

@@ -1,0 +1,68 @@
+// The simulated partner: the fake partner's own model library
+// (fake_partner/model) driven in virtual time instead of over HTTP.
+//
+// One attempt arriving at t:
+//   arrive(t) -> execute at t + apply_after -> the answer leaves at t + delay
+//   (+ the fault's extra time) -> complete.
+// The client's connect + read timeout bounds what the caller waits for: a hang
+// or a late answer is failure "timeout", a reset "reset", garbage or a
+// truncated body "bad_response". The partner still executes and completes such
+// a call, with Delivery::lost when the client was gone.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+#include "core/world.hpp"
+#include "fake_partner/model/partner.hpp"
+#include "sim/event_loop.hpp"
+
+namespace lockbench::sim {
+
+class PartnerFront {
+ public:
+  PartnerFront(EventLoop& loop, const Settings& s);
+
+  struct Attempt {
+    PartnerFront& front;
+    const PartnerCall* call;  // the caller's: a copy here would be a coroutine temporary (GCC 12 mishandles those)
+    int owner;  // the calling pod: its resumption is frozen or dropped with it
+    std::size_t flight = 0;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h);
+    PartnerReply await_resume();
+  };
+  // co_await: one attempt, answered in virtual time.
+  Attempt attempt(const PartnerCall& call, int owner) { return Attempt{*this, &call, owner}; }
+
+  std::int64_t calls() const { return calls_; }
+  // The result's partner block: {calls, violations{kind: n}, max_inflight_per_person, details[...]}.
+  nlohmann::json report();
+
+ private:
+  struct Flight {
+    std::uint64_t call_id = 0;
+    int owner = kGlobal;
+    int status = 0;          // what execute() answered
+    bool client_gave_up = false;
+    partner::FaultPlan::Kind fault = partner::FaultPlan::Kind::none;
+    int refs = 0;            // the client's resumption and the partner's completion
+  };
+  static void on_execute(void* self, std::uint64_t flight);
+  static void on_complete(void* self, std::uint64_t flight);
+  std::size_t new_flight();
+  void drop_ref(std::size_t i);
+
+  EventLoop& loop_;
+  partner::Partner model_;
+  Duration client_timeout_;
+  std::vector<Flight> flights_;  // slots reused through free_
+  std::vector<std::size_t> free_;
+  std::int64_t calls_ = 0;
+};
+
+}  // namespace lockbench::sim

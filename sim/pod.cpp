@@ -1,0 +1,205 @@
+// Pod: the pool (HikariCP semantics), the workers (Tomcat's maxThreads and
+// acceptCount) and the readiness probe of one service instance.
+#include <algorithm>
+
+#include "sim/sim_world.hpp"
+
+namespace lockbench::sim {
+
+namespace {
+
+// A fire-and-forget coroutine whose handle its pod keeps while it runs, so a
+// crash can stop resuming it and the run can destroy it at the end.
+struct Root {
+  struct promise_type {
+    Root get_return_object() noexcept { return Root{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }  // frees itself when done
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }  // serve() turns errors into outcomes
+  };
+  std::coroutine_handle<promise_type> handle;
+};
+
+Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, RequestCtx** cx_out) {
+  RequestCtx cx(w, w.recorder(), w.settings(), r);
+  *cx_out = &cx;
+  const Duration started = w.now();
+  cx.split().queue = started - r.intended;
+  if (started > r.intended && w.tracing()) cx.trace("queue", r.intended, started);
+  const Outcome o = co_await serve(cx, st, sc);
+  w.recorder().finish(r.id, o, r.intended, w.now(), cx.split());
+  pod.request_done(r.id);
+  w.finished(r);
+}
+
+// The readiness check: borrow with a short timeout, SELECT 1, give back.
+Root run_probe(SimWorld& w, Pod& pod, std::uint64_t id) {
+  w.probe_stats().total++;
+  SimConn* c = co_await pod.borrow(w.settings().probe_timeout);
+  if (!c) {
+    w.probe_stats().failed++;
+  } else {
+    c->on_borrow(nullptr, w.now());
+    co_await Sleep{w.loop(), w.db_latency(), pod.owner()};
+    c->release();
+  }
+  pod.forget_root(id);
+}
+
+}  // namespace
+
+Pod::Pod(SimWorld& w, int index, int owner)
+    : w_(w), index_(index), owner_(owner), app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()) {
+  const int n = w.settings().maximum_pool_size;
+  for (int i = 0; i < n; ++i) {
+    conns_.push_back(std::make_unique<SimConn>(w, *this, w.next_conn_id(), w.next_backend()));
+    idle_.push_back(conns_.back().get());
+  }
+  w_.pool_changed(0, 0, n);
+}
+
+bool Pod::Borrow::await_ready() {
+  if (pod.idle_.empty() || !pod.waiters_.empty()) return false;
+  got = pod.idle_.front();  // least recently returned first
+  pod.idle_.pop_front();
+  ++pod.active_;
+  pod.w_.pool_changed(+1, 0, -1);
+  return true;
+}
+
+void Pod::Borrow::await_suspend(std::coroutine_handle<> h) {
+  const auto ticket = pod.next_ticket_++;
+  pod.waiters_.push_back({ticket, this, h});
+  pod.w_.pool_changed(0, +1, 0);
+  // connectionTimeout is the client's own timer: frozen with the pod in a pause.
+  pod.w_.loop().at(pod.w_.now() + timeout, pod.owner_, &Pod::on_borrow_timeout, &pod, ticket);
+}
+
+void Pod::on_borrow_timeout(void* self, std::uint64_t ticket) {
+  auto& pod = *static_cast<Pod*>(self);
+  auto it = std::lower_bound(pod.waiters_.begin(), pod.waiters_.end(), ticket,
+                             [](const Waiter& w, std::uint64_t t) { return w.ticket < t; });
+  if (it == pod.waiters_.end() || it->ticket != ticket) return;  // served before its timeout
+  const Waiter w = *it;
+  pod.waiters_.erase(it);
+  pod.w_.pool_changed(0, -1, 0);
+  w.borrow->got = nullptr;
+  pod.w_.loop().resume_at(pod.w_.now(), pod.owner_, w.handle);
+}
+
+SimConn* Pod::replace_if_old(SimConn* c) {
+  const Duration max_life = w_.settings().max_lifetime;
+  if (max_life <= Duration::zero() || w_.now() - c->created_at() < max_life) return c;
+  // maxLifetime: HikariCP closes the connection; its backend ends, and with it
+  // any session lock left on it.
+  c->kill();
+  w_.db().backend_died(c->backend());
+  conns_.push_back(std::make_unique<SimConn>(w_, *this, w_.next_conn_id(), w_.next_backend()));
+  return conns_.back().get();
+}
+
+void Pod::give_back(SimConn* c) {
+  c = replace_if_old(c);
+  if (!waiters_.empty()) {
+    const Waiter w = waiters_.front();
+    waiters_.pop_front();
+    w_.pool_changed(0, -1, 0);
+    w.borrow->got = c;  // stays active: handed straight to the first waiter
+    w_.loop().resume_at(w_.now(), owner_, w.handle);
+    return;
+  }
+  --active_;
+  idle_.push_back(c);
+  w_.pool_changed(-1, 0, +1);
+}
+
+void Pod::watch_for_leak(SimConn* c) {
+  const Duration threshold = w_.settings().leak_detection_threshold;
+  if (threshold > Duration::zero()) w_.loop().at(w_.now() + threshold, owner_, &Pod::on_leak_check, c, c->borrow_gen());
+}
+
+void Pod::on_leak_check(void* conn, std::uint64_t gen) {
+  auto* c = static_cast<SimConn*>(conn);
+  if (!c->borrowed() || c->borrow_gen() != gen) return;  // given back in time
+  // HikariCP logs "Connection leak detection triggered ... stack trace follows":
+  // the step that still holds it is our stack trace.
+  PoolStats& stats = c->world().pool_stats();
+  ++stats.leaks;
+  if (stats.leak_steps.size() < 10)
+    stats.leak_steps.push_back(c->world().strategy_spec() + ": conn " + std::to_string(c->id()) + " held after " +
+                               std::string(c->last_step()));
+}
+
+void Pod::accept(const Request& r) {
+  if (busy_workers_ < w_.settings().max_threads) {
+    start(r);
+  } else if (static_cast<int>(queue_.size()) < w_.settings().accept_count) {
+    queue_.push_back(r);
+  } else {
+    w_.reject(r);
+  }
+}
+
+void Pod::start(const Request& r) {
+  ++busy_workers_;
+  RequestCtx* cx = nullptr;
+  Root root = run_request(w_, w_.strategy(), w_.scenario(), *this, r, &cx);
+  running_.emplace(r.id, Running{r, nullptr, root.handle});
+  w_.start_request(*this, r);
+  root.handle.resume();  // runs to its first await
+  auto it = running_.find(r.id);
+  if (it != running_.end()) it->second.cx = cx;
+}
+
+void Pod::request_done(std::uint64_t id) {
+  running_.erase(id);
+  --busy_workers_;
+  // The freed worker takes the next queued request, as its own next event.
+  if (!queue_.empty()) w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);
+}
+
+void Pod::on_start_next(void* self, std::uint64_t) {
+  auto& pod = *static_cast<Pod*>(self);
+  while (!pod.queue_.empty() && pod.busy_workers_ < pod.w_.settings().max_threads) {
+    const Request r = pod.queue_.front();
+    pod.queue_.pop_front();
+    pod.start(r);
+  }
+}
+
+void Pod::start_probes() {
+  const Duration every = w_.settings().probe_interval;
+  if (every > Duration::zero()) w_.loop().at(w_.now() + every, owner_, &Pod::on_probe, this);
+}
+
+void Pod::on_probe(void* self, std::uint64_t) {
+  auto& pod = *static_cast<Pod*>(self);
+  if (pod.w_.all_done()) return;  // the run is over: the probe stops with it
+  const std::uint64_t id = (1ULL << 63) | pod.next_probe_id_++;
+  Root root = run_probe(pod.w_, pod, id);
+  pod.running_.emplace(id, Running{Request{}, nullptr, root.handle});
+  root.handle.resume();
+  pod.start_probes();
+}
+
+std::vector<Pod::Lost> Pod::crash() {
+  std::vector<Lost> lost;
+  for (auto& [id, run] : running_) lost.push_back({run.request, run.cx, run.root, (id >> 63) != 0});
+  for (const auto& r : queue_) lost.push_back({r, nullptr, {}, false});
+  std::sort(lost.begin(), lost.end(), [](const Lost& a, const Lost& b) {
+    return a.probe != b.probe ? b.probe : a.request.id < b.request.id;
+  });
+  running_.clear();
+  queue_.clear();
+  for (auto& c : conns_) c->kill();
+  return lost;
+}
+
+std::vector<Backend> Pod::backends() const {
+  std::vector<Backend> out;
+  for (const auto& c : conns_) out.push_back(c->backend());
+  return out;
+}
+
+}  // namespace lockbench::sim

@@ -1,0 +1,84 @@
+// The pool as a queue: the simulator against queueing theory.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+#include "core/result.hpp"
+#include "core/run.hpp"
+#include "sim/sim_world.hpp"
+
+namespace lockbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+Settings held_tx_queue(const std::string& scenario, double rate_per_s, double partner_mean_ms, Duration duration) {
+  Settings s;
+  s.strategy = "held-tx";
+  s.scenario = scenario;
+  s.maximum_pool_size = 10;
+  s.rate_per_s = rate_per_s;
+  s.partner_latency = Distribution::exponential(partner_mean_ms);
+  s.db_latency = Distribution::fixed(0.001);
+  s.keys = 20000;  // rows rarely collide: the pool is the queue
+  s.duration = duration;
+  s.connection_timeout = 10h;
+  s.max_threads = 100000;
+  s.probe_interval = 0s;  // the probe would borrow too
+  s.trace_requests = 0;
+  return s;
+}
+
+TEST(SimQueueing, matches_erlang_c_for_held_tx_with_one_exponential_call) {
+  // M/M/10 with rho = 0.7: 7 requests/s, a 1 s mean hold.
+  const Settings s = held_tx_queue("single-call", 7, 1000, 40000s);
+  const auto r = run_sim(s);
+  const double mean_hold_s = 1.0 + 5 * 0.001 / 1000;  // the call and five 1 us statements
+  const double predicted_ms = erlang_c_wait_s(10, 7, mean_hold_s) * 1000;
+  const double measured_ms = r["pool"]["wait_ms"]["mean"].get<double>();
+  EXPECT_NEAR(measured_ms, predicted_ms, 0.05 * predicted_ms);
+  EXPECT_GT(r["requests"]["ok"].get<int>(), 250000);
+}
+
+// An independent FIFO c-server queue: customers in arrival order, each served by
+// the first server to become free. Returns the mean wait.
+double fifo_queue_mean_wait_s(std::vector<std::pair<Duration, Duration>> arrivals_and_holds, int servers) {
+  std::sort(arrivals_and_holds.begin(), arrivals_and_holds.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::priority_queue<Duration, std::vector<Duration>, std::greater<>> free_at;
+  for (int i = 0; i < servers; ++i) free_at.push(Duration::zero());
+  double wait_s = 0;
+  for (const auto& [arrival, hold] : arrivals_and_holds) {
+    const Duration start = std::max(arrival, free_at.top());
+    free_at.pop();
+    free_at.push(start + hold);
+    wait_s += to_s(start - arrival);
+  }
+  return wait_s / static_cast<double>(arrivals_and_holds.size());
+}
+
+TEST(SimQueueing, matches_an_independent_fifo_queue_for_held_tx_with_two_calls) {
+  const Settings s = held_tx_queue("switch-primary", 3.5, 1000, 4000s);  // rho = 0.7 with 2 s holds
+  auto strategy = make_strategy(s.strategy);
+  auto scenario = make_scenario(s.scenario);
+  sim::SimWorld world(s, *strategy, *scenario);
+  world.keep_borrows();
+  world.run();
+  const auto& borrows = world.borrows();
+  ASSERT_GT(borrows.size(), 10000u);
+  std::vector<std::pair<Duration, Duration>> fed;
+  double sim_wait_s = 0;
+  for (const auto& b : borrows) {
+    fed.emplace_back(b.asked, b.released - b.got);
+    sim_wait_s += to_s(b.got - b.asked);
+  }
+  sim_wait_s /= static_cast<double>(borrows.size());
+  const double fifo_wait_s = fifo_queue_mean_wait_s(fed, s.maximum_pool_size);
+  ASSERT_GT(fifo_wait_s, 0.05);  // there is queueing to compare
+  EXPECT_NEAR(sim_wait_s, fifo_wait_s, 0.05 * fifo_wait_s);
+}
+
+}  // namespace
+}  // namespace lockbench

@@ -1,0 +1,312 @@
+// SimWorld: arrivals, pods, faults and the result of one simulated run.
+#include "sim/sim_world.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/partner_client.hpp"
+#include "core/result.hpp"
+
+namespace lockbench::sim {
+
+namespace {
+
+std::optional<RowState> initial_row(const Settings& s, Key k) {
+  if (k < 1 || k > s.keys) return std::nullopt;
+  return RowState{identities_of(k, s.identities_per_person).front(), 0, std::nullopt, {}};
+}
+
+// "req-42" -> 42 (0 when the owner is not a request name).
+std::uint64_t request_of_owner(std::string_view owner) {
+  std::uint64_t id = 0;
+  if (owner.size() > 4 && owner.substr(0, 4) == "req-") std::from_chars(owner.data() + 4, owner.data() + owner.size(), id);
+  return id;
+}
+
+}  // namespace
+
+SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
+    : s_(s),
+      strategy_(strategy),
+      scenario_(scenario),
+      strategy_spec_(strategy.spec()),
+      db_(loop_, [&s](Key k) { return initial_row(s, k); }),
+      recorder_(std::chrono::seconds(1), kTraceCap),
+      partner_(loop_, s),
+      db_rng_(s.seed, "sim.db_latency"),
+      workload_(s) {
+  pool_.size = s.maximum_pool_size * s.pods;
+}
+
+SimWorld::~SimWorld() {
+  // Coroutines that will never resume (a crashed pod's requests, or whatever
+  // ran when the time bound hit): destroying them frees their frames; their
+  // connections are dead, so nothing is given back to any pool.
+  for (auto h : vanished_) h.destroy();
+}
+
+Duration SimWorld::db_latency() { return s_.db_latency.sample(db_rng_); }
+
+Pod& SimWorld::pod_for(std::uint64_t request_id) {
+  return *pods_[static_cast<std::size_t>((request_id - 1) % pods_.size())];
+}
+
+// ---- World
+
+Task<void> SimWorld::sleep(RequestCtx& cx, Duration d) { co_await Sleep{loop_, d, pod_for(cx.request().id).owner()}; }
+
+Task<ConnHandle> SimWorld::acquire(RequestCtx& cx) {
+  Pod& pod = pod_for(cx.request().id);
+  const Duration t0 = now();
+  SimConn* c = co_await pod.borrow(s_.connection_timeout);
+  const Duration t1 = now();
+  cx.split().pool_wait += t1 - t0;
+  if (!c) {
+    ++pool_.timeouts;
+    if (tracing()) cx.trace("pool.acquire", t0, t1, -1, "timeout after " + format_duration(s_.connection_timeout));
+    co_return ConnHandle{};
+  }
+  pool_.wait_ms.add(to_ms(t1 - t0));
+  std::size_t record = SimConn::kNoRecord;
+  if (keep_borrows_) {
+    record = borrows_.size();
+    borrows_.push_back({cx.request().id, t0, t1, t1});
+  }
+  c->on_borrow(&cx, t1, record);
+  pod.watch_for_leak(c);
+  if (tracing()) cx.trace("pool.acquire", t0, t1, c->id());
+  co_return ConnHandle(c);
+}
+
+Task<PartnerReply> SimWorld::partner_attempt(RequestCtx& cx, const PartnerCall& call) {
+  co_return co_await partner_.attempt(call, pod_for(cx.request().id).owner());
+}
+
+// ---- pool gauges and timeline
+
+void SimWorld::pool_changed(int active_delta, int pending_delta, int idle_delta) {
+  const Duration t = now();
+  const Duration step = recorder_.timeline_step();
+  pool_.busy_conn_s += active_ * to_s(t - last_change_);
+  last_change_ = t;
+  const std::int64_t b = t / step;
+  if (b != bucket_) {
+    if (bucket_ >= 0) recorder_.pool_sample(bucket_peak_);
+    // Seconds without any change carry the state they started with.
+    for (std::int64_t k = std::max<std::int64_t>(bucket_ + 1, b - 100000); k < b; ++k)
+      recorder_.pool_sample({step * k, active_, pending_, idle_});
+    bucket_ = b;
+    bucket_peak_ = {step * b, active_, pending_, idle_};
+  }
+  active_ += active_delta;
+  pending_ += pending_delta;
+  idle_ += idle_delta;
+  if (active_ + pending_ > bucket_peak_.active + bucket_peak_.pending) bucket_peak_ = {step * b, active_, pending_, idle_};
+  pool_.active_max = std::max(pool_.active_max, active_);
+  pool_.pending_max = std::max(pool_.pending_max, pending_);
+}
+
+void SimWorld::flush_timeline(bool) {
+  pool_.busy_conn_s += active_ * to_s(now() - last_change_);
+  last_change_ = now();
+  if (bucket_ >= 0) recorder_.pool_sample(bucket_peak_);
+}
+
+// ---- requests
+
+void SimWorld::on_arrival(void* self, std::uint64_t index) {
+  auto& w = *static_cast<SimWorld*>(self);
+  // One arrival event at a time keeps the event queue short.
+  if (index + 1 < w.requests_.size()) w.loop_.at(w.requests_[index + 1].intended, kGlobal, &on_arrival, self, index + 1);
+  w.deliver(index);
+}
+
+void SimWorld::on_deliver(void* self, std::uint64_t index) { static_cast<SimWorld*>(self)->deliver(index); }
+
+void SimWorld::on_user_request(void* self, std::uint64_t user) {
+  auto& w = *static_cast<SimWorld*>(self);
+  w.requests_.push_back(w.workload_.next_for_user(static_cast<int>(user), w.now()));
+  w.deliver(w.requests_.size() - 1);
+}
+
+void SimWorld::deliver(std::size_t index) {
+  const Request& r = requests_[index];
+  Pod& pod = pod_for(r.id);
+  // A paused pod accepts nothing until it wakes; the request waits in the network.
+  if (const Duration until = loop_.paused_until(pod.owner()); until > Duration::zero()) {
+    loop_.at(until, kGlobal, &on_deliver, this, index);
+    return;
+  }
+  --arrivals_left_;
+  ++in_flight_;
+  pod.accept(r);
+}
+
+void SimWorld::start_request(Pod&, const Request& r) {
+  if (r.id >= live_.size()) live_.resize(std::max<std::size_t>(r.id + 1, live_.size() * 2), 0);
+  live_[r.id] = 1;
+}
+
+void SimWorld::reject(const Request& r) {
+  recorder_.finish(r.id, Outcome::rejected, r.intended, now(), TimeSplit{});
+  if (tracing()) recorder_.trace({r.id, "outcome", now(), now(), -1, "rejected: worker queue full"});
+  finished(r);
+}
+
+void SimWorld::finished(const Request& r) {
+  --in_flight_;
+  ++done_;
+  if (r.id < live_.size()) live_[r.id] = 0;
+  if (r.user >= 0) {
+    const Duration next = now() + workload_.think(r.user);
+    if (next < s_.duration) {
+      ++arrivals_left_;
+      loop_.at(next, kGlobal, &on_user_request, this, static_cast<std::uint64_t>(r.user));
+    }
+  }
+}
+
+void SimWorld::lease_taken_over(std::string_view previous_owner) {
+  const auto id = request_of_owner(previous_owner);
+  if (id > 0 && id < live_.size() && live_[id]) ++steals_from_live_;
+}
+
+// ---- faults
+
+void SimWorld::on_crash(void* self, std::uint64_t) { static_cast<SimWorld*>(self)->crash(0); }
+
+void SimWorld::on_pause(void* self, std::uint64_t) {
+  auto& w = *static_cast<SimWorld*>(self);
+  Pod& pod = *w.pods_[w.pods_.size() >= 2 ? 1 : 0];
+  w.loop_.pause(pod.owner(), w.now() + w.s_.pause_for);
+}
+
+void SimWorld::crash(int index) {
+  auto& slot = pods_[static_cast<std::size_t>(index)];
+  const Duration t = now();
+  loop_.kill(slot->owner());
+  std::vector<Pod::Lost> lost = slot->crash();
+
+  // When can the crashed requests' keys be locked again? Locks held by the
+  // pod's backends are released with them, now; leases stay until their TTL.
+  Duration usable_at = t;
+  std::int64_t keys = 0;
+  for (Backend b : slot->backends()) keys += static_cast<std::int64_t>(db_.held_by(b).size());
+  std::vector<std::string> owners;
+  for (const auto& l : lost)
+    if (!l.probe && l.cx) owners.push_back("req-" + std::to_string(l.request.id));
+  db_.for_each_row([&](Key, const RowState& r) {
+    if (!r.lease_at || std::find(owners.begin(), owners.end(), r.lease_owner) == owners.end()) return;
+    ++keys;
+    usable_at = std::max(usable_at, *r.lease_at + s_.lease_ttl);
+  });
+  for (Backend b : slot->backends()) db_.backend_died(b);
+
+  for (auto& l : lost) {
+    if (l.root) vanished_.push_back(l.root);
+    if (l.probe) continue;
+    ++crashed_requests_;
+    recorder_.finish(l.request.id, Outcome::error, l.request.intended, t, l.cx ? l.cx->split() : TimeSplit{});
+    if (tracing()) recorder_.trace({l.request.id, "outcome", t, t, -1, "error: pod crashed"});
+    finished(l.request);
+  }
+  has_crashed_ = true;
+  keys_held_at_crash_ = keys;
+  recovery_ms_ = to_ms(usable_at - t);
+
+  // A replacement pod starts at once with a fresh pool.
+  pool_changed(-slot->active(), -slot->pending(), -slot->idle());
+  crashed_.push_back(std::move(slot));
+  slot = std::make_unique<Pod>(*this, index, loop_.new_owner());
+  slot->start_probes();
+}
+
+void SimWorld::shutdown() {
+  for (auto& pod : pods_) {
+    loop_.kill(pod->owner());
+    for (auto& l : pod->crash()) {
+      if (l.root) vanished_.push_back(l.root);
+      if (l.probe) continue;
+      ++unfinished_;
+      recorder_.finish(l.request.id, Outcome::error, l.request.intended, now(), l.cx ? l.cx->split() : TimeSplit{});
+      if (tracing()) recorder_.trace({l.request.id, "outcome", now(), now(), -1, "error: unfinished when the simulation stopped"});
+    }
+    for (Backend b : pod->backends()) db_.backend_died(b);
+  }
+  loop_.clear();
+}
+
+// ---- the run
+
+void SimWorld::run(const RunHooks& hooks) {
+  for (int i = 0; i < s_.pods; ++i) {
+    pods_.push_back(std::make_unique<Pod>(*this, i, loop_.new_owner()));
+    pods_.back()->start_probes();
+  }
+  if (s_.arrival == Arrival::closed) {
+    for (int u = 0; u < s_.users; ++u) {
+      const Duration first = workload_.think(u);
+      if (first >= s_.duration) continue;
+      ++arrivals_left_;
+      loop_.at(first, kGlobal, &on_user_request, this, static_cast<std::uint64_t>(u));
+    }
+  } else {
+    requests_ = workload_.schedule();
+    arrivals_left_ = static_cast<std::int64_t>(requests_.size());
+    if (!requests_.empty()) loop_.at(requests_.front().intended, kGlobal, &on_arrival, this, 0);
+  }
+  if (s_.crash_at) loop_.at(*s_.crash_at, kGlobal, &on_crash, this);
+  if (s_.pause_at) loop_.at(*s_.pause_at, kGlobal, &on_pause, this);
+
+  // Bound: every request ends within its timeouts; past this something waits forever.
+  const Duration lock_bound = s_.lock_timeout > Duration::zero() ? s_.lock_timeout : Duration::zero();
+  const Duration drain = 2 * s_.connection_timeout + lock_bound +
+                         worst_case_call(s_) * (2 * std::max(1, scenario_.partner_calls())) + s_.lease_ttl +
+                         s_.pause_for + std::chrono::minutes(10);
+  const Duration until = s_.duration + (s_.pause_at ? *s_.pause_at : Duration::zero()) + drain;
+  constexpr std::uint64_t kChunk = 1 << 16;
+  constexpr std::uint64_t kMaxEvents = 4'000'000'000ULL;
+  for (;;) {
+    const bool drained = loop_.run(until, std::min(kMaxEvents, loop_.events_run() + kChunk));
+    if (hooks.progress) hooks.progress(done_, recorder_.count(Outcome::ok));
+    if (drained || loop_.next_time() > until || loop_.events_run() >= kMaxEvents) break;
+  }
+  if (!all_done()) shutdown();
+  flush_timeline(true);
+}
+
+nlohmann::json SimWorld::result() {
+  std::int64_t leases_left = 0;
+  db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
+  recorder_.locks.leaked = db_.session_locks_held() + leases_left;
+
+  RunSummary run;
+  run.settings = &s_;
+  run.world = "sim";
+  run.strategy = strategy_spec_;
+  run.holds_connection = strategy_.holds_connection_during_call();
+  run.partner_calls = scenario_.partner_calls();
+  run.recorder = &recorder_;
+  run.pool = &pool_;
+  run.probe = &probe_;
+  run.partner = partner_.report();
+  run.extra["sim"] = {{"events", loop_.events_run()},
+                      {"pods", s_.pods},
+                      {"lock_waits", db_.waits()},
+                      {"lease_steals_from_live", steals_from_live_},
+                      {"unfinished", unfinished_}};
+  if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {
+    nlohmann::json f;
+    f["crash_at_s"] = s_.crash_at ? nlohmann::json(to_s(*s_.crash_at)) : nlohmann::json(nullptr);
+    f["pause_at_s"] = s_.pause_at ? nlohmann::json(to_s(*s_.pause_at)) : nlohmann::json(nullptr);
+    f["pause_for_s"] = to_s(s_.pause_for);
+    f["clock_skew_ms"] = to_ms(s_.clock_skew);
+    f["recovery_ms"] = has_crashed_ ? nlohmann::json(recovery_ms_) : nlohmann::json(nullptr);
+    f["crashed_requests"] = crashed_requests_;
+    f["keys_held_at_crash"] = keys_held_at_crash_;
+    run.extra["faults"] = f;
+  }
+  return make_result(run);
+}
+
+}  // namespace lockbench::sim

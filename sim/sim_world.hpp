@@ -1,0 +1,288 @@
+// The simulated world: core's World and Conn over virtual time.
+//
+//   SimWorld   the run: event loop, database (LockManager), partner front,
+//              pods, arrivals, faults; implements World for the strategies
+//   Pod        one service instance: a HikariCP-like pool, Tomcat-like workers
+//              (max_threads + accept_count) and a health probe
+//   SimConn    one pooled connection = one database backend; each statement
+//              takes a db_latency sample and is applied when it ends
+//
+// Strategies run unchanged: every await here suspends on the event loop and is
+// resumed by it. Single-threaded: nothing in sim/ needs a lock of its own.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/context.hpp"
+#include "core/metrics.hpp"
+#include "core/run.hpp"
+#include "core/scenario.hpp"
+#include "core/settings.hpp"
+#include "core/strategy.hpp"
+#include "core/world.hpp"
+#include "sim/event_loop.hpp"
+#include "sim/lock_manager.hpp"
+#include "sim/partner_front.hpp"
+
+namespace lockbench::sim {
+
+class SimWorld;
+class Pod;
+
+class SimConn final : public Conn {
+ public:
+  SimConn(SimWorld& w, Pod& pod, int id, Backend backend);
+  int id() const override { return id_; }
+
+  Task<void> begin() override;
+  Task<void> commit() override;
+  Task<void> rollback() override;
+  Task<LockResult> lock_row(Key key, LockMode mode) override;
+  Task<LockResult> advisory_xact_lock(Key key, LockMode mode) override;
+  Task<LockResult> advisory_lock(Key key, LockMode mode) override;
+  Task<bool> advisory_unlock(Key key) override;
+  Task<LeaseResult> lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) override;
+  Task<bool> lease_release(Key key, std::string_view owner) override;
+  Task<UserRow> read_user(Key key) override;
+  Task<void> write_user(Key key, std::string_view primary) override;
+  Task<bool> write_user_if_version(Key key, std::string_view primary, std::int64_t expected) override;
+  void release() override;
+
+  // Pool bookkeeping.
+  SimWorld& world() const { return w_; }
+  Backend backend() const { return backend_; }
+  bool borrowed() const { return borrowed_; }
+  void on_borrow(RequestCtx* cx, Duration at, std::size_t record = kNoRecord);
+  static constexpr std::size_t kNoRecord = ~std::size_t{0};
+  std::uint64_t borrow_gen() const { return borrow_gen_; }
+  Duration created_at() const { return created_at_; }
+  std::string_view last_step() const { return last_step_; }
+  // The backend is gone (crash, shutdown, max lifetime): release() does nothing.
+  void kill() { dead_ = true; }
+
+ private:
+  Sleep statement();  // one db_latency sample on the event loop
+  void check_usable(std::string_view what) const;
+  // Time and trace of one statement, attributed to the borrowing request.
+  void account(const char* step, Duration start, bool lock_statement, std::string detail = {});
+  Task<LockResult> lock(Space sp, Scope sc, Key key, LockMode mode, const char* what);
+  // An UPDATE: waits while another transaction holds the row lock, so its WHERE
+  // is evaluated on the row as that transaction committed it.
+  LockManager::WaitAwaiter lock_for_update(Key key);
+  void update_done(Key key);
+
+  SimWorld& w_;
+  Pod& pod_;
+  const int id_;
+  const Backend backend_;
+  const Duration created_at_;
+  bool in_tx_ = false;
+  bool aborted_ = false;  // an error inside the transaction: only ROLLBACK is accepted
+  bool borrowed_ = false;
+  bool dead_ = false;
+  std::uint64_t borrow_gen_ = 0;
+  Duration borrowed_at_{};
+  RequestCtx* cx_ = nullptr;  // the request holding this connection (null for the probe)
+  std::size_t record_ = kNoRecord;  // SimWorld::borrows() entry, when kept
+  std::string_view last_step_ = "borrowed";
+};
+
+// One service instance. Its pool follows HikariCP: FIFO waiters, an empty
+// handle after connectionTimeout, idle connections handed out least recently
+// returned first, open transactions rolled back on return, leak warnings.
+class Pod {
+ public:
+  Pod(SimWorld& w, int index, int owner);
+  int index() const { return index_; }
+  int owner() const { return owner_; }  // event-loop owner (this incarnation)
+  Duration app_skew() const { return app_skew_; }
+
+  struct Borrow {
+    Pod& pod;
+    Duration timeout;
+    SimConn* got = nullptr;
+    bool await_ready();
+    void await_suspend(std::coroutine_handle<> h);
+    SimConn* await_resume() const noexcept { return got; }
+  };
+  // co_await: a connection, or null after `timeout`.
+  Borrow borrow(Duration timeout) { return Borrow{*this, timeout}; }
+  void give_back(SimConn* c);
+
+  // Workers: starts, queues or rejects a request.
+  void accept(const Request& r);
+  void request_done(std::uint64_t id);
+  void start_probes();
+
+  // Crash: every connection's backend dies; returns the requests in flight
+  // (running and queued), in id order, and forgets them.
+  struct Lost {
+    Request request;
+    RequestCtx* cx = nullptr;  // null when it was still queued
+    std::coroutine_handle<> root;
+    bool probe = false;  // a readiness probe, not a request
+  };
+  std::vector<Lost> crash();
+  // Leak detection: a warning when `c` is still borrowed after leakDetectionThreshold.
+  void watch_for_leak(SimConn* c);
+  std::vector<Backend> backends() const;
+  void forget_root(std::uint64_t id) { running_.erase(id); }
+
+  int active() const { return active_; }
+  int pending() const { return static_cast<int>(waiters_.size()); }
+  int idle() const { return static_cast<int>(idle_.size()); }
+  int in_flight() const { return busy_workers_ + static_cast<int>(queue_.size()); }
+
+ private:
+  struct Waiter {
+    std::uint64_t ticket;
+    Borrow* borrow;
+    std::coroutine_handle<> handle;
+  };
+  struct Running {
+    Request request;
+    RequestCtx* cx;
+    std::coroutine_handle<> root;
+  };
+  static void on_borrow_timeout(void* pod, std::uint64_t ticket);
+  static void on_start_next(void* pod, std::uint64_t);
+  static void on_probe(void* pod, std::uint64_t);
+  static void on_leak_check(void* conn, std::uint64_t gen);
+  void start(const Request& r);
+  SimConn* replace_if_old(SimConn* c);
+  friend class SimWorld;
+
+  SimWorld& w_;
+  const int index_;
+  const int owner_;
+  const Duration app_skew_;
+  std::vector<std::unique_ptr<SimConn>> conns_;  // every connection ever opened (retired ones stay, dead)
+  std::deque<SimConn*> idle_;                    // front = least recently returned
+  std::deque<Waiter> waiters_;                   // FIFO, tickets increasing
+  std::uint64_t next_ticket_ = 1;
+  int active_ = 0;
+  int busy_workers_ = 0;
+  std::deque<Request> queue_;  // accepted, waiting for a worker (bounded by accept_count)
+  std::unordered_map<std::uint64_t, Running> running_;
+  std::uint64_t next_probe_id_ = 0;
+};
+
+class SimWorld final : public World {
+ public:
+  SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario);
+  ~SimWorld() override;
+
+  // World
+  Duration now() override { return loop_.now(); }
+  Task<void> sleep(RequestCtx& cx, Duration d) override;
+  Task<ConnHandle> acquire(RequestCtx& cx) override;
+  Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) override;
+
+  // Runs the whole workload to the end (arrivals stop at `duration`, then the
+  // run drains); progress is called every few ten thousand events.
+  void run(const RunHooks& hooks = {});
+  nlohmann::json result();
+
+  // Shared with Pod and SimConn.
+  EventLoop& loop() { return loop_; }
+  LockManager& db() { return db_; }
+  Recorder& recorder() { return recorder_; }
+  const Settings& settings() const { return s_; }
+  PoolStats& pool_stats() { return pool_; }
+  ProbeStats& probe_stats() { return probe_; }
+  Duration db_latency();
+  bool tracing() const { return recorder_.events().size() < kTraceCap; }
+  int next_conn_id() { return next_conn_id_++; }
+  Backend next_backend() { return next_backend_++; }
+  void pool_changed(int active_delta, int pending_delta, int idle_delta);
+  void start_request(Pod& pod, const Request& r);
+  void reject(const Request& r);
+  void finished(const Request& r);
+  // A lease was taken over from `previous_owner`: a steal from live work when that request still runs.
+  void lease_taken_over(std::string_view previous_owner);
+  bool all_done() const { return arrivals_left_ == 0 && in_flight_ == 0; }
+  const std::string& strategy_spec() const { return strategy_spec_; }
+  Strategy& strategy() { return strategy_; }
+  Scenario& scenario() { return scenario_; }
+
+  // Tests: every request's borrows (asked, got, given back), in borrow order.
+  struct BorrowRecord {
+    std::uint64_t request_id = 0;
+    Duration asked{}, got{}, released{};
+  };
+  void keep_borrows() { keep_borrows_ = true; }
+  const std::vector<BorrowRecord>& borrows() const { return borrows_; }
+  void borrow_returned(std::size_t record) { borrows_[record].released = now(); }
+
+  // Figures for tests and the result.
+  std::uint64_t events() const { return loop_.events_run(); }
+  std::int64_t steals_from_live() const { return steals_from_live_; }
+  double recovery_ms() const { return recovery_ms_; }
+
+  // Trace events kept: the first minutes of a run, where the result picks its sample
+  // (the first requests, the first pool timeouts, the first race). Beyond this
+  // the world stops building trace strings, which is most of the cost of a long run.
+  static constexpr std::size_t kTraceCap = 50000;
+
+ private:
+  static void on_arrival(void* self, std::uint64_t index);
+  static void on_deliver(void* self, std::uint64_t index);
+  static void on_user_request(void* self, std::uint64_t user);
+  static void on_crash(void* self, std::uint64_t);
+  static void on_pause(void* self, std::uint64_t);
+  void deliver(std::size_t index);
+  void crash(int pod_index);
+  void shutdown();  // ends whatever still runs at the time bound; destroys vanished coroutines
+  Pod& pod_for(std::uint64_t request_id);
+  void flush_timeline(bool final);
+
+  const Settings& s_;
+  Strategy& strategy_;
+  Scenario& scenario_;
+  std::string strategy_spec_;
+  EventLoop loop_;
+  LockManager db_;
+  Recorder recorder_;
+  PartnerFront partner_;
+  Rng db_rng_;
+  Workload workload_;
+  PoolStats pool_;
+  ProbeStats probe_;
+
+  std::vector<std::unique_ptr<Pod>> pods_;     // the live incarnation of each pod index
+  std::vector<std::unique_ptr<Pod>> crashed_;  // kept until the end: vanished coroutines point into them
+  std::vector<std::coroutine_handle<>> vanished_;
+  std::vector<Request> requests_;  // every request made, in id order (index = id - 1)
+  std::vector<std::uint8_t> live_;  // by request id: 1 while it runs or waits for a worker
+  std::int64_t arrivals_left_ = 0;
+  std::int64_t in_flight_ = 0;
+  std::int64_t done_ = 0;
+  int next_conn_id_ = 0;
+  Backend next_backend_ = 0;
+
+  // Pool gauges summed over pods, and the timeline bucket being filled.
+  int active_ = 0, pending_ = 0, idle_ = 0;
+  Duration last_change_{};
+  std::int64_t bucket_ = -1;
+  PoolSample bucket_peak_;
+
+  // Faults.
+  std::int64_t steals_from_live_ = 0;
+  double recovery_ms_ = 0;
+  std::int64_t crashed_requests_ = 0;
+  std::int64_t keys_held_at_crash_ = 0;
+  bool has_crashed_ = false;
+  bool keep_borrows_ = false;
+  std::vector<BorrowRecord> borrows_;
+  std::int64_t unfinished_ = 0;
+};
+
+}  // namespace lockbench::sim

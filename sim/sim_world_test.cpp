@@ -1,0 +1,250 @@
+// Whole simulated runs: the strategies, unchanged, on the simulated world.
+#include "sim/sim_world.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/run.hpp"
+
+namespace lockbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A small, fast configuration; each test states what it changes.
+Settings base() {
+  Settings s;
+  s.scenario = "switch-primary";
+  s.partner_latency = Distribution::fixed(200);
+  s.db_latency = Distribution::fixed(0.5);
+  s.duration = 10s;
+  s.rate_per_s = 5;
+  s.trace_requests = 5;
+  return s;
+}
+
+Settings burst_on_one_key(const std::string& strategy, int n) {
+  Settings s = base();
+  s.strategy = strategy;
+  s.arrival = Arrival::burst;
+  s.burst = n;
+  s.key_dist = KeyDist::hot;
+  return s;
+}
+
+std::int64_t violation(const nlohmann::json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
+
+// ---- Little's law: the seeds' table
+
+double ok_throughput_held_tx(double hold_ms, double offered_factor, Duration duration) {
+  Settings s = base();
+  s.scenario = "single-call";
+  s.strategy = "held-tx";
+  s.partner_latency = Distribution::fixed(hold_ms);
+  s.db_latency = Distribution::fixed(0.001);
+  s.maximum_pool_size = 10;
+  s.keys = 20000;  // rows rarely collide: the pool is what limits
+  s.rate_per_s = offered_factor * 10 / (hold_ms / 1000);
+  s.duration = duration;
+  s.connection_timeout = 1h;
+  const auto r = run_sim(s);
+  EXPECT_GT(r["pool"]["pending_max"].get<int>(), 0);
+  return r["throughput_ok_per_s"].get<double>();
+}
+
+TEST(SimLittlesLaw, caps_held_tx_at_pool_over_hold_for_a_5_ms_hold) {
+  // pool 10, hold 5 ms (+ 5 statements of 1 us) -> 2,000/s; offered twice that.
+  const double ceiling = 10 / ((5 + 5 * 0.001) / 1000);
+  const double measured = ok_throughput_held_tx(5, 2, 10s);
+  EXPECT_NEAR(measured, ceiling, 0.05 * ceiling);
+  EXPECT_NEAR(ceiling, 2000, 5);
+}
+
+TEST(SimLittlesLaw, caps_held_tx_at_6_6_per_second_for_a_1_5_s_hold) {
+  const double ceiling = 10 / ((1500 + 5 * 0.001) / 1000);
+  const double measured = ok_throughput_held_tx(1500, 2, 2000s);
+  EXPECT_NEAR(measured, ceiling, 0.05 * ceiling);
+  EXPECT_NEAR(ceiling, 6.67, 0.01);
+}
+
+TEST(SimLittlesLaw, does_not_cap_row_lease_by_the_partner_time) {
+  Settings s = base();
+  s.scenario = "single-call";
+  s.strategy = "row-lease";
+  s.partner_latency = Distribution::fixed(1500);
+  s.keys = 20000;
+  s.rate_per_s = 50;  // 7.5 times the held-tx ceiling
+  s.duration = 100s;
+  const auto r = run_sim(s);
+  const double ceiling = 10 / 1.5;
+  EXPECT_GT(r["throughput_ok_per_s"].get<double>(), 5 * ceiling);
+  EXPECT_EQ(r["requests"]["pool_timeout"], 0);
+  EXPECT_LT(r["pool"]["utilization"].get<double>(), 0.1);
+}
+
+// ---- mutual exclusion
+
+TEST(SimExclusion, lets_exactly_one_of_eight_simultaneous_requests_through_with_a_try_lock) {
+  for (const char* spec : {"advisory-xact:try", "row-lease", "advisory-session", "held-tx:nowait"}) {
+    const auto r = run_sim(burst_on_one_key(spec, 8));
+    EXPECT_EQ(r["requests"]["ok"], 1) << spec;
+    EXPECT_EQ(r["requests"]["conflict"], 7) << spec;
+    EXPECT_EQ(r["locks"]["acquired"], 1) << spec;
+    EXPECT_EQ(r["locks"]["denied"], 7) << spec;
+    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
+  }
+}
+
+TEST(SimExclusion, serialises_waiting_strategies_without_overlap) {
+  for (const char* spec : {"held-tx", "advisory-xact:wait"}) {
+    Settings s = burst_on_one_key(spec, 8);
+    s.lock_timeout = 1h;
+    const auto r = run_sim(s);
+    EXPECT_EQ(r["requests"]["ok"], 8) << spec;
+    EXPECT_EQ(r["partner"]["max_inflight_per_person"], 1) << spec;
+    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
+  }
+}
+
+TEST(SimExclusion, lets_none_overlap_at_the_partner) {
+  const auto r = run_sim(burst_on_one_key("none", 8));
+  EXPECT_GT(violation(r, "overlap_person"), 0);
+  EXPECT_GT(r["partner"]["max_inflight_per_person"].get<int>(), 1);
+  ASSERT_TRUE(r["trace"]["race"].is_object());
+  EXPECT_GE(r["trace"]["race"]["request_ids"].size(), 2u);
+}
+
+TEST(SimExclusion, steals_a_row_lease_whose_ttl_is_below_the_partner_time) {
+  Settings s = base();
+  s.strategy = "row-lease";
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(1000);  // two calls: 2 s inside the lease
+  s.lease_ttl = 500ms;
+  s.rate_per_s = 5;
+  s.duration = 20s;
+  const auto r = run_sim(s);
+  EXPECT_GT(r["locks"]["lease_steals"].get<int>(), 0);
+  EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
+  EXPECT_GT(violation(r, "overlap_person"), 0);
+
+  s.lease_ttl = 10s;  // above the worst case: no steal, no overlap
+  const auto safe = run_sim(s);
+  EXPECT_EQ(safe["locks"]["lease_steals"], 0);
+  EXPECT_EQ(violation(safe, "overlap_person"), 0);
+}
+
+TEST(SimFaults, a_pause_longer_than_the_ttl_lets_another_pod_steal_a_live_lease) {
+  Settings s = base();
+  s.strategy = "row-lease";
+  s.pods = 2;
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(500);
+  s.lease_ttl = 3s;  // above the 1 s of partner calls
+  s.rate_per_s = 4;
+  s.duration = 30s;
+  const auto calm = run_sim(s);
+  EXPECT_EQ(calm["locks"]["lease_steals"], 0);
+
+  s.pause_at = 10s + 300ms;  // pod 1 freezes, likely inside a lease
+  s.pause_for = 8s;
+  const auto r = run_sim(s);
+  EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(r["faults"]["pause_for_s"].get<double>(), 8.0);
+}
+
+TEST(SimFaults, an_app_clock_ahead_of_the_database_steals_leases_only_for_row_lease_app_clock) {
+  Settings s = base();
+  s.pods = 2;
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(500);
+  s.lease_ttl = 3s;
+  s.clock_skew = 5s;  // pod 1's clock runs 5 s ahead: every lease of pod 0 looks expired to it
+  s.rate_per_s = 4;
+  s.duration = 30s;
+  s.strategy = "row-lease";
+  EXPECT_EQ(run_sim(s)["locks"]["lease_steals"], 0);
+  s.strategy = "row-lease:app-clock";
+  EXPECT_GT(run_sim(s)["locks"]["lease_steals"].get<int>(), 0);
+}
+
+// ---- crash
+
+nlohmann::json crash_during_the_call(const std::string& spec) {
+  Settings s = burst_on_one_key(spec, 1);
+  s.partner_latency = Distribution::fixed(10000);
+  s.lease_ttl = 5s;
+  s.crash_at = 20ms;
+  return run_sim(s);
+}
+
+TEST(SimFaults, advisory_xact_is_usable_again_at_once_after_a_crash) {
+  const auto r = crash_during_the_call("advisory-xact");
+  EXPECT_EQ(r["faults"]["crashed_requests"], 1);
+  EXPECT_GE(r["faults"]["keys_held_at_crash"].get<int>(), 1);
+  EXPECT_DOUBLE_EQ(r["faults"]["recovery_ms"].get<double>(), 0.0);
+  EXPECT_EQ(r["requests"]["error"], 1);
+}
+
+TEST(SimFaults, row_lease_is_usable_again_only_after_its_ttl_after_a_crash) {
+  const auto r = crash_during_the_call("row-lease");
+  EXPECT_EQ(r["faults"]["crashed_requests"], 1);
+  EXPECT_EQ(r["faults"]["keys_held_at_crash"], 1);
+  // The lease was taken a statement after t = 0 and the crash came 20 ms later.
+  EXPECT_NEAR(r["faults"]["recovery_ms"].get<double>(), 5000, 0.01 * 5000);
+  EXPECT_EQ(r["locks"]["leaked"], 1);  // nobody released it
+}
+
+TEST(SimFaults, a_crashed_pods_requests_vanish_and_a_replacement_serves_the_rest) {
+  Settings s = base();
+  s.strategy = "held-tx";
+  s.rate_per_s = 10;
+  s.duration = 20s;
+  s.crash_at = 10s;
+  const auto r = run_sim(s);
+  const auto crashed = r["faults"]["crashed_requests"].get<std::int64_t>();
+  EXPECT_GT(crashed, 0);
+  EXPECT_EQ(r["requests"]["error"], crashed);
+  EXPECT_EQ(r["requests"]["ok"].get<std::int64_t>() + crashed, r["requests"]["total"].get<std::int64_t>());
+  EXPECT_GT(r["timeline"].back()["ok"].get<int>() + r["timeline"][15]["ok"].get<int>(), 0);
+}
+
+// ---- determinism and the result
+
+TEST(SimDeterminism, gives_a_byte_identical_result_for_a_seed_and_another_for_another_seed) {
+  Settings s = base();
+  s.strategy = "advisory-session:pooled";
+  s.keys = 5;
+  s.rate_per_s = 20;
+  s.partner_latency = Distribution::lognormal(150, 600);
+  s.db_latency = Distribution::exponential(0.5);
+  s.partner_faults = {{"*", {{{"kind", "error"}, {"p", 0.05}, {"status", 503}}}}};
+  s.partner_max_attempts = 3;
+  const std::string a = run_sim(s).dump();
+  const std::string b = run_sim(s).dump();
+  EXPECT_EQ(a, b);
+  s.seed = 2;
+  EXPECT_NE(a, run_sim(s).dump());
+}
+
+TEST(SimResult, fills_the_contract_and_the_trace_steps) {
+  Settings s = base();
+  s.strategy = "held-tx";
+  s.leak_detection_threshold = 100ms;  // every borrow outlives 2 x 200 ms of partner calls
+  const auto r = run_sim(s);
+  EXPECT_EQ(r["schema"], "lockbench.result/1");
+  EXPECT_EQ(r["world"], "sim");
+  EXPECT_EQ(r["strategy"], "held-tx:wait");
+  EXPECT_GT(r["sim"]["events"].get<int>(), 0);
+  EXPECT_EQ(r["requests"]["total"], r["requests"]["ok"]);
+  EXPECT_GT(r["pool"]["leaks"].get<int>(), 0);
+  EXPECT_GT(r["probe"]["total"].get<int>(), 5);
+  EXPECT_EQ(r["probe"]["failed"], 0);
+  EXPECT_GT(r["time_split_ms"]["held_idle"].get<double>(), 350);
+  std::set<std::string> steps;
+  for (const auto& e : r["trace"]["events"]) steps.insert(e["step"].get<std::string>());
+  for (const char* step : {"pool.acquire", "db.begin", "lock.acquire", "db.read", "partner.unlink", "partner.link",
+                           "db.write", "db.commit", "pool.release", "outcome"})
+    EXPECT_TRUE(steps.count(step)) << step;
+}
+
+}  // namespace
+}  // namespace lockbench
