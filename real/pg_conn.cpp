@@ -89,6 +89,8 @@ void reset_users(pqxx::connection& c, int keys, int identities_per_person) {
   const std::string first = identities_of(1, identities_per_person).front();
   const std::string prefix = first.substr(0, first.size() - 1);
   pqxx::work tx(c);
+  // Bounded: a stray session idle in a transaction on users must not hang the run.
+  tx.exec("SELECT set_config('lock_timeout', '10s', true)");
   tx.exec("TRUNCATE users");
   tx.exec_params("INSERT INTO users (id, primary_identity) SELECT k, $2 || k FROM generate_series(1, $1::bigint) AS k",
                  keys, prefix);

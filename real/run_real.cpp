@@ -36,22 +36,34 @@ using real::Pool;
 using Clock = std::chrono::steady_clock;
 constexpr Duration kSampleEvery = std::chrono::milliseconds(50);
 
+// SettingError is one line; driver messages may carry several (DETAIL:, HINT:).
+std::string one_line(std::string text) {
+  for (char& ch : text)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 void prepare_database(const Settings& s) {
   std::unique_ptr<pqxx::connection> c;
   try {
     c = real::open_session(s.db_url);
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + s.db_url + ": " + e.what());
+    throw SettingError("--db: cannot connect to " + s.db_url + ": " + one_line(e.what()));
   }
-  real::create_schema(*c);
-  {
+  try {
+    real::create_schema(*c);
     // A fresh pool per run: sessions of an earlier run that still hold advisory
     // locks (a leaked pool, a killed run) must not deny this one.
-    pqxx::nontransaction tx(*c);
-    tx.exec("SELECT pg_terminate_backend(pid) FROM pg_locks "
-            "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
+    {
+      pqxx::nontransaction tx(*c);
+      tx.exec("SELECT pg_terminate_backend(pid) FROM pg_locks "
+              "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
+    }
+    real::reset_users(*c, s.keys, s.identities_per_person);
+  } catch (const std::exception& e) {
+    throw SettingError("--db: cannot prepare the users table at " + s.db_url + ": " + one_line(e.what()));
   }
-  real::reset_users(*c, s.keys, s.identities_per_person);
 }
 
 // Session advisory locks still granted to the pool's backends after the run.
@@ -195,7 +207,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     partner.reset(partner_reset_doc(s));
     partner.configure(partner_config(s));
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot use " + s.partner_url + ": " + e.what());
+    throw SettingError("--partner: cannot use " + s.partner_url + ": " + one_line(e.what()));
   }
 
   auto epoch = Clock::now();  // moved to the run's start once everything is up
@@ -209,7 +221,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + s.db_url + ": " + e.what());
+    throw SettingError("--db: cannot connect to " + s.db_url + ": " + one_line(e.what()));
   }
   std::vector<std::unique_ptr<real::RealWorld>> worlds;
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
@@ -382,7 +394,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     partner_json = partner_block(partner);
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot read the checks from " + s.partner_url + ": " + e.what());
+    throw SettingError("--partner: cannot read the checks from " + s.partner_url + ": " + one_line(e.what()));
   }
   workers.clear();  // joins the worker threads
 

@@ -68,13 +68,49 @@ TEST_P(RealRun, EightSimultaneousRequestsOnOneKeyGiveOneOkAndSevenConflicts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FailFastStrategies, RealRun,
-                         ::testing::Values("advisory-xact:try", "row-lease", "advisory-session:pinned"),
+                         ::testing::Values("advisory-xact:try", "row-lease", "row-lease:app-clock",
+                                           "advisory-session:pinned", "held-tx:nowait"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
                              if (c == '-' || c == ':') c = '_';
                            return n;
                          });
+
+// Bounded waits: the winner holds the lock ~400 ms, the others give up after
+// lock_timeout (SQLSTATE 55P03 under SET LOCAL lock_timeout) and conflict.
+class RealRunBoundedWait : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealRunBoundedWait, WaitersGiveUpAfterLockTimeoutWhileTheWinnerHoldsTheLock) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = burst_on_one_key(GetParam(), 4);
+  s.lock_timeout = 100ms;
+  const json r = run_real(s);
+  EXPECT_EQ(req(r, "ok"), 1) << r["requests"].dump();
+  EXPECT_EQ(req(r, "conflict"), 3) << r["requests"].dump();
+  EXPECT_EQ(overlap(r), 0);
+  EXPECT_GT(r["time_split_ms"]["lock_wait"].get<double>(), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(WaitingStrategies, RealRunBoundedWait,
+                         ::testing::Values("advisory-xact:wait", "advisory-session:pinned-wait", "held-tx:wait"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-' || c == ':') c = '_';
+                           return n;
+                         });
+
+TEST(RealRunPods, TwoPodsShareOneDatabaseSoTheLeaseStillExcludes) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = burst_on_one_key("row-lease");
+  s.pods = 2;
+  const json r = run_real(s);
+  EXPECT_EQ(r["pool"]["size"], 2 * s.maximum_pool_size);
+  EXPECT_EQ(req(r, "ok"), 1) << r["requests"].dump();
+  EXPECT_EQ(req(r, "conflict"), 7);
+  EXPECT_EQ(overlap(r), 0);
+}
 
 TEST(RealRunRace, NoneLetsPromotionsOfOneUserOverlapAtThePartner) {
   LOCKBENCH_NEED_PARTNER();
