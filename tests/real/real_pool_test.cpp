@@ -127,6 +127,22 @@ TEST(RealPool, ABrokenConnectionFailsItsStatementThenIsReplacedOnReturn) {
   again->release();
 }
 
+TEST(RealPool, RetiresAConnectionOlderThanMaxLifetimeWhenItIsReturned) {
+  LOCKBENCH_NEED_DB();
+  PoolConfig cfg = config(1);
+  cfg.max_lifetime = 50ms;
+  Pool pool(cfg, std::chrono::steady_clock::now());
+  PgConn* c = pool.borrow();
+  const int pid = c->backend_pid();
+  std::this_thread::sleep_for(80ms);
+  c->release();
+  EXPECT_EQ(pool.replaced(), 1);
+  PgConn* again = pool.borrow();
+  EXPECT_NE(again->backend_pid(), pid);
+  EXPECT_NO_THROW(again->select_one());
+  again->release();
+}
+
 TEST(RealPool, WarnsOnceForABorrowHeldPastTheLeakThresholdNamingItsStep) {
   LOCKBENCH_NEED_DB();
   PoolConfig cfg = config(2);

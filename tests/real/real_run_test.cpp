@@ -216,11 +216,15 @@ TEST(RealRunPool, HeldTxOfferedTwiceItsCeilingRunsAtLittlesLawAndTimesOut) {
   EXPECT_NEAR(ok_per_s, ceiling, 0.25 * ceiling) << held["prediction"].dump();
   EXPECT_GT(req(held, "pool_timeout"), 0) << held["requests"].dump();
   EXPECT_EQ(held["time_scale"], 0.1);
+  // The readiness probe waits behind the queue: the "pods marked unready".
+  EXPECT_GT(held["probe"]["total"].get<int>(), 0);
+  EXPECT_GT(held["probe"]["failed"].get<int>(), 0) << held["probe"].dump();
 
   const json lease = run_real(twice_the_ceiling("row-lease"));
   EXPECT_GE(lease["throughput_ok_per_s"].get<double>(), 1.5 * ok_per_s)
       << "row-lease " << lease["throughput_ok_per_s"] << " vs held-tx " << ok_per_s;
   EXPECT_EQ(req(lease, "pool_timeout"), 0);
+  EXPECT_EQ(lease["probe"]["failed"], 0);
 }
 
 TEST(RealRunWorkers, RejectsWhatFindsEveryWorkerBusyAndTheAcceptQueueFull) {
