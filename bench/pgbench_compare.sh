@@ -16,7 +16,7 @@ bench=$build/bench/strategy_bench
 seconds=${SECONDS_PER_RUN:-5}
 rounds=${ROUNDS:-3}
 [[ -x $bench ]] || { echo "no $bench: cmake --build $build --target strategy_bench" >&2; exit 1; }
-command -v pgbench >/dev/null || { echo "pgbench not found (apt-get install postgresql-client-15)" >&2; exit 1; }
+command -v pgbench >/dev/null || { echo "pgbench not found (apt-get install postgresql-15)" >&2; exit 1; }
 
 pgdir=$(mktemp -d /tmp/lockbench-pgbench-db.XXXXXX)
 out=$(mktemp -d /tmp/lockbench-pgbench-out.XXXXXX)
