@@ -56,7 +56,7 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Server::Impl& server, tcp::socket socket)
-      : server_(server), stream_(std::move(socket)), timer_(server.ioc) {
+      : server_(server), socket_(std::move(socket)), timer_(server.ioc) {
     ++server_.connections;
   }
   ~Session() {
@@ -68,18 +68,39 @@ class Session : public std::enable_shared_from_this<Session> {
   void start() { read_request(); }
 
  private:
+  // One timer per connection serves every wait in turn (idle and write
+  // deadlines, apply, answer, hang, slow-body ticks, drain): the phases never
+  // overlap, and one timer per call keeps 10,000 calls at 10,000 timers.
+  // A handler that expired just as the timer was re-armed is stale: the
+  // generation tells it apart.
+  template <class F>
+  void arm(Duration d, F then) {
+    const std::uint64_t gen = ++timer_gen_;
+    timer_.expires_after(d);
+    timer_.async_wait([self = shared_from_this(), gen, then = std::move(then)](beast::error_code ec) mutable {
+      if (ec || gen != self->timer_gen_) return;  // cancelled or re-armed
+      then(*self);
+    });
+  }
+  void disarm() {
+    ++timer_gen_;
+    timer_.cancel();
+  }
+  void arm_deadline() {
+    arm(server_.options.idle_timeout, [](Session& s) { s.close_now(); });
+  }
+
   void read_request() {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(server_.options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_.options.max_body_bytes);
-    stream_.expires_after(server_.options.idle_timeout);
-    http::async_read(stream_, buffer_, *parser_,
+    arm_deadline();  // keep-alive idle, or a request that never finishes
+    http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
     if (ec) return on_read_error(ec);
-    stream_.expires_never();
     auto message = parser_->release();
     parser_.reset();
     HttpRequest request;
@@ -90,20 +111,16 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     request.body = std::move(message.body());
     keep_alive_ = message.keep_alive();
-    target_ = request.target;
 
     auto routed = server_.api.handle(request, server_.now());
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
     call_ = std::get<Pending>(routed);
-    timer_.expires_after(call_->apply_after);
-    timer_.async_wait([self = shared_from_this()](beast::error_code e) { self->on_apply(e); });
+    arm(call_->apply_after, [](Session& s) { s.on_apply(); });
   }
 
   void on_read_error(beast::error_code ec) {
-    // Clean close between requests, idle timeout, reset: nothing to answer.
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec.category() != http_category()) {
-      return close_now();
-    }
+    // Clean close between requests, reset, closed by the deadline: nothing to answer.
+    if (ec == http::error::end_of_stream || ec.category() != http_category()) return close_now();
     keep_alive_ = false;
     if (ec == http::error::header_limit) {
       return write_answer(HttpApi::error(431, "header_too_large", "Request headers are larger than the limit.", ""));
@@ -120,15 +137,12 @@ class Session : public std::enable_shared_from_this<Session> {
     return c;
   }
 
-  void on_apply(beast::error_code ec) {
-    if (ec) return;  // only cancelled when the server stops
+  void on_apply() {
     answer_ = server_.api.execute(call_->call_id, server_.now());
-    timer_.expires_after(std::max(Duration{0}, call_->delay - call_->apply_after));
-    timer_.async_wait([self = shared_from_this()](beast::error_code e) { self->on_answer_due(e); });
+    arm(std::max(Duration{0}, call_->delay - call_->apply_after), [](Session& s) { s.on_answer_due(); });
   }
 
-  void on_answer_due(beast::error_code ec) {
-    if (ec) return;
+  void on_answer_due() {
     const Transport d = call_->transport;
     switch (d.kind) {
       case Transport::Kind::normal:
@@ -151,8 +165,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void write_answer(HttpResponse response) {
     out_ = render_head(response, response.body.size(), keep_alive_);
     out_ += response.body;
-    stream_.expires_after(server_.options.idle_timeout);  // a client that never reads
-    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    arm_deadline();  // a client that never reads
+    asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->finish_call(/*lost=*/bool(ec));
       if (ec) return self->close_now();
       if (self->keep_alive_) return self->read_request();
@@ -165,26 +179,21 @@ class Session : public std::enable_shared_from_this<Session> {
   void hang(std::optional<Duration> hang_for) {
     watch_disconnect();
     if (!hang_for) return;
-    timer_.expires_after(*hang_for);
-    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (ec || !self->call_) return;
-      self->finish_call(/*lost=*/false);  // the hang was the plan
-      self->close_now();                  // also ends the disconnect watch
+    arm(*hang_for, [](Session& s) {
+      s.finish_call(/*lost=*/false);  // the hang was the plan
+      s.close_now();                  // also ends the disconnect watch
     });
   }
 
   // Waits until the socket is readable: EOF or an error means the client left.
   // Data (a pipelined request) just ends the watch: it waits in the kernel.
   void watch_disconnect() {
-    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
       if (ec == asio::error::operation_aborted || !self->call_) return;
       char byte = 0;
       beast::error_code peek_ec;
-      const std::size_t n = self->stream_.socket().receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek_ec);
-      if (ec || peek_ec || n == 0) {
-        self->timer_.cancel();
-        self->close_now();  // the destructor completes the call
-      }
+      const std::size_t n = self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek_ec);
+      if (ec || peek_ec || n == 0) self->close_now();  // the destructor completes the call as lost
     });
   }
 
@@ -192,8 +201,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void reset() {
     finish_call(/*lost=*/false);
     beast::error_code ignored;
-    stream_.socket().set_option(asio::socket_base::linger(true, 0), ignored);
-    stream_.socket().close(ignored);
+    socket_.set_option(asio::socket_base::linger(true, 0), ignored);
+    disarm();
+    socket_.close(ignored);  // no shutdown(): that would send a FIN first
   }
 
   // Correct headers, then the body a few bytes per tick.
@@ -203,8 +213,8 @@ class Session : public std::enable_shared_from_this<Session> {
     slow_chunk_bytes_ = std::max<std::size_t>(1, static_cast<std::size_t>(bytes_per_s * kSlowTickS));
     slow_tick_ = from_s(static_cast<double>(slow_chunk_bytes_) / std::max(bytes_per_s, 1e-9));
     slow_sent_ = 0;
-    stream_.expires_after(server_.options.idle_timeout);
-    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    arm_deadline();
+    asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) return self->close_now();
       self->slow_step();
     });
@@ -215,13 +225,11 @@ class Session : public std::enable_shared_from_this<Session> {
       finish_call(/*lost=*/false);
       return close_gracefully();
     }
-    timer_.expires_after(slow_tick_);
-    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (ec) return;
-      const std::size_t n = std::min(self->slow_chunk_bytes_, self->answer_.body.size() - self->slow_sent_);
-      auto chunk = asio::buffer(self->answer_.body.data() + self->slow_sent_, n);
-      self->stream_.expires_after(self->server_.options.idle_timeout);
-      asio::async_write(self->stream_, chunk, [self, n](beast::error_code e, std::size_t) {
+    arm(slow_tick_, [](Session& s) {
+      const std::size_t n = std::min(s.slow_chunk_bytes_, s.answer_.body.size() - s.slow_sent_);
+      auto chunk = asio::buffer(s.answer_.body.data() + s.slow_sent_, n);
+      s.arm_deadline();
+      asio::async_write(s.socket_, chunk, [self = s.shared_from_this(), n](beast::error_code e, std::size_t) {
         if (e) return self->close_now();
         self->slow_sent_ += n;
         self->slow_step();
@@ -244,8 +252,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write_then_close() {
-    stream_.expires_after(server_.options.idle_timeout);
-    asio::async_write(stream_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    arm_deadline();
+    asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->finish_call(/*lost=*/bool(ec));
       if (ec) return self->close_now();
       self->close_gracefully();
@@ -261,24 +269,27 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!server_.stopping) server_.api.complete(id, server_.now(), lost);
   }
 
+  // Closing cancels the socket's operations and the timer: with no handler
+  // left holding it, the session is destroyed at once.
   void close_now() {
+    disarm();
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
   }
 
   // Send FIN, then read and drop what the client still sends for a bounded
   // time, so our last answer is not destroyed by an RST for unread bytes.
   void close_gracefully() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(kDrainTime);
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    arm(kDrainTime, [](Session& s) { s.close_now(); });
     drained_ = 0;
     drain();
   }
 
   void drain() {
-    stream_.async_read_some(asio::buffer(drain_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+    socket_.async_read_some(asio::buffer(drain_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       self->drained_ += n;
       if (ec || self->drained_ >= kDrainBytesMax) return self->close_now();
       self->drain();
@@ -286,14 +297,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   Server::Impl& server_;
-  beast::tcp_stream stream_;
+  tcp::socket socket_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  asio::steady_timer timer_;       // apply, answer, hang and slow-body ticks: one at a time
-  std::optional<Pending> call_;    // the call in flight on this connection, until complete()
+  asio::steady_timer timer_;        // see arm()
+  std::uint64_t timer_gen_ = 0;     // bumped by every arm() and disarm()
+  std::optional<Pending> call_;     // the call in flight on this connection, until complete()
   HttpResponse answer_;
-  std::string out_;                // bytes being written; lives until the write finishes
-  std::string target_;
+  std::string out_;                 // bytes being written; lives until the write finishes
   bool keep_alive_ = true;
   std::size_t slow_chunk_bytes_ = 1;
   Duration slow_tick_{0};

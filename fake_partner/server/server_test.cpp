@@ -172,7 +172,7 @@ TEST_F(FakePartner, ChargeWithMissingOrBadParametersIs400) {
 }
 
 TEST_F(FakePartner, IdempotencyKeysAnswerInFlight409ReplayAndMismatch400) {
-  start({{"latency", {{"stripe.charge", {{"dist", "fixed"}, {"ms", 600}}}}}});
+  start({{"latency", {{"stripe.charge", {{"dist", "fixed"}, {"ms", 1500}}}}}});
   const httplib::Headers key = {{"Idempotency-Key", "k1"}};
   const std::string params = "amount=2500&currency=eur&metadata%5Border_id%5D=o1";
   auto first = std::async(std::launch::async, [&] {
@@ -181,7 +181,7 @@ TEST_F(FakePartner, IdempotencyKeysAnswerInFlight409ReplayAndMismatch400) {
     auto r = c.Post("/v1/charges", key, params, "application/x-www-form-urlencoded");
     return r ? std::make_pair(r->status, r->body) : std::make_pair(0, std::string());
   });
-  std::this_thread::sleep_for(150ms);  // well inside the first call's 600 ms
+  std::this_thread::sleep_for(300ms);  // well inside the first call's 1.5 s, even on a loaded machine
   auto res = http().Post("/v1/charges", key, params, "application/x-www-form-urlencoded");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 409);
