@@ -68,11 +68,11 @@ class ChartWriter {
  public:
   ChartWriter(fs::path dir, const ReportOptions& options) : dir_(std::move(dir)), options_(options) {}
 
-  // Data file `name` in the gnuplot folder; returns its path.
+  // Data file `name` in the gnuplot folder; returns its path relative to the
+  // charts directory, where gnuplot runs.
   fs::path data(const std::string& name, const std::string& text) {
-    const fs::path p = src() / name;
-    write_file(p, text);
-    return p;
+    write_file(src() / name, text);
+    return fs::path("gnuplot") / name;
   }
 
   // Runs the script for chart `c` (c.file decides the names) and fills c.svg or c.missing.
@@ -81,9 +81,9 @@ class ChartWriter {
       c.missing = "Charts were turned off for this report.";
       return;
     }
-    const fs::path gp = src() / fs::path(c.file).replace_extension(".gp");
-    write_file(gp, script);
-    const std::string err = run_gnuplot(options_.gnuplot, gp);
+    const fs::path gp = fs::path("gnuplot") / fs::path(c.file).replace_extension(".gp");
+    write_file(dir_ / gp, script);
+    const std::string err = run_gnuplot(options_.gnuplot, gp, dir_);
     if (!err.empty()) {
       c.missing = "This chart could not be drawn: " + err;
       return;
@@ -92,7 +92,7 @@ class ChartWriter {
     if (c.svg.empty()) c.missing = "gnuplot wrote an empty chart.";
   }
 
-  fs::path svg(const Chart& c) const { return dir_ / c.file; }
+  fs::path svg(const Chart& c) const { return c.file; }
 
  private:
   fs::path src() {

@@ -25,7 +25,9 @@ struct Chart {
 std::vector<Chart> make_charts(const std::vector<nlohmann::json>& results, const std::filesystem::path& charts_dir,
                                const ReportOptions& options);
 
-// Runs `gnuplot script` with a time limit; returns "" on success, else why it failed.
-std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script);
+// Runs `gnuplot script` in directory `cwd` with a time limit; returns "" on
+// success, else why it failed.
+std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script,
+                        const std::filesystem::path& cwd);
 
 }  // namespace lockbench::report::detail

@@ -20,13 +20,18 @@ extern char** environ;
 
 namespace lockbench::report::detail {
 
-std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script) {
-  const std::filesystem::path err_path = std::filesystem::path(script).replace_extension(".stderr");
+std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script,
+                        const std::filesystem::path& cwd) {
+  const std::filesystem::path err_path =
+      std::filesystem::absolute(cwd / script).replace_extension(".stderr");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // Scripts name their files relative to the charts directory, so the folder
+  // can be moved and re-drawn with `cd charts && gnuplot gnuplot/x.gp`.
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::string prog = gnuplot, arg = script.string();
   char* argv[] = {prog.data(), arg.data(), nullptr};
   pid_t pid = 0;

@@ -71,7 +71,13 @@ TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_er
   EXPECT_GT(report, 10 * blank) << "report.png " << report << " bytes vs blank " << blank;
   EXPECT_EQ(log.find("CONSOLE"), std::string::npos) << log;
   EXPECT_EQ(log.find("Uncaught"), std::string::npos) << log;
-  std::cout << "screenshot: " << (dir / "report.png").string() << "\n";
+  // LOCKBENCH_KEEP_SCREENSHOT=1 keeps the page and its PNG to look at.
+  if (std::getenv("LOCKBENCH_KEEP_SCREENSHOT") != nullptr) {
+    std::cout << "screenshot: " << (dir / "report.png").string() << "\n";
+  } else {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
 }
 
 }  // namespace

@@ -18,12 +18,25 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("lockbench_report_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+// A fresh directory, removed again when the test ends.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("lockbench_report_test_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  operator const fs::path&() const { return path_; }
+  fs::path operator/(const std::string& child) const { return path_ / child; }
+  std::string string() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
@@ -139,7 +152,7 @@ TEST(SummaryCsv, has_a_header_and_one_row_per_result_with_equal_field_counts) {
 }
 
 TEST(LoadResults, refuses_a_result_missing_a_contract_field_naming_file_and_field) {
-  const fs::path dir = temp_dir("missing");
+  const TempDir dir("missing");
   json r = fixtures::held_tx(20);
   r["pool"]["hold_ms"].erase("p99");
   write_json(dir / "a.json", r);
@@ -152,7 +165,7 @@ TEST(LoadResults, refuses_a_result_missing_a_contract_field_naming_file_and_fiel
 }
 
 TEST(LoadResults, reads_an_object_file_and_an_array_file_in_order) {
-  const fs::path dir = temp_dir("load");
+  const TempDir dir("load");
   write_json(dir / "one.json", fixtures::none_hot_with_race());
   write_json(dir / "many.json", json(fixtures::sweep()));
   const auto results = load_results({(dir / "one.json").string(), (dir / "many.json").string()});
@@ -162,7 +175,7 @@ TEST(LoadResults, reads_an_object_file_and_an_array_file_in_order) {
 }
 
 TEST(LoadResults, refuses_bad_json_a_wrong_schema_and_an_element_of_an_array_by_index) {
-  const fs::path dir = temp_dir("bad");
+  const TempDir dir("bad");
   std::ofstream(dir / "bad.json") << "{ not json";
   EXPECT_THROW(load_results({(dir / "bad.json").string()}), SettingError);
   json wrong = fixtures::held_tx(2);
@@ -182,7 +195,7 @@ TEST(LoadResults, refuses_bad_json_a_wrong_schema_and_an_element_of_an_array_by_
 }
 
 TEST(WriteReport, writes_the_three_documents_and_refuses_no_results) {
-  const fs::path dir = temp_dir("write");
+  const TempDir dir("write");
   ReportOptions options;
   options.charts = false;
   write_report(fixtures::sweep(), dir, options);
@@ -193,7 +206,7 @@ TEST(WriteReport, writes_the_three_documents_and_refuses_no_results) {
 
 TEST(WriteReport, a_chart_whose_data_is_absent_says_so_in_the_page) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
-  const fs::path dir = temp_dir("absent");
+  const TempDir dir("absent");
   json r = fixtures::base_result("optimistic", 5, 3);  // no timeline
   r.erase("time_split_ms");
   write_report({r}, dir);
@@ -205,7 +218,7 @@ TEST(WriteReport, a_chart_whose_data_is_absent_says_so_in_the_page) {
 }
 
 TEST(WriteReport, a_missing_gnuplot_leaves_a_sentence_not_a_failure) {
-  const fs::path dir = temp_dir("nognuplot");
+  const TempDir dir("nognuplot");
   ReportOptions options;
   options.gnuplot = "/nonexistent/gnuplot";
   write_report(fixtures::sweep(), dir, options);
@@ -214,7 +227,7 @@ TEST(WriteReport, a_missing_gnuplot_leaves_a_sentence_not_a_failure) {
 
 TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
-  const fs::path dir = temp_dir("html");
+  const TempDir dir("html");
   write_report(fixtures::sweep(), dir);
   const std::string page = slurp(dir / "report.html");
   for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations", "race"}) {
