@@ -43,6 +43,17 @@ void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
   r->pending = s;
 }
 
+RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
+  Row* r = row(k);
+  if (!r) return nullptr;
+  if (!in_tx) return &r->committed;
+  if (!r->pending) {
+    backend(b).pending_rows.push_back(k);
+    r->pending = r->committed;
+  }
+  return &*r->pending;
+}
+
 bool LockManager::held_by_other(Space sp, Key k, Backend b) const {
   auto it = locks_.find(lock_id(sp, k));
   return it != locks_.end() && it->second.holder >= 0 && it->second.holder != b;

@@ -48,6 +48,9 @@ class LockManager {
   const RowState* visible(Key k, Backend b);
   // Writes the row: into b's transaction (seen by others at commit) or committed at once.
   void put(Key k, Backend b, bool in_tx, const RowState& s);
+  // The row to change in place, with the same visibility as put(). Null when the
+  // key does not exist. Call with the row lock held.
+  RowState* writable(Key k, Backend b, bool in_tx);
   // Every row currently in the table (for end-of-run counts).
   template <class F>
   void for_each_row(F f) const {

@@ -26,7 +26,7 @@ Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, R
   *cx_out = &cx;
   const Duration started = w.now();
   cx.split().queue = started - r.intended;
-  if (started > r.intended && w.tracing()) cx.trace("queue", r.intended, started);
+  if (w.tracing()) cx.trace("queue", r.intended, started);
   const Outcome o = co_await serve(cx, st, sc);
   w.recorder().finish(r.id, o, r.intended, w.now(), cx.split());
   pod.request_done(r.id);

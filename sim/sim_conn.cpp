@@ -15,6 +15,8 @@ std::string key_text(const char* what, Key k) { return std::string(what) + " " +
 SimConn::SimConn(SimWorld& w, Pod& pod, int id, Backend backend)
     : w_(w), pod_(pod), id_(id), backend_(backend), created_at_(w.now()) {}
 
+bool SimConn::tracing() const { return cx_ && w_.tracing(); }
+
 Sleep SimConn::statement() { return Sleep{w_.loop(), w_.db_latency(), pod_.owner()}; }
 
 void SimConn::check_usable(std::string_view what) const {
@@ -27,7 +29,7 @@ void SimConn::account(const char* step, Duration start, bool lock_statement, std
   if (!cx_) return;
   const Duration end = w_.now();
   (lock_statement ? cx_->split().lock_wait : cx_->split().db) += end - start;
-  if (w_.tracing()) cx_->trace(step, start, end, id_, std::move(detail));
+  if (tracing()) cx_->trace(step, start, end, id_, std::move(detail));
 }
 
 void SimConn::on_borrow(RequestCtx* cx, Duration at, std::size_t record) {
@@ -82,11 +84,14 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
   const bool error = r != LockResult::acquired && (mode.wait != LockWait::try_lock || sp == Space::row);
   if (error && in_tx_) aborted_ = true;
   if (!in_tx_ && sc == Scope::xact && r == LockResult::acquired) w_.db().end_xact(backend_, true);  // autocommit
-  std::string detail = key_text(what, key);
-  if (r == LockResult::acquired) {
-    if (waited) detail += " after waiting";
-  } else {
-    detail += r == LockResult::timed_out ? " lock_timeout" : " busy";
+  std::string detail;
+  if (tracing()) {
+    detail = key_text(what, key);
+    if (r == LockResult::acquired) {
+      if (waited) detail += " after waiting";
+    } else {
+      detail += r == LockResult::timed_out ? " lock_timeout" : " busy";
+    }
   }
   account(r == LockResult::acquired ? "lock.acquire" : "lock.denied", t0, true, std::move(detail));
   co_return r;
@@ -110,7 +115,8 @@ Task<bool> SimConn::advisory_unlock(Key key) {
   check_usable("pg_advisory_unlock");
   const bool ok = w_.db().unlock_session(key, backend_);
   account("lock.release", t0, true,
-          key_text("advisory", key) + (ok ? "" : ": WARNING you don't own a lock of type ExclusiveLock"));
+          tracing() ? key_text("advisory", key) + (ok ? "" : ": WARNING you don't own a lock of type ExclusiveLock")
+                    : std::string());
   co_return ok;
 }
 
@@ -128,28 +134,26 @@ Task<LeaseResult> SimConn::lease_acquire(Key key, std::string_view owner, Durati
   check_usable("lease acquire");
   co_await lock_for_update(key);
   LeaseResult res;
-  std::string detail = key_text("lease", key);
-  if (const RowState* row = w_.db().visible(key, backend_)) {
+  std::string detail;
+  if (RowState* row = w_.db().writable(key, backend_, in_tx_)) {
     // The WHERE clause, evaluated now (after any row-lock wait: PostgreSQL's re-check).
     const Duration now_c = clock == LeaseClock::app ? w_.now() + pod_.app_skew() : w_.now();
-    const bool free = !row->lease_at || *row->lease_at < now_c - ttl;
-    if (free) {
+    if (!row->lease_at || *row->lease_at < now_c - ttl) {
       res.acquired = true;
       res.took_over_expired = row->lease_at.has_value();
-      res.previous_owner = row->lease_owner;
-      RowState next = *row;
-      next.lease_at = now_c;
-      next.lease_owner = std::string(owner);
-      w_.db().put(key, backend_, in_tx_, next);
+      res.previous_owner = std::move(row->lease_owner);
+      row->lease_at = now_c;
+      row->lease_owner = owner;
       if (res.took_over_expired) {
-        detail += " took over the expired lease of " + res.previous_owner;
         w_.lease_taken_over(res.previous_owner);
+        if (tracing()) detail = key_text("lease", key) + " took over the expired lease of " + res.previous_owner;
       }
-    } else {
-      detail += " held by " + row->lease_owner;
+    } else if (tracing()) {
+      detail = key_text("lease", key) + " held by " + row->lease_owner;
     }
   }
   update_done(key);
+  if (tracing() && detail.empty()) detail = key_text("lease", key);
   account(res.acquired ? "lock.acquire" : "lock.denied", t0, true, std::move(detail));
   co_return res;
 }
@@ -160,16 +164,16 @@ Task<bool> SimConn::lease_release(Key key, std::string_view owner) {
   check_usable("lease release");
   co_await lock_for_update(key);
   bool ok = false;
-  std::string detail = key_text("lease", key);
-  if (const RowState* row = w_.db().visible(key, backend_)) {
+  std::string detail;
+  if (RowState* row = w_.db().writable(key, backend_, in_tx_)) {
     ok = row->lease_owner == owner;
     if (ok) {
-      RowState next = *row;
-      next.lease_at.reset();
-      next.lease_owner.clear();
-      w_.db().put(key, backend_, in_tx_, next);
-    } else {
-      detail += ": 0 rows, owner is now " + (row->lease_owner.empty() ? std::string("nobody") : row->lease_owner);
+      row->lease_at.reset();
+      row->lease_owner.clear();
+      if (tracing()) detail = key_text("lease", key);
+    } else if (tracing()) {
+      detail = key_text("lease", key) + ": 0 rows, owner is now " +
+               (row->lease_owner.empty() ? std::string("nobody") : row->lease_owner);
     }
   }
   update_done(key);
@@ -183,7 +187,7 @@ Task<UserRow> SimConn::read_user(Key key) {
   check_usable("SELECT");
   UserRow out;
   if (const RowState* row = w_.db().visible(key, backend_)) out = UserRow{true, row->primary, row->version};
-  account("db.read", t0, false, key_text("user", key));
+  account("db.read", t0, false, tracing() ? key_text("user", key) : std::string());
   co_return out;
 }
 
@@ -192,17 +196,17 @@ Task<void> SimConn::write_user(Key key, std::string_view primary) {
   co_await statement();
   check_usable("UPDATE");
   co_await lock_for_update(key);
-  const RowState* row = w_.db().visible(key, backend_);
+  RowState* row = w_.db().writable(key, backend_, in_tx_);
   if (!row) {
     update_done(key);
     throw DbError("UPDATE users: user " + std::to_string(key) + " does not exist");
   }
-  RowState next = *row;
-  next.primary = std::string(primary);
-  ++next.version;
-  w_.db().put(key, backend_, in_tx_, next);
+  row->primary = primary;
+  ++row->version;
+  const auto version = row->version;
   update_done(key);
-  account("db.write", t0, false, key_text("user", key) + " version " + std::to_string(next.version));
+  account("db.write", t0, false,
+          tracing() ? key_text("user", key) + " version " + std::to_string(version) : std::string());
 }
 
 Task<bool> SimConn::write_user_if_version(Key key, std::string_view primary, std::int64_t expected) {
@@ -211,17 +215,18 @@ Task<bool> SimConn::write_user_if_version(Key key, std::string_view primary, std
   check_usable("UPDATE");
   co_await lock_for_update(key);
   bool ok = false;
-  std::string detail = key_text("user", key);
-  if (const RowState* row = w_.db().visible(key, backend_)) {
-    ok = row->version == expected;  // evaluated after any row-lock wait
+  std::string detail;
+  // The version is compared after any row-lock wait: the re-check of UPDATE ... WHERE.
+  if (const RowState* seen = w_.db().visible(key, backend_)) {
+    ok = seen->version == expected;
     if (ok) {
-      RowState next = *row;
-      next.primary = std::string(primary);
-      ++next.version;
-      w_.db().put(key, backend_, in_tx_, next);
-      detail += " version " + std::to_string(next.version);
-    } else {
-      detail += ": 0 rows, version is " + std::to_string(row->version) + " not " + std::to_string(expected);
+      RowState* row = w_.db().writable(key, backend_, in_tx_);
+      row->primary = primary;
+      ++row->version;
+      if (tracing()) detail = key_text("user", key) + " version " + std::to_string(row->version);
+    } else if (tracing()) {
+      detail = key_text("user", key) + ": 0 rows, version is " + std::to_string(seen->version) + " not " +
+               std::to_string(expected);
     }
   }
   update_done(key);
@@ -231,20 +236,21 @@ Task<bool> SimConn::write_user_if_version(Key key, std::string_view primary, std
 
 void SimConn::release() {
   if (dead_ || !borrowed_) return;
-  std::string detail;
+  const bool rolled_back = in_tx_;
   if (in_tx_) {
     // HikariCP rolls back a connection returned inside a transaction.
     w_.db().end_xact(backend_, false);
     in_tx_ = false;
     aborted_ = false;
-    detail = "rolled back an open transaction";
   }
   const Duration now = w_.now();
   const Duration held = now - borrowed_at_;
   if (cx_) {
     cx_->split().held += held;
     w_.pool_stats().hold_ms.add(to_ms(held));
-    if (w_.tracing()) cx_->trace("pool.release", now, now, id_, std::move(detail));
+    if (w_.tracing())
+      cx_->trace("pool.release", now, now, id_,
+                 "held " + format_duration(held) + (rolled_back ? ", rolled back an open transaction" : ""));
   }
   if (record_ != kNoRecord) w_.borrow_returned(std::exchange(record_, kNoRecord));
   cx_ = nullptr;

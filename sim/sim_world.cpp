@@ -48,7 +48,7 @@ SimWorld::~SimWorld() {
 Duration SimWorld::db_latency() { return s_.db_latency.sample(db_rng_); }
 
 Pod& SimWorld::pod_for(std::uint64_t request_id) {
-  return *pods_[static_cast<std::size_t>((request_id - 1) % pods_.size())];
+  return *pods_[static_cast<std::size_t>(request_id % pods_.size())];  // round-robin, as the real world
 }
 
 // ---- World
@@ -149,7 +149,7 @@ void SimWorld::start_request(Pod&, const Request& r) {
 
 void SimWorld::reject(const Request& r) {
   recorder_.finish(r.id, Outcome::rejected, r.intended, now(), TimeSplit{});
-  if (tracing()) recorder_.trace({r.id, "outcome", now(), now(), -1, "rejected: worker queue full"});
+  if (tracing()) recorder_.trace({r.id, "outcome", now(), now(), -1, "rejected"});
   finished(r);
 }
 

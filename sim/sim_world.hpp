@@ -70,6 +70,7 @@ class SimConn final : public Conn {
 
  private:
   Sleep statement();  // one db_latency sample on the event loop
+  bool tracing() const;  // a request holds the connection and the trace has room
   void check_usable(std::string_view what) const;
   // Time and trace of one statement, attributed to the borrowing request.
   void account(const char* step, Duration start, bool lock_statement, std::string detail = {});

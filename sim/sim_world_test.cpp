@@ -135,18 +135,21 @@ TEST(SimExclusion, steals_a_row_lease_whose_ttl_is_below_the_partner_time) {
 TEST(SimFaults, a_pause_longer_than_the_ttl_lets_another_pod_steal_a_live_lease) {
   Settings s = base();
   s.strategy = "row-lease";
-  s.pods = 2;
+  s.pods = 2;  // requests alternate: odd ids on pod 1, even ids on pod 0
   s.key_dist = KeyDist::hot;
   s.partner_latency = Distribution::fixed(500);
   s.lease_ttl = 3s;  // above the 1 s of partner calls
-  s.rate_per_s = 4;
-  s.duration = 30s;
+  s.rate_per_s = 1;
+  s.duration = 20s;
   const auto calm = run_sim(s);
   EXPECT_EQ(calm["locks"]["lease_steals"], 0);
 
-  s.pause_at = 10s + 300ms;  // pod 1 freezes, likely inside a lease
+  // Request 1 runs on pod 1 and takes the lease; pod 1 then freezes for 8 s.
+  const Duration first_arrival = Workload(s).schedule().front().intended;
+  s.pause_at = first_arrival + 100ms;
   s.pause_for = 8s;
   const auto r = run_sim(s);
+  EXPECT_GT(r["locks"]["lease_steals"].get<int>(), 0);
   EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
   EXPECT_DOUBLE_EQ(r["faults"]["pause_for_s"].get<double>(), 8.0);
 }
