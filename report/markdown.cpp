@@ -57,9 +57,10 @@ std::string markdown(const std::vector<json>& results, const ReportOptions& opti
     const json& race = *find(*r, "trace.race");
     md += fmt::format("Captured in the `{}` run (seed {}): two promotions of person `{}`, requests `{}` and `{}`, "
                       "interleaved their unlink and link calls at the partner. Times are milliseconds since the "
-                      "run's start.\n\n",
+                      "run's start.{}\n\n",
                       str(*r, "strategy"), str(*r, "seed"), str(race, "person"), str(race["request_ids"][0], ""),
-                      str(race["request_ids"][1], ""));
+                      str(race["request_ids"][1], ""),
+                      str(race, "kind").empty() ? "" : " The partner flagged it as `" + str(race, "kind") + "`.");
     md += "```mermaid\n" + *race_diagram(*r) + "```\n\n";
   } else {
     md += "No race was captured in these results (no result has a `trace.race`).\n\n";

@@ -170,13 +170,14 @@ std::optional<std::string> race_diagram(const json& result) {
                            "nothing excluded them",
                            person, ms(from), ms(to)));
   }
-  const std::string verdict =
-      fmt::format("Note over A,Partner: {} of {} at the partner: overlap_person {}, person_split {}, "
-                  "lost_promotion {}",
-                  label(str(result, "strategy")), person,
-                  detail::fmt(detail::num(result, "partner.violations.overlap_person"), 0),
-                  detail::fmt(detail::num(result, "partner.violations.person_split"), 0),
-                  detail::fmt(detail::num(result, "partner.violations.lost_promotion"), 0));
+  const std::string kind = str(*race, "kind");
+  const std::string verdict = fmt::format(
+      "Note over A,Partner: {}whole {} run, as the partner counted it: overlap_person {}, person_split {}, "
+      "lost_promotion {}",
+      kind.empty() ? "" : "flagged as " + label(kind) + ". ", label(str(result, "strategy")),
+      detail::fmt(detail::num(result, "partner.violations.overlap_person"), 0),
+      detail::fmt(detail::num(result, "partner.violations.person_split"), 0),
+      detail::fmt(detail::num(result, "partner.violations.lost_promotion"), 0));
   d.at(1e300, verdict);
   return d.render({fmt::format("participant A as request {}", label(a)),
                    fmt::format("participant B as request {}", label(b)), "participant Pool as connection pool",

@@ -45,6 +45,19 @@ TEST(RaceDiagram, of_a_none_hot_key_result_names_the_two_interleaved_requests) {
   expect_valid_mermaid(*d);
 }
 
+TEST(RaceDiagram, accepts_numeric_request_ids_and_names_the_flagged_kind) {
+  // core/result.cpp writes request ids as numbers and the race's kind.
+  auto r = fixtures::none_hot_with_race();
+  for (auto& e : r["trace"]["events"]) e["request_id"] = e["request_id"] == "r-17" ? 17 : 18;
+  r["trace"]["race"] = {{"kind", "flow_interleaving"}, {"person", "p-1"}, {"request_ids", {17, 18}}};
+  const auto d = race_diagram(r);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("participant A as request 17"), std::string::npos);
+  EXPECT_NE(d->find("B->>Partner: t=1041.1 ms unlink"), std::string::npos);
+  EXPECT_NE(d->find("flagged as flow_interleaving"), std::string::npos);
+  expect_valid_mermaid(*d);
+}
+
 TEST(RaceDiagram, is_absent_when_the_result_captured_no_race) {
   EXPECT_FALSE(race_diagram(fixtures::held_tx(20)).has_value());
   EXPECT_FALSE(race_diagram(fixtures::base_result("none", 1, 5)).has_value());
