@@ -455,7 +455,7 @@ std::vector<int> statuses_of_a_fixed_sequence(std::uint16_t port) {
   return out;
 }
 
-TEST(FakePartnerSeed, SameSeedAndSameRequestsGiveTheSameFaultsAndLatencies) {
+TEST(FakePartnerSeed, SameSeedAndSameRequestsGiveTheSameFaultsAndMetrics) {
   const json doc = {{"latency", {{"*", {{"dist", "uniform"}, {"min_ms", 0}, {"max_ms", 4}}}}},
                     {"faults", {{"auth0.get", {{{"kind", "error"}, {"p", 0.5}, {"status", 503}}}}}}};
   ConfigFile file(doc);
@@ -474,6 +474,35 @@ TEST(FakePartnerSeed, SameSeedAndSameRequestsGiveTheSameFaultsAndLatencies) {
   EXPECT_NE(a.first, other.first);
   EXPECT_NE(std::count(a.first.begin(), a.first.end(), 503), 0);
   EXPECT_NE(std::count(a.first.begin(), a.first.end(), 200), 0);
+}
+
+// Latencies are only visible as time, so this compares them with a wide margin:
+// draws spread over 0..800 ms must match call by call within 150 ms.
+TEST(FakePartnerSeed, SameSeedGivesTheSameLatencyCallByCall) {
+  ConfigFile file(json{{"latency", {{"*", {{"dist", "uniform"}, {"min_ms", 0}, {"max_ms", 800}}}}}});
+  auto latencies_ms = [&] {
+    PartnerProcess server({"--config", file.path(), "--seed", "11"});
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_read_timeout(5, 0);
+    c.Post("/admin/reset", R"({"persons":[{"identities":["auth0|u1"]}]})", "application/json");
+    std::vector<double> out;
+    for (int i = 0; i < 8; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto r = c.Get("/api/v2/users/auth0%7Cu1");
+      out.push_back(r ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : -1);
+    }
+    return out;
+  };
+  auto other = std::async(std::launch::async, latencies_ms);  // both runs at once: half the wall time
+  const auto a = latencies_ms();
+  const auto b = other.get();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_GE(a[i], 0);
+    EXPECT_NEAR(a[i], b[i], 150) << "call " << i;
+  }
+  EXPECT_GT(*std::max_element(a.begin(), a.end()) - *std::min_element(a.begin(), a.end()), 200)
+      << "the draws should spread over 0..800 ms";
 }
 
 // --- the executable ---------------------------------------------------------------
