@@ -90,11 +90,13 @@ class Session : public std::enable_shared_from_this<Session> {
     arm(server_.options.idle_timeout, [](Session& s) { s.close_now(); });
   }
 
-  void read_request() {
+  // rearm = false after an answer: the deadline armed for its write still
+  // runs and covers the idle wait too (one timer update per request, not two).
+  void read_request(bool rearm = true) {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(server_.options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_.options.max_body_bytes);
-    arm_deadline();  // keep-alive idle, or a request that never finishes
+    if (rearm) arm_deadline();  // keep-alive idle, or a request that never finishes
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
@@ -115,6 +117,8 @@ class Session : public std::enable_shared_from_this<Session> {
     auto routed = server_.api.handle(request, server_.now());
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
     call_ = std::get<Pending>(routed);
+    // A zero wait skips the timer: zero-latency configs are throughput runs.
+    if (call_->apply_after <= Duration{0}) return on_apply();
     arm(call_->apply_after, [](Session& s) { s.on_apply(); });
   }
 
@@ -139,7 +143,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_apply() {
     answer_ = server_.api.execute(call_->call_id, server_.now());
-    arm(std::max(Duration{0}, call_->delay - call_->apply_after), [](Session& s) { s.on_answer_due(); });
+    const Duration rest = call_->delay - call_->apply_after;
+    if (rest <= Duration{0}) return on_answer_due();
+    arm(rest, [](Session& s) { s.on_answer_due(); });
   }
 
   void on_answer_due() {
@@ -169,7 +175,7 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->finish_call(/*lost=*/bool(ec));
       if (ec) return self->close_now();
-      if (self->keep_alive_) return self->read_request();
+      if (self->keep_alive_) return self->read_request(/*rearm=*/false);
       self->close_gracefully();
     });
   }
@@ -177,6 +183,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // No answer: after hang_for the connection closes, or never (nullopt).
   // Either way a client that gives up (read timeout, close) ends the call at once.
   void hang(std::optional<Duration> hang_for) {
+    disarm();  // no deadline: hanging is the point
     watch_disconnect();
     if (!hang_for) return;
     arm(*hang_for, [](Session& s) {
