@@ -137,6 +137,22 @@ TEST_F(FakePartnerFaults, AClientThatDisconnectsBeforeTheAnswerStillCompletesThe
   expect_still_serving();
 }
 
+TEST_F(FakePartnerFaults, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
+  start({{"latency", {{"auth0.get", {{"dist", "fixed"}, {"ms", 50}}}}}});
+  const RawResult r = raw_exchange(port(),
+                                   "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   "GET /v1/charges/ch_missing HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   "GET /api/v2/users/auth0%7Cu2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                   3000ms);
+  EXPECT_EQ(r.ending, Ending::eof);
+  std::vector<int> statuses;
+  for (std::size_t at = r.bytes.find("HTTP/1.1 "); at != std::string::npos; at = r.bytes.find("HTTP/1.1 ", at + 1)) {
+    statuses.push_back(std::atoi(r.bytes.c_str() + at + 9));
+  }
+  EXPECT_EQ(statuses, (std::vector<int>{200, 404, 200}));
+  EXPECT_LT(r.bytes.find("auth0|u1"), r.bytes.find("auth0|u2"));
+}
+
 // --- bad input: each followed by a good request that succeeds ------------------
 
 TEST_F(FakePartnerFaults, BadJsonWrongTypesAndMissingFieldsAre400AndServingGoesOn) {
