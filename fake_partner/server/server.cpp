@@ -23,6 +23,7 @@ namespace {
 // instead of an RST caused by unread data; bounded so a flood cannot hold us.
 constexpr std::size_t kDrainBytesMax = 1024 * 1024;
 constexpr auto kDrainTime = std::chrono::seconds(2);
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // Slow bodies go out in ticks of this length.
 constexpr double kSlowTickS = 0.05;
 // The garbage fault: bytes that no HTTP parser accepts as a status line.
@@ -97,6 +98,24 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(server_.options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_.options.max_body_bytes);
     if (rearm) arm_deadline();  // keep-alive idle, or a request that never finishes
+    // Headers first: a client that sent "Expect: 100-continue" (curl does for
+    // larger bodies) waits for our go-ahead before it sends the body.
+    http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->on_read_error(ec);
+      if (self->parser_->is_done()) return self->on_read({});
+      const auto& fields = self->parser_->get();
+      if (beast::iequals(fields[http::field::expect], "100-continue")) {
+        asio::async_write(self->socket_, asio::buffer(kContinue), [self](beast::error_code e, std::size_t) {
+          if (e) return self->close_now();
+          self->read_body();
+        });
+        return;
+      }
+      self->read_body();
+    });
+  }
+
+  void read_body() {
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }

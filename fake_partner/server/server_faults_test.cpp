@@ -153,6 +153,20 @@ TEST_F(FakePartnerFaults, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
   EXPECT_LT(r.bytes.find("auth0|u1"), r.bytes.find("auth0|u2"));
 }
 
+TEST_F(FakePartnerFaults, ExpectContinueGetsAGoAheadBeforeTheAnswer) {
+  start();
+  const std::string body = R"({"provider":"google-oauth2","user_id":"u1"})";
+  const RawResult r = raw_exchange(port(),
+                                   "DELETE /api/v2/users/auth0%7Cu1/identities/google-oauth2/u1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   "POST /api/v2/users/auth0%7Cu1/identities HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                                   "Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: " +
+                                       std::to_string(body.size()) + "\r\n\r\n" + body,
+                                   3000ms);
+  const auto go_ahead = r.bytes.find("HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_NE(go_ahead, std::string::npos) << r.bytes;
+  EXPECT_EQ(r.bytes.find("HTTP/1.1 201 ", go_ahead), go_ahead + 25) << r.bytes;
+}
+
 // --- bad input: each followed by a good request that succeeds ------------------
 
 TEST_F(FakePartnerFaults, BadJsonWrongTypesAndMissingFieldsAre400AndServingGoesOn) {
