@@ -82,3 +82,57 @@ TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_er
 
 }  // namespace
 }  // namespace lockbench::report
+
+namespace lockbench::report {
+namespace {
+
+// Optional: with LOCKBENCH_MERMAID_JS=/path/to/mermaid.min.js (from the npm
+// package `mermaid`), Mermaid itself parses every diagram of report.md in
+// headless Chromium, as GitHub would.
+TEST(ReportMarkdownMermaid, every_diagram_parses_with_mermaid_itself) {
+  const char* mermaid_js = std::getenv("LOCKBENCH_MERMAID_JS");
+  if (mermaid_js == nullptr || !fs::exists(mermaid_js)) GTEST_SKIP() << "set LOCKBENCH_MERMAID_JS to mermaid.min.js";
+  if (!have("chromium")) GTEST_SKIP() << "chromium is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("lockbench_mermaid_test_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string md = render_markdown(fixtures::sweep());
+  std::string page = "<html><body><script src=\"file://" + std::string(mermaid_js) + "\"></script>\n";
+  int blocks = 0;
+  const std::string open = "```mermaid\n";
+  for (std::size_t at = 0; (at = md.find(open, at)) != std::string::npos; ++blocks) {
+    const auto end = md.find("```", at + open.size());
+    std::string text = md.substr(at + open.size(), end - at - open.size()), escaped;
+    for (char c : text) escaped += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    page += "<pre class=\"mermaid\">" + escaped + "</pre>\n";
+    at = end + 3;
+  }
+  page += R"(<script>
+mermaid.initialize({startOnLoad: false});
+(async () => {
+  for (const e of document.querySelectorAll('.mermaid')) {
+    try { await mermaid.parse(e.textContent); console.log('MERMAID_OK'); }
+    catch (err) { console.log('MERMAID_FAIL ' + err.message); }
+  }
+})();
+</script></body></html>
+)";
+  std::ofstream(dir / "mermaid.html") << page;
+  const std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
+                          "--no-first-run --disable-background-networking --disable-component-update --disable-sync "
+                          "--user-data-dir='" + (dir / "profile").string() + "' --enable-logging=stderr --v=0 "
+                          "--virtual-time-budget=10000 --allow-file-access-from-files --dump-dom 'file://" +
+                          (dir / "mermaid.html").string() + "' > /dev/null 2> '" + (dir / "log").string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string log = slurp(dir / "log");
+  ASSERT_EQ(blocks, 2);
+  std::size_t ok = 0;
+  for (std::size_t at = 0; (at = log.find("MERMAID_OK", at)) != std::string::npos; ++at) ++ok;
+  EXPECT_EQ(ok, 2u) << log;
+  EXPECT_EQ(log.find("MERMAID_FAIL"), std::string::npos) << log;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace
+}  // namespace lockbench::report

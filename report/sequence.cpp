@@ -166,9 +166,10 @@ std::optional<std::string> race_diagram(const json& result) {
   if (sa && sb) {
     const double from = std::max(sa->first, sb->first), to = std::min(sa->second, sb->second);
     if (from < to)
-      d.at(to, fmt::format("Note over A,B: both requests were calling the partner for {} from t={} to t={}: "
+      // Notes do not wrap in Mermaid: span every participant so the sentence fits.
+      d.at(to, fmt::format("Note over A,Partner: from t={} to t={} both requests were calling the partner for {}: "
                            "nothing excluded them",
-                           person, ms(from), ms(to)));
+                           ms(from), ms(to), person));
   }
   const std::string kind = str(*race, "kind");
   const std::string verdict = fmt::format(
@@ -231,7 +232,7 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
     if (e.request_id == victim) draw(d, e, "V", "Pool", "DB", "Partner");
   }
   const double size = num_or(result, "pool.size", 0);
-  std::string held = fmt::format("Note over Pool: t={} {} of {} connections held", ms(wait_from),
+  std::string held = fmt::format("Note over {},V: t={} {} of {} connections held", shown ? "H1" : "Pool", ms(wait_from),
                                  holders.size(), detail::fmt(size, 0));
   if (holders.size() > shown) held += fmt::format(" ({} more holders not drawn)", holders.size() - shown);
   held += ", idle in transaction while their requests wait on the partner";

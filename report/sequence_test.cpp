@@ -39,7 +39,7 @@ TEST(RaceDiagram, of_a_none_hot_key_result_names_the_two_interleaved_requests) {
   const auto a_done = pos(*d, "Partner-->>A: t=1601.1 ms unlink done");
   EXPECT_LT(a_unlink, b_unlink);
   EXPECT_LT(b_unlink, a_done);
-  EXPECT_NE(d->find("Note over A,B: both requests were calling the partner for p-1 from t=1041.1 ms"),
+  EXPECT_NE(d->find("Note over A,Partner: from t=1041.1 ms to t=2201.2 ms both requests were calling the partner for p-1"),
             std::string::npos);
   EXPECT_NE(d->find("overlap_person 37"), std::string::npos);
   expect_valid_mermaid(*d);
