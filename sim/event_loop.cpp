@@ -9,12 +9,43 @@ void resume_handle(void* ctx, std::uint64_t) { std::coroutine_handle<>::from_add
 }  // namespace
 
 void EventLoop::push(const Event& e) {
-  heap_.push_back(e);
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  // Sift the hole up from the end, then drop the event in.
+  std::size_t i = heap_.size();
+  heap_.emplace_back();
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!before(e, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+EventLoop::Event EventLoop::pop() {
+  const Event top = heap_.front();
+  const Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return top;
+  // Sift the hole down from the root, then put the last event in it.
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t first = 4 * i + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t end = std::min(first + 4, n);
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    if (!before(heap_[best], last)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
+  return top;
 }
 
 void EventLoop::at(Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg) {
-  push({std::max(t, now_), seq_++, fn, ctx, arg, owner});
+  push({std::max(t, now_), seq_++, fn, ctx, static_cast<std::uint32_t>(arg), owner});
 }
 
 void EventLoop::resume_at(Duration t, int owner, std::coroutine_handle<> h) {
@@ -43,9 +74,7 @@ Duration EventLoop::paused_until(int owner) const {
 bool EventLoop::run(Duration until, std::uint64_t max_events) {
   while (!heap_.empty()) {
     if (heap_.front().t > until || events_run_ >= max_events) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Event e = heap_.back();
-    heap_.pop_back();
+    Event e = pop();
     now_ = e.t;
     if (e.owner >= 0) {
       const Owner& o = owners_[static_cast<std::size_t>(e.owner)];

@@ -31,6 +31,7 @@ class EventLoop {
   // Time of the next event (Duration::max() when none).
   Duration next_time() const { return heap_.empty() ? Duration::max() : heap_.front().t; }
 
+  // `arg` must fit in 32 bits (request indices, tickets, slots).
   void at(Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg = 0);
   // Resumes a suspended coroutine at time t (never in the past).
   void resume_at(Duration t, int owner, std::coroutine_handle<> h);
@@ -56,12 +57,11 @@ class EventLoop {
     std::uint64_t seq;
     EventFn fn;
     void* ctx;
-    std::uint64_t arg;
+    std::uint32_t arg;  // indices, tickets, generations: 32 bits are plenty for one run
     int owner;
   };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
-  };
+  static bool before(const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.seq < b.seq; }
+  Event pop();
   struct Owner {
     bool alive = true;
     Duration paused_until{};
@@ -71,7 +71,7 @@ class EventLoop {
   Duration now_{};
   std::uint64_t seq_ = 0;
   std::uint64_t events_run_ = 0;
-  std::vector<Event> heap_;    // a binary heap by Later
+  std::vector<Event> heap_;    // a 4-ary min-heap by (t, seq): shallower than a binary one
   std::vector<Owner> owners_;  // indexed by owner id
 };
 

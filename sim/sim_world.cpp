@@ -264,7 +264,7 @@ void SimWorld::run(const RunHooks& hooks) {
                          worst_case_call(s_) * (2 * std::max(1, scenario_.partner_calls())) + s_.lease_ttl +
                          s_.pause_for + std::chrono::minutes(10);
   const Duration until = s_.duration + (s_.pause_at ? *s_.pause_at : Duration::zero()) + drain;
-  constexpr std::uint64_t kChunk = 1 << 16;
+  constexpr std::uint64_t kChunk = 1 << 19;  // progress a few times per second of wall time
   constexpr std::uint64_t kMaxEvents = 4'000'000'000ULL;
   for (;;) {
     const bool drained = loop_.run(until, std::min(kMaxEvents, loop_.events_run() + kChunk));

@@ -210,6 +210,69 @@ TEST(SimFaults, a_crashed_pods_requests_vanish_and_a_replacement_serves_the_rest
   EXPECT_GT(r["timeline"].back()["ok"].get<int>() + r["timeline"][15]["ok"].get<int>(), 0);
 }
 
+// ---- the partner's faults, the client's timeouts and retries
+
+TEST(SimPartner, ends_a_hanging_attempt_at_the_clients_timeout_and_retries_it) {
+  Settings s = base();
+  s.scenario = "single-call";
+  s.strategy = "none";
+  s.partner_faults = {{"*", {{{"kind", "hang"}, {"p", 1.0}, {"ms", "forever"}}}}};
+  s.partner_connect_timeout = 1s;
+  s.partner_read_timeout = 2s;
+  s.partner_max_attempts = 2;
+  s.retry_backoff_base = 100ms;
+  s.retry_backoff_cap = 100ms;
+  const auto r = run_sim(s);
+  const auto total = r["requests"]["total"].get<std::int64_t>();
+  ASSERT_GT(total, 10);
+  EXPECT_EQ(r["requests"]["error"], total);
+  EXPECT_EQ(r["partner"]["calls"], 2 * total);
+  // Two attempts of 3 s each and a backoff of at most 100 ms.
+  EXPECT_GE(r["latency_ms"]["p50"].get<double>(), 6000);
+  EXPECT_LE(r["latency_ms"]["max"].get<double>(), 6200);
+}
+
+TEST(SimPartner, reports_a_reset_after_the_effect_as_an_error_with_the_effect_applied) {
+  Settings s = burst_on_one_key("advisory-xact", 1);
+  s.partner_faults = {{"auth0.unlink", {{{"kind", "reset"}, {"p", 1.0}, {"phase", "after"}}}}};
+  const auto r = run_sim(s);
+  EXPECT_EQ(r["requests"]["error"], 1);
+  EXPECT_EQ(r["partner"]["calls"], 1);  // no link after a failed unlink
+  EXPECT_EQ(r["partner"]["violations"]["ambiguous_commit"], 1);
+}
+
+// ---- the other workloads and the pooled-connection trap
+
+TEST(SimWorkload, runs_a_closed_loop_of_users_until_the_duration_and_drains) {
+  Settings s = base();
+  s.strategy = "row-lease";
+  s.arrival = Arrival::closed;
+  s.users = 5;
+  s.think_time = 100ms;
+  const auto r = run_sim(s);
+  const auto total = r["requests"]["total"].get<std::int64_t>();
+  // Each user: about 10 s / (0.4 s of calls + 0.1 s of thinking).
+  EXPECT_GT(total, 5 * 10);
+  EXPECT_LT(total, 5 * 30);
+  EXPECT_EQ(r["requests"]["ok"].get<std::int64_t>() + r["requests"]["conflict"].get<std::int64_t>(), total);
+}
+
+TEST(SimExclusion, fails_the_unlocks_of_pooled_session_locks_and_leaks_them_into_the_pool) {
+  Settings s = base();
+  s.strategy = "advisory-session:pooled";
+  s.keys = 5;
+  s.rate_per_s = 20;
+  const auto r = run_sim(s);
+  EXPECT_GT(r["locks"]["unlock_failures"].get<int>(), 0);
+  EXPECT_GT(r["locks"]["leaked"].get<int>(), 0);
+  EXPECT_GT(r["requests"]["conflict"].get<int>(), 0);
+
+  s.strategy = "advisory-session:pinned";  // the same lock kept on one connection
+  const auto pinned = run_sim(s);
+  EXPECT_EQ(pinned["locks"]["unlock_failures"], 0);
+  EXPECT_EQ(pinned["locks"]["leaked"], 0);
+}
+
 // ---- determinism and the result
 
 TEST(SimDeterminism, gives_a_byte_identical_result_for_a_seed_and_another_for_another_seed) {
