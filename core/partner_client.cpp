@@ -27,7 +27,8 @@ std::string_view partner_call_name(PartnerCall::Kind k) {
   return "partner.?";
 }
 
-Task<PartnerReply> call_partner(RequestCtx& cx, PartnerCall call) {
+Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call_in) {
+  const PartnerCall call = call_in;  // the caller's object lives only until our first suspension
   World& w = cx.world();
   const Settings& s = cx.settings();
   const Duration start = w.now();

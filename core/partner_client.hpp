@@ -12,7 +12,9 @@ namespace lockbench {
 // attempts. Never retries an answer that proves the effect happened (2xx, or
 // a 4xx other than 409/429). Records the whole call (retries and backoff
 // included) as partner time and as one trace event.
-Task<PartnerReply> call_partner(RequestCtx& cx, PartnerCall call);
+// `call` is copied before the first suspension; pass a named object (g++ 12
+// destroys braced temporaries in a co_await expression twice).
+Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call);
 
 // Worst case for one call: every attempt hits its connect + read timeout and
 // every backoff is at its cap. A lease TTL below this can be stolen from live work.

@@ -32,11 +32,11 @@ class SwitchPrimary final : public Scenario {
 
   Task<bool> external(RequestCtx& cx, const Plan& p, std::optional<std::uint64_t> token) override {
     const auto op = cx.request().id;
-    const PartnerReply unlinked = co_await call_partner(
-        cx, {PartnerCall::Kind::unlink, p.current, p.target, op, 1, token});
+    const PartnerCall unlink{PartnerCall::Kind::unlink, p.current, p.target, op, 1, token};
+    const PartnerReply unlinked = co_await call_partner(cx, unlink);
     if (!unlinked.success()) co_return false;
-    const PartnerReply linked = co_await call_partner(
-        cx, {PartnerCall::Kind::link, p.target, p.current, op, 2, token});
+    const PartnerCall link{PartnerCall::Kind::link, p.target, p.current, op, 2, token};
+    const PartnerReply linked = co_await call_partner(cx, link);
     co_return linked.success();
   }
 
@@ -61,8 +61,8 @@ class SingleCall final : public Scenario {
   }
 
   Task<bool> external(RequestCtx& cx, const Plan& p, std::optional<std::uint64_t> token) override {
-    const PartnerReply r = co_await call_partner(
-        cx, {PartnerCall::Kind::get_user, p.current, {}, cx.request().id, 0, token});
+    const PartnerCall get{PartnerCall::Kind::get_user, p.current, {}, cx.request().id, 0, token};
+    const PartnerReply r = co_await call_partner(cx, get);
     co_return r.success();
   }
 
