@@ -123,6 +123,33 @@ const std::vector<Strategy>& strategies() {
   return all;
 }
 
+// Paragraphs wrapped at 100 columns with a two-space indent: terminals and
+// pasted design notes both read better than one 600-character line.
+std::string wrap(const std::string& text) {
+  constexpr std::size_t width = 100;
+  std::string out = "  ", word;
+  std::size_t column = 2;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (column > 2 && column + 1 + word.size() > width) {
+      out += "\n  ";
+      column = 2;
+    } else if (column > 2) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ') flush();
+    else word += c;
+  }
+  flush();
+  return out + "\n";
+}
+
 std::string accepted() {
   std::string s;
   for (const auto& st : strategies()) {
@@ -167,10 +194,10 @@ std::string explain(std::string_view strategy) {
       out += fmt::format(" {}:{}{}", it->name, v, v == variant ? " (this one)" : "");
     out += "\n";
   }
-  out += "\nHow it works\n  " + it->how + "\n";
-  out += "\nHow it fails\n  " + it->fails + "\n";
-  out += "\nChoose it\n  " + it->choose + "\n";
-  out += "\nDo not choose it\n  " + it->avoid + "\n";
+  out += "\nHow it works\n" + wrap(it->how);
+  out += "\nHow it fails\n" + wrap(it->fails);
+  out += "\nChoose it\n" + wrap(it->choose);
+  out += "\nDo not choose it\n" + wrap(it->avoid);
   return out;
 }
 

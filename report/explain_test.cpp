@@ -8,6 +8,12 @@
 namespace lockbench::report {
 namespace {
 
+// The text with its line wrapping undone.
+std::string flat(std::string text) {
+  for (std::size_t at; (at = text.find("\n  ")) != std::string::npos;) text.replace(at, 3, " ");
+  return text;
+}
+
 TEST(Explain, every_accepted_name_says_how_it_works_fails_and_when_to_choose_it) {
   ASSERT_EQ(strategy_names().size(), 12u);  // 6 strategies, 6 variants
   for (const auto& name : strategy_names()) {
@@ -21,15 +27,24 @@ TEST(Explain, a_variant_is_marked_in_its_strategy_text) {
   const std::string text = explain("advisory-xact:try");
   EXPECT_EQ(text.rfind("advisory-xact", 0), 0u);
   EXPECT_NE(text.find("advisory-xact:try (this one)"), std::string::npos);
-  EXPECT_NE(text.find("pg_try_advisory_xact_lock"), std::string::npos);
+  EXPECT_NE(flat(text).find("pg_try_advisory_xact_lock"), std::string::npos);
 }
 
 TEST(Explain, names_the_postgresql_mechanisms_each_strategy_relies_on) {
-  EXPECT_NE(explain("held-tx").find("55P03"), std::string::npos);
-  EXPECT_NE(explain("advisory-session:pooled").find("you don't own a lock of type ExclusiveLock"),
+  EXPECT_NE(flat(explain("held-tx")).find("55P03"), std::string::npos);
+  EXPECT_NE(flat(explain("advisory-session:pooled")).find("you don't own a lock of type ExclusiveLock"),
             std::string::npos);
-  EXPECT_NE(explain("row-lease").find("locked_at < now() - $ttl"), std::string::npos);
-  EXPECT_NE(explain("optimistic").find("version = $v"), std::string::npos);
+  EXPECT_NE(flat(explain("row-lease")).find("locked_at < now() - $ttl"), std::string::npos);
+  EXPECT_NE(flat(explain("optimistic")).find("version = $v"), std::string::npos);
+}
+
+TEST(Explain, wraps_its_paragraphs_to_terminal_width) {
+  for (const auto& name : strategy_names()) {
+    const std::string text = explain(name);
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+      EXPECT_LE(end - start, 120u) << name << ": " << text.substr(start, end - start);
+  }
 }
 
 TEST(Explain, refuses_an_unknown_strategy_or_variant_listing_the_accepted_ones) {
