@@ -73,7 +73,9 @@ class LockManager {
     Waiter w;
     Duration timeout;         // zero = no bound
     bool try_first = false;   // take a free lock without suspending
+    bool ready = false;       // nothing to wait for at all
     bool await_ready() {
+      if (ready) return true;
       if (!try_first) return false;
       w.result = lm.try_lock(w.space, w.key, w.backend, w.scope);
       return w.result == LockResult::acquired;

@@ -90,8 +90,29 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
 
   // Partner-side events never stop: the partner is not part of any pod.
   loop.at(t + plan.apply_after, kGlobal, &PartnerFront::on_execute, &f, flight);
+  if (partner_done_at == client_at) {
+    // The usual case: the answer leaves and arrives at once. One event does
+    // both, and hands the client on as its own event would have (dropped with
+    // a crashed pod, held until a paused one wakes).
+    fl.client = h;
+    loop.at(partner_done_at, kGlobal, &PartnerFront::on_answer, &f, flight);
+    return;
+  }
   loop.at(partner_done_at, kGlobal, &PartnerFront::on_complete, &f, flight);
   loop.resume_at(client_at, owner, h);
+}
+
+void PartnerFront::on_answer(void* self, std::uint64_t i) {
+  auto& f = *static_cast<PartnerFront*>(self);
+  const int owner = f.flights_[i].owner;
+  const std::coroutine_handle<> client = f.flights_[i].client;
+  on_complete(self, i);
+  if (!f.loop_.alive(owner)) return;
+  if (const Duration until = f.loop_.paused_until(owner); until > Duration::zero()) {
+    f.loop_.resume_at(until, owner, client);
+    return;
+  }
+  client.resume();
 }
 
 PartnerReply PartnerFront::Attempt::await_resume() {

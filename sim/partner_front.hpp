@@ -50,10 +50,12 @@ class PartnerFront {
     int status = 0;          // what execute() answered
     bool client_gave_up = false;
     partner::FaultPlan::Kind fault = partner::FaultPlan::Kind::none;
+    std::coroutine_handle<> client;  // resumed by on_answer, when the answer arrives as it leaves
     int refs = 0;            // the client's resumption and the partner's completion
   };
   static void on_execute(void* self, std::uint64_t flight);
   static void on_complete(void* self, std::uint64_t flight);
+  static void on_answer(void* self, std::uint64_t flight);
   std::size_t new_flight();
   void drop_ref(std::size_t i);
 

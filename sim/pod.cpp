@@ -21,7 +21,7 @@ struct Root {
   std::coroutine_handle<promise_type> handle;
 };
 
-Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, RequestCtx** cx_out) {
+Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, std::uint32_t slot, RequestCtx** cx_out) {
   RequestCtx cx(w, w.recorder(), w.settings(), r);
   *cx_out = &cx;
   const Duration started = w.now();
@@ -29,12 +29,12 @@ Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, R
   if (w.tracing()) cx.trace("queue", r.intended, started);
   const Outcome o = co_await serve(cx, st, sc);
   w.recorder().finish(r.id, o, r.intended, w.now(), cx.split());
-  pod.request_done(r.id);
+  pod.request_done(slot);
   w.finished(r);
 }
 
 // The readiness check: borrow with a short timeout, SELECT 1, give back.
-Root run_probe(SimWorld& w, Pod& pod, std::uint64_t id) {
+Root run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
   w.probe_stats().total++;
   SimConn* c = co_await pod.borrow(w.settings().probe_timeout);
   if (!c) {
@@ -44,7 +44,7 @@ Root run_probe(SimWorld& w, Pod& pod, std::uint64_t id) {
     co_await Sleep{w.loop(), w.db_latency(), pod.owner()};
     c->release();
   }
-  pod.forget_root(id);
+  pod.forget_root(slot);
 }
 
 }  // namespace
@@ -141,19 +141,35 @@ void Pod::accept(const Request& r) {
   }
 }
 
+std::uint32_t Pod::take_slot(const Running& r) {
+  if (free_slots_.empty()) {
+    running_.push_back(r);
+    return static_cast<std::uint32_t>(running_.size() - 1);
+  }
+  const auto slot = free_slots_.back();
+  free_slots_.pop_back();
+  running_[slot] = r;
+  return slot;
+}
+
+void Pod::forget_root(std::uint32_t slot) {
+  running_[slot] = Running{};
+  free_slots_.push_back(slot);
+}
+
 void Pod::start(const Request& r) {
   ++busy_workers_;
   RequestCtx* cx = nullptr;
-  Root root = run_request(w_, w_.strategy(), w_.scenario(), *this, r, &cx);
-  running_.emplace(r.id, Running{r, nullptr, root.handle});
+  const auto slot = take_slot(Running{r, nullptr, {}, false});
+  Root root = run_request(w_, w_.strategy(), w_.scenario(), *this, r, slot, &cx);
+  running_[slot].root = root.handle;
   w_.start_request(*this, r);
-  root.handle.resume();  // runs to its first await
-  auto it = running_.find(r.id);
-  if (it != running_.end()) it->second.cx = cx;
+  root.handle.resume();  // runs to its first await; the slot is still ours
+  running_[slot].cx = cx;
 }
 
-void Pod::request_done(std::uint64_t id) {
-  running_.erase(id);
+void Pod::request_done(std::uint32_t slot) {
+  forget_root(slot);
   --busy_workers_;
   // The freed worker takes the next queued request, as its own next event.
   if (!queue_.empty()) w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);
@@ -176,21 +192,23 @@ void Pod::start_probes() {
 void Pod::on_probe(void* self, std::uint64_t) {
   auto& pod = *static_cast<Pod*>(self);
   if (pod.w_.all_done()) return;  // the run is over: the probe stops with it
-  const std::uint64_t id = (1ULL << 63) | pod.next_probe_id_++;
-  Root root = run_probe(pod.w_, pod, id);
-  pod.running_.emplace(id, Running{Request{}, nullptr, root.handle});
+  const auto slot = pod.take_slot(Running{Request{}, nullptr, {}, true});
+  Root root = run_probe(pod.w_, pod, slot);
+  pod.running_[slot].root = root.handle;
   root.handle.resume();
   pod.start_probes();
 }
 
 std::vector<Pod::Lost> Pod::crash() {
   std::vector<Lost> lost;
-  for (auto& [id, run] : running_) lost.push_back({run.request, run.cx, run.root, (id >> 63) != 0});
+  for (const auto& run : running_)
+    if (run.root) lost.push_back({run.request, run.cx, run.root, run.probe});
   for (const auto& r : queue_) lost.push_back({r, nullptr, {}, false});
   std::sort(lost.begin(), lost.end(), [](const Lost& a, const Lost& b) {
     return a.probe != b.probe ? b.probe : a.request.id < b.request.id;
   });
   running_.clear();
+  free_slots_.clear();
   queue_.clear();
   for (auto& c : conns_) c->kill();
   return lost;

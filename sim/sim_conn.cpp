@@ -121,7 +121,11 @@ Task<bool> SimConn::advisory_unlock(Key key) {
 }
 
 LockManager::WaitAwaiter SimConn::lock_for_update(Key key) {
-  return w_.db().lock(Space::row, key, backend_, Scope::xact, Duration::zero(), pod_.owner());
+  auto a = w_.db().lock(Space::row, key, backend_, Scope::xact, Duration::zero(), pod_.owner());
+  // An autocommitted UPDATE on a row nobody holds takes and drops the row lock
+  // within this one event: nobody can observe it, so skip the lock table.
+  if (!in_tx_ && !w_.db().held_by_other(Space::row, key, backend_)) a.ready = true;
+  return a;
 }
 
 void SimConn::update_done(Key key) {

@@ -120,7 +120,7 @@ class Pod {
 
   // Workers: starts, queues or rejects a request.
   void accept(const Request& r);
-  void request_done(std::uint64_t id);
+  void request_done(std::uint32_t slot);
   void start_probes();
 
   // Crash: every connection's backend dies; returns the requests in flight
@@ -135,7 +135,7 @@ class Pod {
   // Leak detection: a warning when `c` is still borrowed after leakDetectionThreshold.
   void watch_for_leak(SimConn* c);
   std::vector<Backend> backends() const;
-  void forget_root(std::uint64_t id) { running_.erase(id); }
+  void forget_root(std::uint32_t slot);
 
   int active() const { return active_; }
   int pending() const { return static_cast<int>(waiters_.size()); }
@@ -150,9 +150,11 @@ class Pod {
   };
   struct Running {
     Request request;
-    RequestCtx* cx;
-    std::coroutine_handle<> root;
+    RequestCtx* cx = nullptr;
+    std::coroutine_handle<> root;  // null: a free slot
+    bool probe = false;
   };
+  std::uint32_t take_slot(const Running& r);
   static void on_borrow_timeout(void* pod, std::uint64_t ticket);
   static void on_start_next(void* pod, std::uint64_t);
   static void on_probe(void* pod, std::uint64_t);
@@ -172,8 +174,8 @@ class Pod {
   int active_ = 0;
   int busy_workers_ = 0;
   std::deque<Request> queue_;  // accepted, waiting for a worker (bounded by accept_count)
-  std::unordered_map<std::uint64_t, Running> running_;
-  std::uint64_t next_probe_id_ = 0;
+  std::vector<Running> running_;  // slots of the coroutines in flight, reused through free_slots_
+  std::vector<std::uint32_t> free_slots_;
 };
 
 class SimWorld final : public World {
