@@ -4,7 +4,9 @@
 # (a) in flight: 10,000 requests held at once, each with a configured 1 s delay,
 #     from partner_inflight_client (one thread, 10,000 sockets). Reports the
 #     latency the server adds beyond the 1 s (p50/p99/max; target p99 < 10 ms)
-#     and the server's peak resident memory, VmHWM (target < 200 MiB).
+#     and the server's peak resident memory, VmHWM (target < 200 MiB). The
+#     server's own share (GET /admin/server: answer write started - arrival - delay)
+#     is printed beside it: the rest is the client's and the kernel's.
 # (b) throughput: wrk over keep-alive on zero-delay GET /api/v2/users/{id} for
 #     10 s; requests/s.
 #
@@ -71,15 +73,19 @@ echo "== (a) $REQUESTS requests in flight at once, ${DELAY_MS} ms configured del
 INFLIGHT_JSON=$("$CLIENT" --port "$PORT" --requests "$REQUESTS" --delay-ms "$DELAY_MS" --ramp-ms "$RAMP_MS" \
   --path /api/v2/users/auth0%7Cu1) || { echo "partner_load: client reported failures: $INFLIGHT_JSON" >&2; exit 1; }
 HWM_KB=$(awk '/^VmHWM:/ {print $2}' "/proc/$SERVER_PID/status")
+SERVER_JSON=$(curl -sf "$BASE/admin/server")
 echo "client: $INFLIGHT_JSON"
-python3 - "$INFLIGHT_JSON" "$HWM_KB" <<'PY'
+echo "server: $SERVER_JSON"
+python3 - "$INFLIGHT_JSON" "$HWM_KB" "$SERVER_JSON" <<'PY'
 import json, sys
-r = json.loads(sys.argv[1]); hwm_mib = int(sys.argv[2]) / 1024
+r = json.loads(sys.argv[1]); hwm_mib = int(sys.argv[2]) / 1024; srv = json.loads(sys.argv[3])
 a = r["added_ms"]
 ok = lambda cond: "ok" if cond else "MISSED"
 print(f"answered {r['ok']}/{r['requests']}, peak in flight {r['peak_inflight']}")
 print(f"added latency ms: p50 {a['p50']:.2f}  p90 {a['p90']:.2f}  p99 {a['p99']:.2f}  max {a['max']:.2f}"
       f"   (target p99 < 10 ms: {ok(a['p99'] < 10)})")
+s = srv["lateness_ms"]
+print(f"  of which the server (answer write started - arrival - delay): p50 {s['p50']:.2f}  p99 {s['p99']:.2f}  max {s['max']:.2f}")
 print(f"server peak RSS (VmHWM): {hwm_mib:.1f} MiB   (target < 200 MiB: {ok(hwm_mib < 200)})")
 PY
 

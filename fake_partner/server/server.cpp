@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fake_partner/server/http_api.hpp"
+#include "fake_partner/server/server_stats.hpp"
 
 namespace lockbench::partner_server {
 
@@ -37,7 +38,7 @@ struct Server::Impl {
   HttpApi& api;
   // Everything below is touched only by handlers on the single io_context
   // thread: that thread is the lock that guards the model and these counters.
-  std::size_t connections = 0;
+  ServerStats stats;
   bool stopping = false;  // run() returned: sessions being destroyed must not call the model
   // `now` for the model: Unix time at start plus monotonic time since, so it
   // never goes backwards and X-RateLimit-Reset comes out in epoch seconds.
@@ -58,13 +59,14 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Server::Impl& server, tcp::socket socket)
       : server_(server), socket_(std::move(socket)), timer_(server.ioc) {
-    ++server_.connections;
+    auto& st = server_.stats;
+    st.connections_peak = std::max(st.connections_peak, ++st.connections_open);
   }
   ~Session() {
     // Every path that drops the connection ends here: if the answer had not
     // left yet, the client never got it.
     finish_call(/*lost=*/true);
-    --server_.connections;
+    --server_.stats.connections_open;
   }
   void start() { read_request(); }
 
@@ -133,9 +135,12 @@ class Session : public std::enable_shared_from_this<Session> {
     request.body = std::move(message.body());
     keep_alive_ = message.keep_alive();
 
-    auto routed = server_.api.handle(request, server_.now());
+    const Duration arrived = server_.now();
+    if (request.target == "/admin/server") return write_answer(server_stats_answer(request));
+    auto routed = server_.api.handle(request, arrived);
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
     call_ = std::get<Pending>(routed);
+    answer_due_ = arrived + call_->delay;
     // A zero wait skips the timer: zero-latency configs are throughput runs.
     if (call_->apply_after <= Duration{0}) return on_apply();
     arm(call_->apply_after, [](Session& s) { s.on_apply(); });
@@ -153,6 +158,17 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     // Malformed request line, headers or chunking; or the peer half-closed mid-request.
     write_answer(HttpApi::error(400, "bad_request", "Malformed HTTP request: " + ec.message(), ""));
+  }
+
+  HttpResponse server_stats_answer(const HttpRequest& request) const {
+    if (request.method != "GET") {
+      HttpResponse r = HttpApi::error(405, "method_not_allowed", "Use GET on /admin/server.", request.target);
+      r.headers.emplace_back("Allow", "GET");
+      return r;
+    }
+    HttpResponse r;
+    r.body = server_.stats.to_json().dump();
+    return r;
   }
 
   static const boost::system::error_category& http_category() {
@@ -190,6 +206,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void write_answer(HttpResponse response) {
     out_ = render_head(response, response.body.size(), keep_alive_);
     out_ += response.body;
+    // How late the server got to it; the bytes leave in this call (Asio tries
+    // the send at once), its completion handler may queue behind others.
+    if (call_) server_.stats.lateness.add(to_ms(server_.now() - answer_due_));
     arm_deadline();  // a client that never reads
     asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->finish_call(/*lost=*/bool(ec));
@@ -329,6 +348,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer timer_;        // see arm()
   std::uint64_t timer_gen_ = 0;     // bumped by every arm() and disarm()
   std::optional<Pending> call_;     // the call in flight on this connection, until complete()
+  Duration answer_due_{0};          // arrival + planned delay of call_
   HttpResponse answer_;
   std::string out_;                 // bytes being written; lives until the write finishes
   bool keep_alive_ = true;
@@ -352,7 +372,8 @@ void Server::Impl::accept() {
       });
       return;
     }
-    if (connections >= options.max_connections) {
+    if (stats.connections_open >= options.max_connections) {
+      ++stats.connections_refused;
       beast::error_code ignored;
       socket.close(ignored);
     } else {

@@ -254,9 +254,12 @@ TEST(FakePartnerLimits, ConnectionsBeyondTheLimitAreClosedWhileOthersAreServed) 
   const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\n\r\n", 2000ms);
   EXPECT_TRUE(r.bytes.empty());
   EXPECT_NE(r.ending, Ending::timeout);
-  auto res = a.Get("/admin/state");
+  auto res = a.Get("/admin/server");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+  const json stats = json::parse(res->body);
+  EXPECT_EQ(stats["connections"]["refused"], 1);
+  EXPECT_EQ(stats["connections"]["peak"], 2);
 }
 
 }  // namespace

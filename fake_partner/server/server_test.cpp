@@ -318,6 +318,17 @@ TEST_F(FakePartner, AdminCheckCountsEveryKindAndSeesAnInterleavedPromotion) {
   EXPECT_EQ(report["violations"][0]["kind"], "double_charge");
 }
 
+TEST_F(FakePartner, AdminServerCountsAnswersAndTheirLateness) {
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(http().Get("/api/v2/users/auth0%7Cu1"));
+  const json stats = get_json("/admin/server");
+  EXPECT_EQ(stats["answers"], 5);  // API answers only; admin requests are not calls
+  EXPECT_GE(stats["connections"]["peak"], 1);
+  EXPECT_GE(stats["lateness_ms"]["max"].get<double>(), stats["lateness_ms"]["p50"].get<double>());
+  auto res = http().Post("/admin/server", "", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+}
+
 // The Prometheus text exposition format, line by line: comments (# HELP / #
 // TYPE), blank lines, and samples `name{label="value",...} number`.
 struct PromSample {
