@@ -28,7 +28,8 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // Slow bodies go out in ticks of this length.
 constexpr double kSlowTickS = 0.05;
 // The garbage fault: bytes that no HTTP parser accepts as a status line.
-constexpr std::string_view kGarbage = "\x16\x03\x01\xde\xad\xbe\xef not-http \x00\xff\r\n\r\n";
+// (sv: the literal holds a NUL that a plain const char* would stop at).
+constexpr std::string_view kGarbage = std::string_view("\x16\x03\x01\xde\xad\xbe\xef not-http \x00\xff\r\n\r\n", 23);
 }  // namespace
 
 struct Server::Impl {
