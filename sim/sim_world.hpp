@@ -233,7 +233,7 @@ class SimWorld final : public World {
   // Trace events kept: the first minutes of a run, where the result picks its sample
   // (the first requests, the first pool timeouts, the first race). Beyond this
   // the world stops building trace strings, which is most of the cost of a long run.
-  static constexpr std::size_t kTraceCap = 50000;
+  static constexpr std::size_t kTraceCap = 20000;
 
  private:
   static void on_arrival(void* self, std::uint64_t index);
