@@ -47,6 +47,7 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
   std::lock_guard lock(mu_);
   counts_[static_cast<int>(o)]++;
   latency_ms_.add(to_ms(finished - intended));
+  if (o == Outcome::ok) latency_ok_ms_.add(to_ms(finished - intended));
   split_sum_.queue += s.queue;
   split_sum_.pool_wait += s.pool_wait;
   split_sum_.lock_wait += s.lock_wait;

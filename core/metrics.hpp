@@ -111,6 +111,7 @@ class Recorder {
   std::int64_t count(Outcome o) const { return counts_[static_cast<int>(o)]; }
   std::int64_t total() const;
   const Samples& latency_ms() const { return latency_ms_; }
+  const Samples& latency_ok_ms() const { return latency_ok_ms_; }
   TimeSplit split_sum() const { return split_sum_; }
   Duration last_finish() const { return last_finish_; }
   const std::vector<TraceEvent>& events() const { return events_; }
@@ -131,6 +132,7 @@ class Recorder {
   // GUARDED_BY(mu_): everything below.
   std::array<std::int64_t, 5> counts_{};
   Samples latency_ms_;
+  Samples latency_ok_ms_;
   TimeSplit split_sum_;
   Duration last_finish_{};
   std::vector<TraceEvent> events_;

@@ -5,9 +5,12 @@
 namespace lockbench {
 
 namespace {
+// partner-api.md G. A 409 from the identity API ("Specified identity already
+// exists") proves the effect happened, so it is never retried; the only 409
+// worth retrying is payments' idempotency_key_in_use, which no identity call gets.
 bool retryable(const PartnerReply& r) {
   if (!r.answered()) return r.failure == "timeout" || r.failure == "reset" || r.failure == "connect";
-  return r.status == 409 || r.status == 429 || r.status >= 500;
+  return r.status == 429 || r.status >= 500;
 }
 
 Duration backoff(const Settings& s, int retry, Rng& rng) {

@@ -7,10 +7,10 @@
 
 namespace lockbench {
 
-// Retries timeouts, resets, 409 idempotency_key_in_use, 429 and 5xx, up to
+// Retries timeouts, resets, 429 and 5xx, up to
 // partner_max_attempts, sleeping min(cap, base * 2^n) with full jitter between
 // attempts. Never retries an answer that proves the effect happened (2xx, or
-// a 4xx other than 409/429). Records the whole call (retries and backoff
+// a 4xx other than 429). Records the whole call (retries and backoff
 // included) as partner time and as one trace event.
 // `call` is copied before the first suspension; pass a named object (g++ 12
 // destroys braced temporaries in a co_await expression twice).
