@@ -179,6 +179,12 @@ void SimWorld::on_pause(void* self, std::uint64_t) {
   auto& w = *static_cast<SimWorld*>(self);
   Pod& pod = *w.pods_[w.pods_.size() >= 2 ? 1 : 0];
   w.loop_.pause(pod.owner(), w.now() + w.s_.pause_for);
+  // A frozen pod answers no readiness check: every probe due in the pause fails.
+  if (w.s_.probe_interval > Duration::zero()) {
+    const auto missed = static_cast<std::int64_t>(w.s_.pause_for / w.s_.probe_interval);
+    w.probe_.total += missed;
+    w.probe_.failed += missed;
+  }
 }
 
 void SimWorld::crash(int index) {

@@ -152,6 +152,7 @@ TEST(SimFaults, a_pause_longer_than_the_ttl_lets_another_pod_steal_a_live_lease)
   EXPECT_GT(r["locks"]["lease_steals"].get<int>(), 0);
   EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
   EXPECT_DOUBLE_EQ(r["faults"]["pause_for_s"].get<double>(), 8.0);
+  EXPECT_EQ(r["probe"]["failed"], 8);  // the frozen pod missed eight readiness checks
 }
 
 TEST(SimFaults, an_app_clock_ahead_of_the_database_steals_leases_only_for_row_lease_app_clock) {
