@@ -107,14 +107,24 @@ class ChartWriter {
 Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
   Chart c{"throughput.svg", "Successful throughput against offered load",
           "Solid lines: measured ok requests per second. Dashed lines of the same color: the Little's-law "
-          "ceiling (pool size / mean connection hold time) of that strategy at that load. Grey dotted line: "
-          "offered = ok, what a strategy without losses would reach.",
+          "ceiling (pool size / mean connection hold time) of that strategy at that load; ceilings more than twice "
+          "the highest offered load are left out. Grey dotted line: offered = ok, what a strategy without losses "
+          "would reach.",
           "", ""};
   std::string plots;
   double top = 0;
   std::size_t points = 0;
+  for (const auto& g : groups)
+    for (const json* r : g.results)
+      top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::string rows;
+    // A ceiling far above the offered load (a strategy that returns its
+    // connection during the partner call) would only flatten the chart.
+    bool ceiling_in_view = false;
+    for (const json* r : groups[i].results)
+      if (auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s"); ceiling && *ceiling <= 2 * top)
+        ceiling_in_view = true;
     for (const json* r : groups[i].results) {
       const auto offered = num(*r, "offered_per_s");
       const auto ok = num(*r, "throughput_ok_per_s");
@@ -128,8 +138,9 @@ Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w)
     const auto file = w.data(fmt::format("throughput_{}.dat", i), rows);
     plots += fmt::format("{} using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}, \\\n", q(file.string()),
                          color(i), q(groups[i].strategy));
-    plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title {}, \\\n",
-                         q(file.string()), color(i), q(groups[i].strategy + " ceiling"));
+    if (ceiling_in_view)
+      plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title {}, \\\n",
+                           q(file.string()), color(i), q(groups[i].strategy + " ceiling"));
   }
   if (points == 0) {
     c.missing = "No result states both an offered load and a throughput.";
@@ -241,8 +252,15 @@ std::string stacked_bars(ChartWriter& w, const std::string& prefix, const std::v
 
 std::string xtics(const std::vector<std::string>& bars) {
   std::string t = "set xtics (";
-  for (std::size_t i = 0; i < bars.size(); ++i) t += fmt::format("{}{} {}", i ? ", " : "", q(bars[i]), i);
-  return t + ")\n";
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    t += fmt::format("{}{} {}", i ? ", " : "", q(bars[i]), i);
+    longest = std::max(longest, bars[i].size());
+  }
+  t += ")\n";
+  // Side by side, long strategy names run into each other: tilt them.
+  if (bars.size() * longest > 60) t += "set xtics rotate by 25 right\n";
+  return t;
 }
 
 Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {

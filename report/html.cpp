@@ -93,6 +93,7 @@ std::string html(const std::vector<json>& results, const ReportOptions& options,
   h += "<h2>Summary per strategy</h2>\n<p>One row per run. Latencies in milliseconds from each request's intended "
        "start; violations are counted by the partner, which sees every external effect.</p>\n";
   h += summary_table(results).html();
+  if (auto note = uncounted_kinds_note(results); !note.empty()) h += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   h += "<h2>Comparison table, measured</h2>\n<p>The advisory-lock article's comparison table, regenerated with "
        "what these runs measured. Rows marked \"by design\" are facts of PostgreSQL, not measurements.</p>\n";
   h += comparison_table(results).html();

@@ -40,6 +40,7 @@ std::string markdown(const std::vector<json>& results, const ReportOptions& opti
   md += "One row per run. Latencies in milliseconds from each request's intended start; violations are counted "
         "by the partner, which sees every external effect.\n\n";
   md += summary_table(results).markdown() + "\n";
+  if (auto note = uncounted_kinds_note(results); !note.empty()) md += note + "\n\n";
 
   md += "## Prediction against measurement\n\n";
   md += "Little's law caps the throughput of a strategy that holds a pooled connection at pool size / mean hold "

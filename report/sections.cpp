@@ -45,7 +45,26 @@ DesignFacts facts_for(const std::string& base) {
 
 }  // namespace
 
-bool uniform(const std::vector<json>& results, std::string_view field) {
+std::vector<std::string> summary_violation_kinds(const std::vector<json>& results) {
+  std::vector<std::string> kinds;
+  const auto& contract = contract_violation_kinds();
+  for (const auto& k : violation_kinds(results)) {
+    bool counted = std::find(contract.begin(), contract.end(), k) != contract.end();
+    for (const auto& r : results) counted = counted || num_or(r, "partner.violations." + k, 0) > 0;
+    if (counted) kinds.push_back(k);
+  }
+  return kinds;
+}
+
+std::string uncounted_kinds_note(const std::vector<json>& results) {
+  const auto shown = summary_violation_kinds(results);
+  std::string left;
+  for (const auto& k : violation_kinds(results))
+    if (std::find(shown.begin(), shown.end(), k) == shown.end()) left += (left.empty() ? "" : ", ") + k;
+  return left.empty() ? "" : "Other kinds the partner checks, counted 0 in every run: " + left + ".";
+}
+
+static bool uniform(const std::vector<json>& results, std::string_view field) {
   for (const auto& r : results)
     if (str(r, field) != str(results.front(), field)) return false;
   return true;
@@ -62,7 +81,7 @@ Table summary_table(const std::vector<json>& results) {
   const std::size_t names = t.headers.size();
   for (const char* h : {"offered /s", "ok /s", "p50 ms", "p99 ms", "conflicts", "pool timeouts", "probe failures"})
     t.headers.push_back(h);
-  const auto kinds = violation_kinds(results);
+  const auto kinds = summary_violation_kinds(results);
   for (const auto& k : kinds) t.headers.push_back(k);
   for (const char* h : {"lease steals", "unlock failures", "locks leaked", "recovery after crash ms"})
     t.headers.push_back(h);

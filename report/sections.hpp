@@ -13,6 +13,11 @@ namespace lockbench::report::detail {
 // violation kind, lease steals, unlock failures, recovery after a crash.
 Table summary_table(const std::vector<nlohmann::json>& results);
 
+// The summary's violation columns: every contract kind, and any other kind
+// the partner counted at least once. The rest go into uncounted_kinds_note.
+std::vector<std::string> summary_violation_kinds(const std::vector<nlohmann::json>& results);
+std::string uncounted_kinds_note(const std::vector<nlohmann::json>& results);
+
 // Little's law and Erlang C beside what was measured.
 Table prediction_table(const std::vector<nlohmann::json>& results);
 
