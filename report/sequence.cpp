@@ -21,13 +21,13 @@ using nlohmann::json;
 std::string label(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == ';' || c == '#' || c == '<' || c == '>' || c == '{' || c == '}' || c == '"' || c == '`')
-      out += ' ';
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
+    const bool unsafe = c == ';' || c == '#' || c == '<' || c == '>' || c == '{' || c == '}' || c == '"' ||
+                        c == '`' || c == '\n' || c == '\r' || c == '\t';
+    const char keep = unsafe ? ' ' : c;
+    if (keep == ' ' && (out.empty() || out.back() == ' ')) continue;  // no runs of blanks
+    out += keep;
   }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
 }
 
@@ -128,7 +128,8 @@ void draw(Diagram& d, const Event& e, const std::string& who, const std::string&
       d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{} ({})", who, db, ms(e.start_ms), e.step, detail, ms(took)));
     }
   } else if (e.step == "outcome") {
-    d.at(e.start_ms, fmt::format("Note over {}: t={} outcome {}", who, ms(e.start_ms), label(e.detail)));
+    // The outcome event spans the whole request: its answer is known at the end.
+    d.at(e.end_ms, fmt::format("Note over {}: t={} outcome {}", who, ms(e.end_ms), label(e.detail)));
   } else {
     d.at(e.start_ms, fmt::format("Note over {}: t={} {}{}", who, ms(e.start_ms), label(e.step), detail));
   }
@@ -190,7 +191,7 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
   // The first request that gave up waiting for a connection.
   const Event* victim_out = nullptr;
   for (const auto& e : events)
-    if (e.step == "outcome" && e.detail == "pool_timeout") {
+    if (e.step == "outcome" && e.detail.rfind("pool_timeout", 0) == 0) {  // detail may say more
       victim_out = &e;
       break;
     }
@@ -232,10 +233,12 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
     if (e.request_id == victim) draw(d, e, "V", "Pool", "DB", "Partner");
   }
   const double size = num_or(result, "pool.size", 0);
-  std::string held = fmt::format("Note over {},V: t={} {} of {} connections held", shown ? "H1" : "Pool", ms(wait_from),
-                                 holders.size(), detail::fmt(size, 0));
-  if (holders.size() > shown) held += fmt::format(" ({} more holders not drawn)", holders.size() - shown);
-  held += ", idle in transaction while their requests wait on the partner";
+  // The trace is a sample: it may hold only some of the requests that had the
+  // connections, so say how many it shows rather than claim a count.
+  std::string held = fmt::format("Note over {},V: t={} all {} connections busy, held in transactions while their "
+                                 "requests wait on a row lock or the partner. {} holders traced",
+                                 shown ? "H1" : "Pool", ms(wait_from), detail::fmt(size, 0), holders.size());
+  if (holders.size() > shown) held += fmt::format(", {} not drawn", holders.size() - shown);
   d.at(wait_from, held);
   d.at(1e300, fmt::format("Note over Pool,V: {}: {} pool timeouts, {} of {} health probes failed, "
                           "ceiling {} requests/s",

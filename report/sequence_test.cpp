@@ -76,8 +76,9 @@ TEST(PoolExhaustionDiagram, shows_the_holders_and_the_request_that_timed_out) {
   ASSERT_TRUE(d.has_value());
   EXPECT_NE(d->find("participant H1 as request r-30"), std::string::npos);
   EXPECT_NE(d->find("participant V as request r-40"), std::string::npos);
-  EXPECT_NE(d->find("10 of 10 connections held (7 more holders not drawn)"), std::string::npos);
-  EXPECT_NE(d->find("Note over V: t=31000.0 ms outcome pool_timeout"), std::string::npos);
+  EXPECT_NE(d->find("all 10 connections busy"), std::string::npos);
+  EXPECT_NE(d->find("10 holders traced, 7 not drawn"), std::string::npos);
+  EXPECT_NE(d->find("Note over V: t=31000.0 ms outcome pool_timeout after 30s"), std::string::npos);
   // The victim asks before it gives up.
   EXPECT_LT(pos(*d, "V->>Pool: t=1000.0 ms acquire connection"), pos(*d, "outcome pool_timeout"));
   expect_valid_mermaid(*d);

@@ -121,7 +121,7 @@ inline json none_hot_with_race() {
     events.push_back(event(id, "db.write", t0 + 1201.4, t0 + 1203.0, conn, "store new primary"));
     events.push_back(event(id, "db.commit", t0 + 1203.0, t0 + 1204.0, conn));
     events.push_back(event(id, "pool.release", t0 + 1204.0, t0 + 1204.0, conn));
-    events.push_back(event(id, "outcome", t0 + 1204.1, t0 + 1204.1, nullptr, "ok"));
+    events.push_back(event(id, "outcome", t0, t0 + 1204.1, nullptr, "ok"));  // spans the request, as core writes it
   }
   r["trace"] = {{"events", events}, {"race", {{"person", "p-1"}, {"request_ids", {"r-17", "r-18"}}}}};
   r["time_split_ms"]["partner"] = 1200.0;
@@ -180,11 +180,11 @@ inline json held_tx(double offered_per_s) {
       events.push_back(event(id, "partner.link", t0 + 15002.0, t0 + 31002.0, nullptr));
       events.push_back(event(id, "db.commit", t0 + 31002.0, t0 + 31003.0, i, "UPDATE; COMMIT"));
       events.push_back(event(id, "pool.release", t0 + 31003.0, t0 + 31003.0, i));
-      events.push_back(event(id, "outcome", t0 + 31003.0, t0 + 31003.0, nullptr, "ok"));
+      events.push_back(event(id, "outcome", t0, t0 + 31003.0, nullptr, "ok"));
     }
     events.push_back(event("r-40", "queue", 1000.0, 1000.0));
     events.push_back(event("r-40", "pool.acquire", 1000.0, 31000.0, nullptr, "connection-timeout 30s"));
-    events.push_back(event("r-40", "outcome", 31000.0, 31000.0, nullptr, "pool_timeout"));
+    events.push_back(event("r-40", "outcome", 1000.0, 31000.0, nullptr, "pool_timeout after 30s"));
     r["trace"] = {{"events", events}, {"race", nullptr}};
   }
   return r;
