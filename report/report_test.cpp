@@ -145,6 +145,18 @@ TEST(ReportMarkdown, says_so_when_no_race_or_exhaustion_was_captured) {
   EXPECT_EQ(md.find("```mermaid"), std::string::npos);
 }
 
+TEST(ReportMarkdown, time_scaled_runs_get_unscaled_columns_and_a_note) {
+  auto r = fixtures::held_tx(20);
+  r["world"] = "real";
+  r["time_scale"] = 0.01;
+  r["unscaled"] = {{"throughput_ok_per_s", 0.063}, {"latency_ms", {{"p50", 1.2e6}, {"p99", 3.01e6}}}};
+  const std::string md = render_markdown({r, fixtures::held_tx(5)});
+  EXPECT_NE(md.find("| ok /s unscaled | p99 ms unscaled |"), std::string::npos);
+  EXPECT_NE(md.find("| 0.1 | 3010000 |"), std::string::npos);
+  EXPECT_NE(md.find("Some runs were time-scaled"), std::string::npos);
+  EXPECT_EQ(render_markdown({fixtures::held_tx(5)}).find("unscaled"), std::string::npos);
+}
+
 TEST(SummaryCsv, has_a_header_and_one_row_per_result_with_equal_field_counts) {
   const auto results = fixtures::sweep();
   const auto lines = lines_of(render_csv(results));

@@ -79,8 +79,13 @@ Table summary_table(const std::vector<json>& results) {
   if (!one_world) t.headers.push_back("world");
   if (!one_scenario) t.headers.push_back("scenario");
   const std::size_t names = t.headers.size();
-  for (const char* h : {"offered /s", "ok /s", "p50 ms", "p99 ms", "conflicts", "pool timeouts", "probe failures"})
-    t.headers.push_back(h);
+  for (const char* h : {"offered /s", "ok /s", "p50 ms", "p99 ms"}) t.headers.push_back(h);
+  // Time-scaled real runs also get their figures in the configured units.
+  bool scaled = false;
+  for (const auto& r : results) scaled = scaled || find(r, "unscaled") != nullptr;
+  if (scaled)
+    for (const char* h : {"ok /s unscaled", "p99 ms unscaled"}) t.headers.push_back(h);
+  for (const char* h : {"conflicts", "pool timeouts", "probe failures"}) t.headers.push_back(h);
   const auto kinds = summary_violation_kinds(results);
   for (const auto& k : kinds) t.headers.push_back(k);
   for (const char* h : {"lease steals", "unlock failures", "locks leaked", "recovery after crash ms"})
@@ -93,13 +98,11 @@ Table summary_table(const std::vector<json>& results) {
       std::vector<std::string> row = {g.strategy};
       if (!one_world) row.push_back(str(r, "world"));
       if (!one_scenario) row.push_back(str(r, "scenario"));
-      row.insert(row.end(), {fmt(num(r, "offered_per_s")),
-                                      fmt(num(r, "throughput_ok_per_s")),
-                                      fmt(num(r, "latency_ms.p50")),
-                                      fmt(num(r, "latency_ms.p99")),
-                                      count(r, "requests.conflict"),
-                                      count(r, "requests.pool_timeout"),
-                                      count(r, "probe.failed")});
+      row.insert(row.end(), {fmt(num(r, "offered_per_s")), fmt(num(r, "throughput_ok_per_s")),
+                             fmt(num(r, "latency_ms.p50")), fmt(num(r, "latency_ms.p99"))});
+      if (scaled)
+        row.insert(row.end(), {fmt(num(r, "unscaled.throughput_ok_per_s")), fmt(num(r, "unscaled.latency_ms.p99"))});
+      row.insert(row.end(), {count(r, "requests.conflict"), count(r, "requests.pool_timeout"), count(r, "probe.failed")});
       for (const auto& k : kinds) row.push_back(fmt(num(r, "partner.violations." + k), 0));
       row.push_back(count(r, "locks.lease_steals"));
       row.push_back(count(r, "locks.unlock_failures"));
@@ -245,7 +248,8 @@ std::string time_scale_note(const std::vector<json>& results) {
     const auto scale = num(r, "time_scale");
     if (scale && *scale != 1.0)
       return "Some runs were time-scaled (see the time scale column of Runs): every configured duration was "
-             "multiplied by the scale, and the times shown are the measured wall times.";
+             "multiplied by the scale, and the times shown are the measured wall times; the \"unscaled\" "
+             "columns give them back in the configured units.";
   }
   return "";
 }
