@@ -132,7 +132,7 @@ void Pod::on_leak_check(void* conn, std::uint64_t gen) {
 }
 
 void Pod::accept(const Request& r) {
-  if (busy_workers_ < w_.settings().max_threads) {
+  if (busy_workers_ < w_.settings().max_threads && queue_.empty()) {  // queued requests go first
     start(r);
   } else if (static_cast<int>(queue_.size()) < w_.settings().accept_count) {
     queue_.push_back(r);
