@@ -297,7 +297,7 @@ TEST_F(FakePartner, AdminConfigMergesPartialUpdatesAndRefusesBadValuesWithoutCha
   EXPECT_EQ(get_json("/admin/config"), config);
 }
 
-TEST_F(FakePartner, AdminCheckCountsEveryKindAndSeesAnInterleavedPromotion) {
+TEST_F(FakePartner, AdminCheckCountsEveryKindAndListsADoubleCharge) {
   json report = check();
   ASSERT_TRUE(report["counts"].is_object());
   for (const char* kind : {"identity_lost", "identity_duplicated", "user_malformed", "person_split", "lost_promotion",
@@ -316,6 +316,30 @@ TEST_F(FakePartner, AdminCheckCountsEveryKindAndSeesAnInterleavedPromotion) {
   EXPECT_EQ(report["counts"]["double_charge"], 1);
   ASSERT_FALSE(report["violations"].empty());
   EXPECT_EQ(report["violations"][0]["kind"], "double_charge");
+}
+
+// The oracle over HTTP: two promotions of one person at once, tagged with
+// X-Op-Id / X-Op-Step, overlap at the partner.
+TEST_F(FakePartner, TwoConcurrentPromotionsOfOnePersonAreSeenToOverlap) {
+  start({{"latency", {{"auth0.unlink", {{"dist", "fixed"}, {"ms", 300}}}, {"auth0.link", {{"dist", "fixed"}, {"ms", 300}}}}}});
+  auto promote = [&](int op) {
+    httplib::Client c("127.0.0.1", port());
+    c.set_read_timeout(5, 0);
+    const std::string id = std::to_string(op);
+    auto unlink = c.Delete("/api/v2/users/auth0%7Cu1/identities/google-oauth2/u1", {{"X-Op-Id", id}, {"X-Op-Step", "1"}});
+    auto link = c.Post("/api/v2/users/google-oauth2%7Cu1/identities", {{"X-Op-Id", id}, {"X-Op-Step", "2"}},
+                       R"({"provider":"auth0","user_id":"u1"})", "application/json");
+    return std::make_pair(unlink ? unlink->status : 0, link ? link->status : 0);
+  };
+  auto a = std::async(std::launch::async, promote, 1);
+  auto b = std::async(std::launch::async, promote, 2);
+  const auto ra = a.get();
+  const auto rb = b.get();
+  EXPECT_NE(ra.first, 0);
+  EXPECT_NE(rb.first, 0);
+  const json report = check();
+  EXPECT_GE(report["counts"]["overlap_person"].get<int>(), 1) << report.dump();
+  EXPECT_EQ(report["max_inflight_per_person"], 2) << report.dump();
 }
 
 TEST_F(FakePartner, AdminServerCountsAnswersAndTheirLateness) {
