@@ -106,7 +106,9 @@ void print_table(std::ostream& out, const std::vector<json>& results) {
   const double scale = first.value("time_scale", 1.0);
   out << "\nworld " << first.value("world", "?") << ", scenario " << first.value("scenario", "?") << ", seed "
       << first.value("seed", 0) << ", offered " << num(d(first, {"offered_per_s"}), 2) << "/s, pool "
-      << static_cast<int>(d(first, {"pool", "size"})) << " per pod";
+      << static_cast<int>(d(first, {"pool", "size"}));
+  const int pods = first["settings"].value("pods", 1);
+  if (pods > 1) out << " (" << pods << " pods)";
   if (scale != 1.0) out << ", time scale " << scale << " (times measured; x" << num(1 / scale, 0) << " for the configured scale)";
   out << "\n";
   out << "ceiling/s = Little's law: pool size / measured mean connection hold. ok p50/p99 = latency of ok requests,\n"

@@ -7,7 +7,7 @@ lockbench_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 lockbench_build() {
   local build=$1
   shift
-  cmake -S "$(lockbench_root)" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake -S "$(lockbench_root)" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   cmake --build "$build" -j"$(nproc)"
 }
 
