@@ -98,15 +98,15 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
 }
 
 Task<LockResult> SimConn::lock_row(Key key, LockMode mode) {
-  co_return co_await lock(Space::row, Scope::xact, key, mode, "row");
+  return lock(Space::row, Scope::xact, key, mode, "row");  // the same coroutine: no wrapper frame
 }
 
 Task<LockResult> SimConn::advisory_xact_lock(Key key, LockMode mode) {
-  co_return co_await lock(Space::advisory, Scope::xact, key, mode, "advisory_xact");
+  return lock(Space::advisory, Scope::xact, key, mode, "advisory_xact");  // the same coroutine: no wrapper frame
 }
 
 Task<LockResult> SimConn::advisory_lock(Key key, LockMode mode) {
-  co_return co_await lock(Space::advisory, Scope::session, key, mode, "advisory");
+  return lock(Space::advisory, Scope::session, key, mode, "advisory");  // the same coroutine: no wrapper frame
 }
 
 Task<bool> SimConn::advisory_unlock(Key key) {
