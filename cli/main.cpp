@@ -167,6 +167,10 @@ int main(int argc, char** argv) {
   CLI::App app{"lockbench: mutual exclusion around a slow partner call on a bounded connection pool"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "all subcommands' help");
+  // One line per refusal, like every other bad input.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("lockbench: ") + e.what() + " (see lockbench --help)\n";
+  });
 
   FlagValues values;
   std::string config_path, out;

@@ -2,6 +2,7 @@
 // result file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "run_command.hpp"
@@ -53,7 +54,7 @@ TEST_F(BadInput, APoolSizeOfZeroOrBelowIsRefused) {
 
 TEST_F(BadInput, AnUnparsableDurationIsRefused) {
   expect_refused("--world sim --lease-ttl 30", "--lease-ttl");
-  expect_refused("--world sim --connection-timeout 3 seconds", "--connection-timeout");
+  expect_refused("--world sim --connection-timeout '3 seconds'", "--connection-timeout");
   expect_refused("--world sim --partner-latency lognormal:p50=2s", "--partner-latency");
 }
 
@@ -73,6 +74,7 @@ TEST_F(BadInput, AnUnknownFlagIsRefused) {
   const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --maximum-pool 4");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("maximum-pool"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST_F(BadInput, AReportOfAResultMissingAFieldIsRefused) {
