@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -104,6 +105,36 @@ class ChartWriter {
   const ReportOptions& options_;
 };
 
+// The world whose runs the load charts draw: the one with the most runs. A
+// time-scaled real run and a simulator run at the same configured load sit at
+// different offered rates, so one chart never mixes worlds; the tables show all.
+std::string chart_world(const std::vector<StrategyGroup>& groups) {
+  std::map<std::string, int> runs;
+  for (const auto& g : groups)
+    for (const json* r : g.results) runs[str(*r, "world")]++;
+  std::string best;
+  int most = -1;
+  for (const auto& [world, n] : runs)
+    if (n > most) best = world, most = n;
+  return best;
+}
+
+// A strategy's runs as points on an offered-load axis: that world only, no
+// fault-injection runs (a crash is not a load point), one run per offered
+// load (the first), in increasing load.
+std::vector<const json*> load_points(const StrategyGroup& g, const std::string& world) {
+  std::vector<const json*> out;
+  for (const json* r : g.results) {
+    if (str(*r, "world") != world || find(*r, "faults") != nullptr || !num(*r, "offered_per_s")) continue;
+    const double offered = *num(*r, "offered_per_s");
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const json* o) { return *num(*o, "offered_per_s") == offered; });
+    if (!seen) out.push_back(r);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const json* a, const json* b) { return *num(*a, "offered_per_s") < *num(*b, "offered_per_s"); });
+  return out;
+}
+
 Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
   Chart c{"throughput.svg", "Successful throughput against offered load",
           "Solid lines: measured ok requests per second. Dashed lines of the same color: the Little's-law "
@@ -114,18 +145,21 @@ Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w)
   std::string plots;
   double top = 0;
   std::size_t points = 0;
+  const std::string world = chart_world(groups);
+  c.caption += " Runs of the " + world + " world.";
   for (const auto& g : groups)
-    for (const json* r : g.results)
+    for (const json* r : load_points(g, world))
       top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::string rows;
+    const auto runs = load_points(groups[i], world);
     // A ceiling far above the offered load (a strategy that returns its
     // connection during the partner call) would only flatten the chart.
     bool ceiling_in_view = false;
-    for (const json* r : groups[i].results)
+    for (const json* r : runs)
       if (auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s"); ceiling && *ceiling <= 2 * top)
         ceiling_in_view = true;
-    for (const json* r : groups[i].results) {
+    for (const json* r : runs) {
       const auto offered = num(*r, "offered_per_s");
       const auto ok = num(*r, "throughput_ok_per_s");
       if (!offered || !ok) continue;
@@ -160,9 +194,11 @@ Chart p99_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
           "", ""};
   std::string plots;
   double lo = 0, hi = 0;
+  const std::string world = chart_world(groups);
+  c.caption += " Runs of the " + world + " world.";
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::string rows;
-    for (const json* r : groups[i].results) {
+    for (const json* r : load_points(groups[i], world)) {
       const auto offered = num(*r, "offered_per_s");
       const auto p99 = num(*r, "latency_ms.p99");
       if (!offered || !p99) continue;
