@@ -203,7 +203,7 @@ Task<void> SimConn::write_user(Key key, std::string_view primary) {
   RowState* row = w_.db().writable(key, backend_, in_tx_);
   if (!row) {
     update_done(key);
-    throw DbError("UPDATE users: user " + std::to_string(key) + " does not exist");
+    throw DbError("write of user " + std::to_string(key) + ": no such row");
   }
   row->primary = primary;
   ++row->version;
