@@ -69,8 +69,8 @@ int cmd_lint(const Settings& s, const CLI::App& app) {
   in.calls_in_critical_section = make_scenario(s.scenario)->partner_calls();
   in.strategy = app.count("--strategy") && s.strategy != "all" ? s.strategy : "";
   in.lease_ttl = s.lease_ttl;
-  in.pool_size = s.maximum_pool_size;
-  in.rate_per_s = s.rate_per_s;
+  in.pool_size = s.maximum_pool_size * s.pods;  // the rate below is the total over pods
+  in.rate_per_s = s.offered_per_s();
   in.partner_mean = from_ms(s.partner_latency.mean_ms());
   in.partner_p99 = from_ms(p99_ms(s.partner_latency));
   in.db_time = from_ms(4 * s.db_latency.mean_ms());
@@ -84,6 +84,8 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
   // at 70 % of its ceiling, so pool waits are real but the queue is stable.
   const auto unset = [&](const char* flag) { return app.count(std::string("--") + flag) == 0; };
   if (unset("strategy")) s.strategy = "held-tx";
+  if (s.strategy == "all" || s.strategy.find(',') != std::string::npos)
+    throw SettingError("--strategy: validate compares one strategy in both worlds; give one name (e.g. held-tx)");
   if (unset("scenario")) s.scenario = "single-call";
   if (unset("maximum-pool-size")) s.maximum_pool_size = 4;
   if (unset("partner-latency")) s.partner_latency = Distribution::exponential(40);

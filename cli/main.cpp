@@ -58,6 +58,7 @@ std::vector<std::string> strategies_of(const Settings& s) {
   std::stringstream in(s.strategy);
   std::string one;
   while (std::getline(in, one, ',')) {
+    if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
     make_strategy(one);  // refuses unknown names with the accepted list
     out.push_back(one);
   }
@@ -144,7 +145,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
       }
     }
   }
-  require_servers(base);
+  for (const auto& s : runs) require_servers(s);  // before any run: --vary world=sim,real needs them too
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
   std::vector<json> results;
   int i = 0;

@@ -62,7 +62,10 @@ void print_table(std::ostream& out, const std::vector<json>& results) {
                                  {"leaked", false}};
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : results) {
-    const auto& ceiling = r["prediction"]["littles_law_ceiling_per_s"];
+    // Little's law caps only a strategy that holds its connection through the
+    // partner calls; for the others pool / hold is a capacity nobody reaches.
+    const bool holds = r["prediction"].value("configured_ceiling_per_s", json()).is_number();
+    const auto& ceiling = holds ? r["prediction"]["littles_law_ceiling_per_s"] : json();
     rows.push_back({r.value("strategy", "?"),
                     std::to_string(r["requests"].value("ok", 0)),
                     std::to_string(r["requests"].value("conflict", 0)),
@@ -109,9 +112,13 @@ void print_table(std::ostream& out, const std::vector<json>& results) {
       << static_cast<int>(d(first, {"pool", "size"}));
   const int pods = first["settings"].value("pods", 1);
   if (pods > 1) out << " (" << pods << " pods)";
-  if (scale != 1.0) out << ", time scale " << scale << " (times measured; x" << num(1 / scale, 0) << " for the configured scale)";
+  if (scale != 1.0)
+    out << ", time scale " << scale << "\n(figures are measured wall times and rates: at the configured scale, times x"
+        << num(1 / scale, 0) << ", rates /" << num(1 / scale, 0) << "; offered " << num(d(first, {"offered_per_s"}) * scale, 2)
+        << "/s configured)";
   out << "\n";
-  out << "ceiling/s = Little's law: pool size / measured mean connection hold. ok p50/p99 = latency of ok requests,\n"
+  out << "ceiling/s = Little's law, for strategies that hold a connection through the partner calls: pool size /\n"
+         "measured mean connection hold. ok p50/p99 = latency of ok requests,\n"
          "all p99 = of every request (from its intended start). overlaps = mutating partner calls for one person in\n"
          "flight at once (the lock did not exclude). violations = every other partner check (split, lost promotion, ...).\n";
   for (const auto& r : results) {

@@ -1,7 +1,9 @@
 # Shared by scripts/test and scripts/demo: build, and the throw-away servers.
 # Source it; it defines functions only.
 
-lockbench_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+# Resolved once, when sourced: callers may cd afterwards.
+LOCKBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+lockbench_root() { echo "$LOCKBENCH_ROOT"; }
 
 # lockbench_build BUILD_DIR [cmake args...]: configure and build with both cores.
 lockbench_build() {

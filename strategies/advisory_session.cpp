@@ -7,6 +7,8 @@
 //           next. The unlock fails ("you don't own a lock") and the lock stays
 //           with the first connection, leaked into the pool: later requests on
 //           that connection re-enter it (session locks stack), others are denied.
+#include <exception>
+
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
@@ -20,17 +22,26 @@ Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
     co_return Outcome::conflict;
   }
   cx.locks().acquired++;
-  const Plan plan = co_await sc.read(cx, *c);
-  if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
 
-  const bool done = co_await sc.external(cx, plan, std::nullopt);
-
-  if (!pinned_) {
-    c = co_await cx.world().acquire(cx);  // whichever connection is free now
-    if (!c) co_return Outcome::pool_timeout;
+  // A session lock survives rollback and the return to the pool, so the unlock
+  // must run on every path, the failing ones included (the `finally` of the
+  // Java version; co_await cannot stand in a catch block, hence `failure`).
+  std::exception_ptr failure;
+  bool done = false;
+  try {
+    const Plan plan = co_await sc.read(cx, *c);
+    if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
+    done = co_await sc.external(cx, plan, std::nullopt);
+    if (!pinned_) {
+      c = co_await cx.world().acquire(cx);  // whichever connection is free now
+      if (!c) co_return Outcome::pool_timeout;  // the lock stays with the first connection
+    }
+    if (done) co_await sc.store(cx, *c, plan);
+  } catch (...) {
+    failure = std::current_exception();
   }
-  if (done) co_await sc.store(cx, *c, plan);
-  if (!co_await c->advisory_unlock(cx.key())) cx.locks().unlock_failures++;
+  if (c && !co_await c->advisory_unlock(cx.key())) cx.locks().unlock_failures++;
+  if (failure) std::rethrow_exception(failure);
   co_return done ? Outcome::ok : Outcome::error;
 }
 

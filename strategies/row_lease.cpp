@@ -5,6 +5,8 @@
 // than the TTL is free again, even when its owner is only slow (a steal).
 //   row-lease           lease times from the database's now()
 //   row-lease:app-clock lease times from the application's clock (skew matters)
+#include <exception>
+
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
@@ -23,16 +25,32 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
     }
     cx.locks().acquired++;
     if (lease.took_over_expired) cx.locks().lease_steals++;
-    plan = co_await sc.read(cx, *c);
+    std::exception_ptr failure;
+    try {
+      plan = co_await sc.read(cx, *c);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (failure) {  // give the lease back rather than leave it to its TTL
+      co_await c->lease_release(cx.key(), cx.owner());
+      std::rethrow_exception(failure);
+    }
   }  // connection back to the pool: only the lease row says we hold the lock
 
   const bool done = co_await sc.external(cx, plan, std::nullopt);
 
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;  // the lease stays until its TTL
-  if (done) co_await sc.store(cx, *c, plan);
-  // The release checks the owner: when it finds another owner, ours was stolen.
-  co_await c->lease_release(cx.key(), cx.owner());
+  std::exception_ptr failure;
+  try {
+    if (done) co_await sc.store(cx, *c, plan);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // The release checks the owner: when it finds another owner, ours expired and
+  // was taken over while we worked (the victim's side of a steal).
+  if (!co_await c->lease_release(cx.key(), cx.owner())) cx.locks().unlock_failures++;
+  if (failure) std::rethrow_exception(failure);
   co_return done ? Outcome::ok : Outcome::error;
 }
 
