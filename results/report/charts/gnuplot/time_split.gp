@@ -9,5 +9,5 @@ set key outside right top vertical Left reverse noautotitle
 set xtics ('none' 0, 'held-tx:wait' 1, 'advisory-xact:try' 2, 'advisory-session:pooled' 3, 'row-lease' 4, 'optimistic' 5)
 set xtics rotate by 25 right
 set xrange [-0.6:5.6]
-set yrange [0:1927.064537358361]
+set yrange [0:1926.398310695577]
 plot 'gnuplot/split_0.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#bab0ac' title 'worker queue', 'gnuplot/split_1.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#e15759' title 'pool wait', 'gnuplot/split_2.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#f28e2b' title 'lock wait', 'gnuplot/split_3.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#4e79a7' title 'partner', 'gnuplot/split_4.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#59a14f' title 'database', 'gnuplot/split_idle.dat' using ($1+0.38):($2/2):(0.07):($2/2) with boxxyerror fs pattern 4 border lc rgb 'black' fc rgb 'black' title 'connection held while idle'

@@ -9,5 +9,5 @@ set key outside right top vertical Left reverse noautotitle
 set xtics ('none' 0, 'held-tx:wait' 1, 'advisory-xact:try' 2, 'advisory-session:pooled' 3, 'row-lease' 4, 'optimistic' 5)
 set xtics rotate by 25 right
 set xrange [-0.6:5.6]
-set yrange [0:21570.55]
+set yrange [0:21572.85]
 plot 'gnuplot/violations_0.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#e15759' title 'overlap_person', 'gnuplot/violations_1.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#f28e2b' title 'flow_interleaving', 'gnuplot/violations_2.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#edc948' title 'person_split', 'gnuplot/violations_3.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#b07aa1' title 'ambiguous_commit'
