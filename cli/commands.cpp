@@ -93,6 +93,7 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
   if (unset("duration")) s.duration = std::chrono::seconds(20);
   if (unset("keys")) s.keys = 1000;
   if (unset("probe-interval")) s.probe_interval = Duration::zero();
+  if (s.time_scale != 1) std::cerr << "validate: --time-scale ignored: both worlds run at scale 1\n";
   s.time_scale = 1;
   if (s.db_url.empty() || s.partner_url.empty())
     throw SettingError("--db and --partner: validate runs the real world too; give both");

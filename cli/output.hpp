@@ -27,8 +27,9 @@ void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
 void write_results(const std::vector<nlohmann::json>& results, const std::string& out);
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
-// Writes the report into a temporary directory, then moves the files into
-// `out`: either every file of the report lands or none does.
+// Writes the whole report into a temporary directory first (a failure there
+// leaves `out` untouched), then renames each finished file into `out`: no file
+// is ever half-written.
 void write_report_atomically(const std::vector<nlohmann::json>& results, const std::string& out,
                              const report::ReportOptions& options);
 
