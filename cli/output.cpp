@@ -37,7 +37,9 @@ std::int64_t other_violations(const json& r) {
   std::int64_t n = 0;
   if (r.contains("partner") && r["partner"].contains("violations"))
     for (auto it = r["partner"]["violations"].begin(); it != r["partner"]["violations"].end(); ++it)
-      if (it.key() != "overlap_person" && it.value().is_number()) n += it.value().get<std::int64_t>();
+      if (it.key() != "overlap_person" && it.key() != "ambiguous_commit" && it.key() != "stale_token_rejected" &&
+          it.value().is_number())
+        n += it.value().get<std::int64_t>();
   return n;
 }
 

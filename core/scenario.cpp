@@ -37,11 +37,11 @@ class SwitchPrimary final : public Scenario {
     if (!unlinked.success()) co_return false;
     const PartnerCall link{PartnerCall::Kind::link, p.target, p.current, op, 2, token};
     const PartnerReply linked = co_await call_partner(cx, link);
-    // 409 "Specified identity already exists": the old primary is already under
+    // 409 identity_conflict "Specified identity already exists": the old primary is already under
     // the target, which is the state this promotion wants (a retried or
     // concurrent identical promotion got there first). An idempotent client
     // treats it as done; optimistic locking then catches the second writer.
-    co_return linked.success() || linked.status == 409;
+    co_return linked.success() || (linked.status == 409 && linked.error_code == "identity_conflict");
   }
 
   Task<void> store(RequestCtx&, Conn& c, const Plan& p) override { co_await c.write_user(p.key, p.target); }

@@ -130,11 +130,6 @@ void Settings::validate() const {
   need(partner_read_timeout > 0s, "--partner-read-timeout: must be above 0");
   need(partner_max_attempts >= 1 && partner_max_attempts <= 20, "--partner-max-attempts: must be a whole number from 1 to 20");
   need(fencing == "ignore" || fencing == "enforce", "--fencing: accepted values are ignore, enforce");
-  // No strategy sends fencing tokens yet (row-lease-fenced is planned), so an
-  // enforcing partner would change nothing: refuse rather than mislead.
-  need(fencing == "ignore",
-       "--fencing: enforce needs a strategy that sends fencing tokens, and none does yet; accepted: ignore "
-       "(the fake partner's enforce mode can be tried on its own: fake_partner --config)");
   need(probe_interval == 0s || probe_timeout > 0s, "--probe-timeout: must be above 0 while the probe runs");
   need(retry_backoff_cap >= retry_backoff_base, "--retry-backoff-cap: must be at least --retry-backoff-base");
   need(max_lifetime > 0s, "--max-lifetime: must be above 0 (e.g. 30m)");

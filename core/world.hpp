@@ -40,6 +40,9 @@ struct LeaseResult {
   // without being released: a "steal" when that owner is still working.
   bool took_over_expired = false;
   std::string previous_owner;
+  // Fencing token: grows by one with every acquisition of this key's lease, so
+  // a partner that remembers the highest token seen can refuse a stale holder.
+  std::uint64_t token = 0;
 };
 
 // Which clock computes lease expiry: the database's now() (one clock for all
@@ -137,6 +140,7 @@ std::string_view partner_call_name(PartnerCall::Kind);  // "partner.get", "partn
 struct PartnerReply {
   int status = 0;       // HTTP status; 0 when no usable answer arrived
   std::string failure;  // "" when answered; else connect | timeout | reset | bad_response
+  std::string error_code;  // the partner's errorCode when it answered with an error ("" otherwise)
   bool answered() const { return status != 0; }
   bool success() const { return status >= 200 && status < 300; }
 };

@@ -104,6 +104,12 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
     if (reply.status < 100) {
       reply.status = 0;
       reply.failure = "bad_response";
+    } else if (reply.status >= 400) {
+      // {"statusCode","error","message","errorCode"}: the code tells a 409
+      // "identity exists" (done) from a 409 "stale token" (refused).
+      const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+      if (body.is_object() && body.contains("errorCode") && body["errorCode"].is_string())
+        reply.error_code = body["errorCode"].get<std::string>();
     }
     return reply;
   }

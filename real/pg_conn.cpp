@@ -31,15 +31,15 @@ constexpr Statement kStatements[] = {
     // row (after the row-lock re-check), so lease_taken_over names the owner
     // whose expired lease we took: a steal when that owner is still working.
     {"lease_acquire_db",
-     "UPDATE users SET locked_at = now(), lock_owner = $2, "
+     "UPDATE users SET locked_at = now(), lock_owner = $2, lease_token = lease_token + 1, "
      "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
-     "WHERE id = $1 AND (locked_at IS NULL OR locked_at < now() - $3::interval) RETURNING lease_taken_over"},
+     "WHERE id = $1 AND (locked_at IS NULL OR locked_at < now() - $3::interval) RETURNING lease_taken_over, lease_token"},
     // The same with the application's clock ($4, epoch seconds) instead of now().
     {"lease_acquire_app",
-     "UPDATE users SET locked_at = to_timestamp($4::float8), lock_owner = $2, "
+     "UPDATE users SET locked_at = to_timestamp($4::float8), lock_owner = $2, lease_token = lease_token + 1, "
      "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
      "WHERE id = $1 AND (locked_at IS NULL OR locked_at < to_timestamp($4::float8) - $3::interval) "
-     "RETURNING lease_taken_over"},
+     "RETURNING lease_taken_over, lease_token"},
     {"lease_release", "UPDATE users SET locked_at = NULL, lock_owner = NULL WHERE id = $1 AND lock_owner = $2"},
     {"select_one", "SELECT 1"},
 };
@@ -81,7 +81,10 @@ void create_schema(pqxx::connection& c) {
       " version bigint NOT NULL DEFAULT 0,"
       " locked_at timestamptz,"
       " lock_owner text,"
-      " lease_taken_over text)");
+      " lease_taken_over text,"
+      " lease_token bigint NOT NULL DEFAULT 0)");
+  // A table made by an earlier lockbench lacks the fencing token.
+  tx.exec("ALTER TABLE users ADD COLUMN IF NOT EXISTS lease_token bigint NOT NULL DEFAULT 0");
 }
 
 void reset_users(pqxx::connection& c, int keys, int identities_per_person) {
@@ -302,6 +305,7 @@ Task<LeaseResult> PgConn::lease_acquire(Key key, std::string_view owner, Duratio
     }
     if (r.size() == 1) {
       out.acquired = true;
+      out.token = r[0][1].as<std::uint64_t>();
       if (!r[0][0].is_null()) {
         out.took_over_expired = true;
         out.previous_owner = r[0][0].as<std::string>();

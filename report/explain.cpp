@@ -74,13 +74,15 @@ const std::vector<Strategy>& strategies() {
        "DB-only critical sections, or short external calls with pool headroom; when the key has no row.",
        "When the critical section contains a slow or retried HTTP call and the pool cannot absorb it."},
       {"advisory-session",
-       {"pinned", "pooled"},
+       {"pinned", "pooled", "pinned-wait", "pooled-wait"},
        "session-scoped advisory lock: the pooled-connection trap",
        "SELECT pg_advisory_lock(k) or pg_try_advisory_lock(k) outside a transaction, the partner calls, then "
        "SELECT pg_advisory_unlock(k). The lock belongs to the database session (the physical connection), "
        "not to a transaction. Variant pinned: the request keeps the same connection from lock to unlock "
        "(not idle in transaction, but still checked out). Variant pooled: the connection goes back to the pool "
-       "during the partner call and the unlock runs on whatever connection the pool hands out next.",
+       "during the partner call and the unlock runs on whatever connection the pool hands out next. Without "
+       "-wait the lock is tried once (pg_try_advisory_lock: busy means 409); the -wait forms wait for it under "
+       "lock_timeout.",
        "Pinned: the same pool ceiling as held-tx, without the long transaction. Pooled: the unlock usually runs "
        "on another session, so pg_advisory_unlock returns false with the warning 'you don't own a lock of type "
        "ExclusiveLock' (counted as unlock_failures); the lock stays on the first connection, which sits in the "
@@ -91,14 +93,18 @@ const std::vector<Strategy>& strategies() {
        "Pinned: a dedicated connection outside the pool (a leader-election or a batch job). Never pooled.",
        "With any connection pool or transaction-mode PgBouncer between the code and the database."},
       {"row-lease",
-       {},
+       {"app-clock", "fenced"},
        "a lease in a row (locked_at, lock_owner) with a TTL: the seed's pattern",
        "UPDATE users SET locked_at = now(), lock_owner = $me WHERE id = $k AND (locked_at IS NULL OR locked_at "
        "< now() - $ttl), in autocommit: one affected row means the lease is held, zero means someone else holds "
        "it (409). Concurrent UPDATEs on one row serialize on the row lock; the second re-checks the WHERE "
        "against the committed row and matches nothing. The connection goes back to the pool before the partner "
        "calls. Release: UPDATE ... SET locked_at = NULL WHERE id = $k AND lock_owner = $me. Times come from the "
-       "database's clock, so service clocks do not matter.",
+       "database's clock, so service clocks do not matter; row-lease:app-clock computes them with the service's "
+       "own clock instead, and then clock skew between services moves the expiry. row-lease:fenced also bumps "
+       "a lease_token column on every acquisition and sends it with each partner call (X-Fencing-Token), so a "
+       "partner that remembers the highest token seen can refuse the calls of a holder whose lease was taken "
+       "over.",
        "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
        "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
        "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
@@ -107,7 +113,8 @@ const std::vector<Strategy>& strategies() {
        "Slow external calls on a bounded pool, with one PostgreSQL as the source of truth: size the TTL above "
        "the worst-case call window (lockbench lint computes it).",
        "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
-       "fencing tokens the partner enforces, or an idempotent partner operation."},
+       "fencing tokens the partner enforces (row-lease:fenced; note that a two-call promotion can still be cut "
+       "in half when its second call is refused), or an idempotent partner operation."},
       {"optimistic",
        {},
        "version check at the end: detects the conflict after the side effect",
@@ -189,10 +196,9 @@ std::string explain(std::string_view strategy) {
 
   std::string out = fmt::format("{} — {}\n", it->name, it->summary);
   if (!it->variants.empty()) {
-    out += "Variants:";
+    out += "Variants:\n";
     for (const auto& v : it->variants)
-      out += fmt::format(" {}:{}{}", it->name, v, v == variant ? " (this one)" : "");
-    out += "\n";
+      out += fmt::format("  {}:{}{}\n", it->name, v, v == variant ? " (this one)" : "");
   }
   out += "\nHow it works\n" + wrap(it->how);
   out += "\nHow it fails\n" + wrap(it->fails);

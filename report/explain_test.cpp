@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/units.hpp"
+#include "core/strategy.hpp"
 #include "report/explain.hpp"
 
 namespace lockbench::report {
@@ -14,8 +15,12 @@ std::string flat(std::string text) {
   return text;
 }
 
+TEST(Explain, every_strategy_the_runner_accepts_can_be_explained) {
+  for (const auto& spec : lockbench::strategy_specs()) EXPECT_NO_THROW(explain(spec)) << spec;
+}
+
 TEST(Explain, every_accepted_name_says_how_it_works_fails_and_when_to_choose_it) {
-  ASSERT_EQ(strategy_names().size(), 12u);  // 6 strategies, 6 variants
+  ASSERT_EQ(strategy_names().size(), 16u);  // 6 strategies, 10 variants
   for (const auto& name : strategy_names()) {
     const std::string text = explain(name);
     for (const char* part : {"How it works\n", "How it fails\n", "Choose it\n", "Do not choose it\n"})

@@ -86,12 +86,18 @@ std::vector<std::string> violation_kinds(const std::vector<json>& results) {
   return kinds;
 }
 
+bool is_count_not_violation(std::string_view kind) {
+  // partner-api.md: an ambiguous commit is counted, not a violation; a stale
+  // token refused is the fencing doing its job.
+  return kind == "ambiguous_commit" || kind == "stale_token_rejected";
+}
+
 double violations_total(const json& result) {
   double total = 0;
   const json* v = find(result, "partner.violations");
   if (v == nullptr || !v->is_object()) return 0;
-  for (const auto& [_, n] : v->items())
-    if (n.is_number()) total += n.get<double>();
+  for (const auto& [kind, n] : v->items())
+    if (n.is_number() && !is_count_not_violation(kind)) total += n.get<double>();
   return total;
 }
 

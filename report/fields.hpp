@@ -33,6 +33,8 @@ std::string fmt(std::optional<double> v, int decimals = 1);
 // Every violation kind present in any result: the contract's first, then any
 // extra kinds in name order.
 std::vector<std::string> violation_kinds(const std::vector<json>& results);
+// Counts the partner reports that are not violations (ambiguous_commit, stale_token_rejected).
+bool is_count_not_violation(std::string_view kind);
 double violations_total(const json& result);
 
 // Strategy names in first-seen order, each with its results sorted by offered load.

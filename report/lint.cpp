@@ -31,7 +31,7 @@ bool strategy_holds_connection(const std::string& strategy) {
   const std::string base = strategy.substr(0, strategy.find(':'));
   if (base == "held-tx" || base == "advisory-xact") return true;
   // advisory-session without a variant means pinned: the safe reading of it.
-  return base == "advisory-session" && strategy != "advisory-session:pooled";
+  return base == "advisory-session" && strategy.find("pooled") == std::string::npos;
 }
 
 Duration worst_case_call(const LintInput& in) {
@@ -64,7 +64,8 @@ LintReport lint(const LintInput& in) {
   r.critical_window = r.call_window * in.calls_in_critical_section;
 
   // 1. Lease against the worst-case window.
-  const bool lease_applies = in.lease_ttl.count() > 0 && (!known || in.strategy == "row-lease");
+  const bool lease_applies =
+      in.lease_ttl.count() > 0 && (!known || in.strategy.substr(0, in.strategy.find(':')) == "row-lease");
   if (lease_applies) {
     const std::string numbers = fmt::format(
         "worst case of one partner call = {} attempts x ({} connect + {} read) + backoffs = {}; x {} calls in the "
@@ -85,7 +86,7 @@ LintReport lint(const LintInput& in) {
                             fmt::format("lease TTL {} > worst-case critical section {} ({}); a crash keeps the "
                                         "key locked for up to {}.",
                                         d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
-  } else if (known && in.strategy == "row-lease") {
+  } else if (known && in.strategy.substr(0, in.strategy.find(':')) == "row-lease") {
     r.findings.push_back({Level::flag, "lease", "row-lease without a lease TTL: a crashed request locks its key "
                                                 "forever. Set --lease-ttl."});
   }

@@ -32,6 +32,7 @@ struct RowState {
   std::int64_t version = 0;
   std::optional<Duration> lease_at;  // locked_at (database or app clock, as the writer chose)
   std::string lease_owner;           // lock_owner
+  std::uint64_t lease_token = 0;     // fencing token: +1 per acquisition
 };
 
 enum class Space : std::uint8_t { row, advisory };

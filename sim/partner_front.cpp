@@ -133,6 +133,7 @@ PartnerReply PartnerFront::Attempt::await_resume() {
   }
   r.status = fl.status;
   if (r.status == 0) r.failure = "bad_response";
+  if (fl.error != partner::Error::none) r.error_code = std::string(partner::error_code_name(fl.error));
   return r;
 }
 
@@ -141,6 +142,7 @@ void PartnerFront::on_execute(void* self, std::uint64_t i) {
   Flight& fl = f.flights_[i];
   const partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
   fl.status = reply.status;
+  fl.error = reply.error;
 }
 
 void PartnerFront::on_complete(void* self, std::uint64_t i) {

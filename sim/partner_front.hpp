@@ -48,6 +48,7 @@ class PartnerFront {
     std::uint64_t call_id = 0;
     int owner = kGlobal;
     int status = 0;          // what execute() answered
+    partner::Error error = partner::Error::none;
     bool client_gave_up = false;
     partner::FaultPlan::Kind fault = partner::FaultPlan::Kind::none;
     std::coroutine_handle<> client;  // resumed by on_answer, when the answer arrives as it leaves

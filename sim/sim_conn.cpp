@@ -148,6 +148,7 @@ Task<LeaseResult> SimConn::lease_acquire(Key key, std::string_view owner, Durati
       res.previous_owner = std::move(row->lease_owner);
       row->lease_at = now_c;
       row->lease_owner = owner;
+      res.token = ++row->lease_token;
       if (res.took_over_expired) {
         w_.lease_taken_over(res.previous_owner);
         if (tracing()) detail = key_text("lease", key) + " took over the expired lease of " + res.previous_owner;

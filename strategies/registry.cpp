@@ -24,6 +24,7 @@ std::vector<std::string> strategy_specs() {
           "advisory-session:pooled-wait",
           "row-lease",
           "row-lease:app-clock",
+          "row-lease:fenced",
           "optimistic"};
 }
 
@@ -37,8 +38,9 @@ std::unique_ptr<Strategy> make_strategy(std::string_view spec) {
   if (spec == "advisory-session:pooled") return std::make_unique<AdvisorySession>(false, false);
   if (spec == "advisory-session:pinned-wait") return std::make_unique<AdvisorySession>(true, true);
   if (spec == "advisory-session:pooled-wait") return std::make_unique<AdvisorySession>(false, true);
-  if (spec == "row-lease") return std::make_unique<RowLease>(false);
-  if (spec == "row-lease:app-clock") return std::make_unique<RowLease>(true);
+  if (spec == "row-lease") return std::make_unique<RowLease>(false, false);
+  if (spec == "row-lease:app-clock") return std::make_unique<RowLease>(true, false);
+  if (spec == "row-lease:fenced") return std::make_unique<RowLease>(false, true);
   if (spec == "optimistic") return std::make_unique<Optimistic>();
   std::string accepted;
   for (const auto& s : strategy_specs()) accepted += (accepted.empty() ? "" : ", ") + s;

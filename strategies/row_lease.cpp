@@ -5,6 +5,8 @@
 // than the TTL is free again, even when its owner is only slow (a steal).
 //   row-lease           lease times from the database's now()
 //   row-lease:app-clock lease times from the application's clock (skew matters)
+//   row-lease:fenced    sends the lease's fencing token with every partner call:
+//                       a partner that enforces tokens refuses a stale holder
 #include <exception>
 
 #include "strategies/strategies.hpp"
@@ -15,6 +17,7 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
   const Duration ttl = cx.settings().lease_ttl;
   const LeaseClock clock = app_clock_ ? LeaseClock::app : LeaseClock::database;
   Plan plan;
+  std::optional<std::uint64_t> token;
   {
     ConnHandle c = co_await cx.world().acquire(cx);
     if (!c) co_return Outcome::pool_timeout;
@@ -25,6 +28,7 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
     }
     cx.locks().acquired++;
     if (lease.took_over_expired) cx.locks().lease_steals++;
+    if (fenced_) token = lease.token;
     std::exception_ptr failure;
     try {
       plan = co_await sc.read(cx, *c);
@@ -37,7 +41,7 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
     }
   }  // connection back to the pool: only the lease row says we hold the lock
 
-  const bool done = co_await sc.external(cx, plan, std::nullopt);
+  const bool done = co_await sc.external(cx, plan, token);
 
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;  // the lease stays until its TTL

@@ -50,13 +50,16 @@ class AdvisorySession final : public Strategy {
 
 class RowLease final : public Strategy {
  public:
-  explicit RowLease(bool app_clock) : app_clock_(app_clock) {}
-  std::string spec() const override { return app_clock_ ? "row-lease:app-clock" : "row-lease"; }
+  RowLease(bool app_clock, bool fenced) : app_clock_(app_clock), fenced_(fenced) {}
+  std::string spec() const override {
+    return fenced_ ? "row-lease:fenced" : app_clock_ ? "row-lease:app-clock" : "row-lease";
+  }
   bool holds_connection_during_call() const override { return false; }
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
   bool app_clock_;
+  bool fenced_;
 };
 
 class Optimistic final : public Strategy {

@@ -16,7 +16,7 @@ namespace {
 std::string servers() {
   const char* db = std::getenv("LOCKBENCH_TEST_DB");
   const char* partner = std::getenv("LOCKBENCH_TEST_PARTNER");
-  if (!db || !partner) return "";
+  if (!db || !*db || !partner || !*partner) return "";
   return std::string(" --db ") + db + " --partner " + partner;
 }
 }  // namespace

@@ -88,3 +88,18 @@ TEST(CliSim, LintFlagsATtlBelowTheRetryWindowAndPassesOneAbove) {
   const auto long_ttl = run_command(kBin + " lint" + client + " --lease-ttl 60s");
   EXPECT_EQ(long_ttl.status, 0) << long_ttl.out;
 }
+
+TEST(CliSim, FencingTokensLetAnEnforcingPartnerRefuseTheStaleLeaseHolder) {
+  // TTL below the partner time: leases are taken over from live work. With
+  // row-lease:fenced and --fencing enforce the partner refuses the calls of the
+  // holder whose lease was taken over (stale token), so fewer flows interleave.
+  const std::string common =
+      " --key-dist hot --keys 1 --rate 5 --duration 60s --partner-latency fixed:400ms --lease-ttl 300ms --fencing enforce";
+  const auto plain = run_json("--strategy row-lease" + common);
+  const auto fenced = run_json("--strategy row-lease:fenced" + common);
+  EXPECT_GT(plain["locks"]["lease_steals"].get<int>(), 0);
+  EXPECT_EQ(plain["partner"]["violations"]["stale_token_rejected"], 0);  // no token sent, nothing refused
+  EXPECT_GT(fenced["partner"]["violations"]["stale_token_rejected"].get<int>(), 0);
+  EXPECT_LT(fenced["partner"]["violations"]["flow_interleaving"].get<int>(),
+            plain["partner"]["violations"]["flow_interleaving"].get<int>());
+}

@@ -175,6 +175,24 @@ TEST(RealRunRace, RowLeaseWithTtlBelowThePartnerTimeIsStolenFromLiveWork) {
   EXPECT_GT(overlap(r), 0) << r["partner"].dump();
 }
 
+TEST(RealRunRace, FencedLeaseTokensLetAnEnforcingPartnerRefuseTheStaleHolder) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = base("row-lease:fenced");
+  s.arrival = Arrival::open;
+  s.rate_per_s = 20;
+  s.duration = 1500ms;
+  s.keys = 1;
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(200);
+  s.lease_ttl = 50ms;  // taken over from live work, as above
+  s.fencing = "enforce";
+  const json r = run_real(s);
+  EXPECT_GT(locks(r, "lease_steals"), 0) << r["locks"].dump();
+  // The X-Fencing-Token header reached the partner, which refused the holders
+  // whose lease had been taken over.
+  EXPECT_GT(r["partner"]["violations"]["stale_token_rejected"].get<std::int64_t>(), 0) << r["partner"].dump();
+}
+
 TEST(RealRunPool, AdvisorySessionPooledLosesItsUnlockWhenThePartnerFails) {
   LOCKBENCH_NEED_PARTNER();
   Settings s = base("advisory-session:pooled");
