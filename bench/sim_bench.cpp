@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/run.hpp"
-#include "core/strategy.hpp"
+#include "strategies/registry.hpp"
 #include "core/units.hpp"
 
 using namespace lockbench;

@@ -26,6 +26,8 @@ using namespace lockbench::real;
 using namespace std::chrono_literals;
 
 constexpr int kKeys = 64;
+constexpr Table kUsers = 0;     // the one table of switch-primary
+constexpr std::int64_t kRun = 1;  // this benchmark's rows in lockbench.rows
 
 // The shared pool (one per process, like a service's), or null with the reason.
 Pool* shared_pool(benchmark::State& state) {
@@ -41,9 +43,10 @@ Pool* shared_pool(benchmark::State& state) {
       try {
         auto admin = open_session(url);
         create_schema(*admin);
-        reset_users(*admin, kKeys, 3);
+        seed_rows(*admin, kRun, {{"users", true, TableSpec::Seed{"auth0|u", 0}}}, kKeys);
         PoolConfig cfg;
         cfg.url = url;
+        cfg.run = kRun;
         cfg.maximum_pool_size = 4;  // as many as the most threads: one backend per client, like pgbench -c 4
         pool = std::make_unique<Pool>(cfg, std::chrono::steady_clock::now());
       } catch (const std::exception& e) {
@@ -85,7 +88,7 @@ void BM_pool_only(benchmark::State& state) {
 void BM_held_tx(benchmark::State& state) {
   run_case(state, [](PgConn& c, Key k, const std::string&) {
     run_sync(c.begin());
-    const bool got = run_sync(c.lock_row(k, {LockWait::nowait, {}})) == LockResult::acquired;
+    const bool got = run_sync(c.lock_row(kUsers, k, {LockWait::nowait, {}})) == LockResult::acquired;
     run_sync(c.commit());
     return got;
   });
@@ -109,15 +112,15 @@ void BM_advisory_session(benchmark::State& state) {
 
 void BM_row_lease(benchmark::State& state) {
   run_case(state, [](PgConn& c, Key k, const std::string& owner) {
-    const bool got = run_sync(c.lease_acquire(k, owner, 30s, LeaseClock::database)).acquired;
-    return got && run_sync(c.lease_release(k, owner));
+    const bool got = run_sync(c.lease_acquire(kUsers, k, owner, 30s, LeaseClock::database, LeaseSql::owned)).acquired;
+    return got && run_sync(c.lease_release(kUsers, k, owner, LeaseSql::owned));
   });
 }
 
 void BM_optimistic(benchmark::State& state) {
   run_case(state, [](PgConn& c, Key k, const std::string&) {
-    const UserRow row = run_sync(c.read_user(k));
-    return row.found && run_sync(c.write_user_if_version(k, row.primary_identity, row.version));
+    const Row row = run_sync(c.read(kUsers, k));
+    return row.found && run_sync(c.update(kUsers, k, row, Guard::if_version(row.version)));
   });
 }
 

@@ -8,7 +8,7 @@
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
 #include "core/run.hpp"
-#include "core/scenario.hpp"
+#include "scenarios/registry.hpp"
 #include "report/lint.hpp"
 
 using nlohmann::json;

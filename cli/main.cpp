@@ -16,8 +16,8 @@
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
 #include "core/run.hpp"
-#include "core/scenario.hpp"
-#include "core/strategy.hpp"
+#include "scenarios/registry.hpp"
+#include "strategies/registry.hpp"
 #include "report/explain.hpp"
 #include "report/lint.hpp"
 #include "report/progress.hpp"
@@ -54,12 +54,22 @@ Settings settings_from(const FlagValues& values, const std::string& config_path,
 
 std::vector<std::string> strategies_of(const Settings& s) {
   std::vector<std::string> out;
-  if (s.strategy == "all") return all_strategies();
+  if (s.strategy == "all") {  // every strategy that applies to the scenario
+    scenario_info(s.scenario);  // refuses an unknown scenario with the accepted list
+    for (const auto& spec : all_strategies()) {
+      try {
+        check_applies(strategy_info(spec), s.scenario);
+        out.push_back(spec);
+      } catch (const SettingError&) {
+      }
+    }
+    return out;
+  }
   std::stringstream in(s.strategy);
   std::string one;
   while (std::getline(in, one, ',')) {
     if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
-    make_strategy(one);  // refuses unknown names with the accepted list
+    check_applies(strategy_info(one), s.scenario);  // unknown names, and strategies the scenario cannot take
     out.push_back(one);
   }
   if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");
@@ -125,7 +135,6 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
     std::stringstream in(v.substr(eq + 1));
     std::string one;
     while (std::getline(in, one, ',')) a.values.push_back(one);
-    if (a.name == "strategy" && a.values == std::vector<std::string>{"all"}) a.values = all_strategies();
     axes.push_back(a);
   }
   if (axes.size() == 2 && axes[0].name == axes[1].name) throw SettingError("--vary: the two axes must differ");

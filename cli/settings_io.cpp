@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "scenarios/registry.hpp"
+
 namespace lockbench::cli {
 
 namespace {
@@ -60,8 +62,8 @@ std::vector<SettingDef> make_defs() {
   };
   std::vector<SettingDef> d = {
       {"world", "where the run happens: real | sim", [](S& s, const std::string& v) { s.world = one_of(v, "world", {"real", "sim"}); }},
-      {"scenario", "business operation: switch-primary | single-call",
-       [](S& s, const std::string& v) { s.scenario = one_of(v, "scenario", {"switch-primary", "single-call"}); }},
+      {"scenario", "business operation: switch-primary | single-call | checkout",
+       [](S& s, const std::string& v) { s.scenario = std::string(scenario_info(v).name); }},
       {"strategy", "NAME[:variant] or all (see `lockbench explain`)", [](S& s, const std::string& v) { s.strategy = v; }},
       {"seed", "seed of every random choice (printed and stored in each result)",
        [](S& s, const std::string& v) { s.seed = static_cast<std::uint64_t>(parse_int(v, "seed", 0, 9007199254740991LL)); }},
@@ -114,6 +116,9 @@ std::vector<SettingDef> make_defs() {
          }
        }},
       {"duration", "how long arrivals go on (the run then drains)", dur("duration", &S::duration)},
+      {"duplicate-share", "share of requests submitted twice (double click, client retry), 0..1",
+       [](S& s, const std::string& v) { s.duplicate_share = parse_number(v, "duplicate-share", 0, 1); }},
+      {"duplicate-gap", "the second submission arrives within this of the first", dur("duplicate-gap", &S::duplicate_gap)},
       {"partner-latency", "fixed:200ms | uniform:100ms..300ms | exponential:mean=1.5s | lognormal:p50=1.5s,p99=4s",
        [](S& s, const std::string& v) { s.partner_latency = Distribution::parse(v, "--partner-latency"); }},
       {"apply-at", "share of the partner delay that passes before its effect (0..1)",

@@ -56,6 +56,10 @@ struct LockCounters {
   std::atomic<std::int64_t> version_conflicts{0};
   std::atomic<std::int64_t> unlock_failures{0};
   std::atomic<std::int64_t> leaked{0};  // set at the end of a run by the world
+  // SELECT ... FOR UPDATE found no row, so nothing was locked (a record that does not exist yet).
+  std::atomic<std::int64_t> nothing_locked{0};
+  // A lease holder's conditional store found the lease taken over: nothing stored.
+  std::atomic<std::int64_t> lease_lost{0};
 };
 
 // The pool's own figures, filled by each world's pool.

@@ -5,11 +5,14 @@
 namespace lockbench {
 
 namespace {
-// partner-api.md G. A 409 from the identity API ("Specified identity already
-// exists") proves the effect happened, so it is never retried; the only 409
-// worth retrying is payments' idempotency_key_in_use, which no identity call gets.
+// partner-api.md G: retry timeouts, resets, 429 and 5xx, and payments' 409
+// idempotency_key_in_use (the same key still in flight). A 409 from the identity
+// API ("Specified identity already exists") proves the effect happened, so it is
+// never retried. A garbled answer is not retried either: the effect may have happened.
 bool retryable(const PartnerReply& r) {
-  if (!r.answered()) return r.failure == "timeout" || r.failure == "reset" || r.failure == "connect";
+  if (!r.answered())
+    return r.failure == CallFailure::timeout || r.failure == CallFailure::reset || r.failure == CallFailure::connect;
+  if (r.status == 409) return r.error_code == "idempotency_key_in_use";
   return r.status == 429 || r.status >= 500;
 }
 
@@ -26,8 +29,22 @@ std::string_view partner_call_name(PartnerCall::Kind k) {
     case PartnerCall::Kind::get_user: return "partner.get";
     case PartnerCall::Kind::unlink: return "partner.unlink";
     case PartnerCall::Kind::link: return "partner.link";
+    case PartnerCall::Kind::charge: return "partner.charge";
+    case PartnerCall::Kind::payout: return "partner.payout";
+    case PartnerCall::Kind::credit: return "partner.credit";
   }
   return "partner.?";
+}
+
+std::string_view call_failure_name(CallFailure f) {
+  switch (f) {
+    case CallFailure::none: return "";
+    case CallFailure::connect: return "connect";
+    case CallFailure::timeout: return "timeout";
+    case CallFailure::reset: return "reset";
+    case CallFailure::bad_response: return "bad_response";
+  }
+  return "?";
 }
 
 Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call_in) {
@@ -45,9 +62,9 @@ Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call_in) {
   }
   const Duration end = w.now();
   cx.split().partner += end - start;
-  std::string detail = reply.answered() ? std::to_string(reply.status) : reply.failure;
+  std::string detail = reply.answered() ? std::to_string(reply.status) : std::string(call_failure_name(reply.failure));
   if (attempt > 1) detail += " after " + std::to_string(attempt) + " attempts";
-  cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.user_id + " " + call.identity + " -> " + detail);
+  cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.subject + " " + call.identity + " -> " + detail);
   co_return reply;
 }
 

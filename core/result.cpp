@@ -133,7 +133,9 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"lease_steals", rec.locks.lease_steals.load()},
                 {"version_conflicts", rec.locks.version_conflicts.load()},
                 {"unlock_failures", rec.locks.unlock_failures.load()},
-                {"leaked", rec.locks.leaked.load()}};
+                {"leaked", rec.locks.leaked.load()},
+                {"nothing_locked", rec.locks.nothing_locked.load()},
+                {"lease_lost", rec.locks.lease_lost.load()}};
 
   nlohmann::json partner = run.partner;
   if (!partner.contains("calls")) partner["calls"] = 0;

@@ -40,6 +40,7 @@ Settings Settings::scaled() const {
   s.probe_timeout = d(probe_timeout);
   s.think_time = d(think_time);
   s.duration = d(duration);
+  s.duplicate_gap = d(duplicate_gap);
   s.partner_latency = partner_latency.scaled(f);
   s.partner_connect_timeout = d(partner_connect_timeout);
   s.partner_read_timeout = d(partner_read_timeout);
@@ -81,6 +82,8 @@ nlohmann::json Settings::to_json() const {
       {"keys", keys},
       {"key-dist", key_dist == KeyDist::zipf ? "zipf:" + std::to_string(zipf_s) : std::string(key_dist_name(key_dist))},
       {"duration", fd(duration)},
+      {"duplicate-share", duplicate_share},
+      {"duplicate-gap", fd(duplicate_gap)},
       {"partner-latency", partner_latency.to_string()},
       {"apply-at", apply_at},
       {"partner-connect-timeout", fd(partner_connect_timeout)},
@@ -111,8 +114,7 @@ void Settings::validate() const {
     if (!ok) throw SettingError(msg);
   };
   need(world == "real" || world == "sim", "--world: accepted values are real, sim");
-  need(scenario == "switch-primary" || scenario == "single-call",
-       "--scenario: accepted values are switch-primary, single-call");
+  // The scenario's name is checked against scenarios/registry.cpp where it is used.
   need(maximum_pool_size >= 1 && maximum_pool_size <= 10000, "--maximum-pool-size: must be a whole number from 1 to 10000");
   need(connection_timeout > 0s, "--connection-timeout: must be above 0 (e.g. 30s)");
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");

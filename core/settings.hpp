@@ -52,6 +52,10 @@ struct Settings {
   KeyDist key_dist = KeyDist::uniform;
   double zipf_s = 1.1;
   Duration duration = 10s;  // arrivals stop after it; the run then drains
+  // Share of requests submitted twice (a double click, a client retry: the same
+  // record, the same body), the second within duplicate_gap of the first.
+  double duplicate_share = 0;
+  Duration duplicate_gap = 500ms;
 
   // Partner and its client.
   Distribution partner_latency = Distribution::fixed(200);

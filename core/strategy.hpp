@@ -1,12 +1,10 @@
 // The strategy interface: how exclusion and transaction boundaries are arranged
 // around a scenario's critical section. Each strategy is one short file in
-// strategies/, written once as a coroutine over the World interface.
+// strategies/, written once as a coroutine over the World interface, plus one
+// row in strategies/registry.cpp that states its properties.
 #pragma once
 
-#include <memory>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "core/context.hpp"
 #include "core/metrics.hpp"
@@ -17,23 +15,32 @@ namespace lockbench {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  // "name:variant", e.g. "advisory-xact:try".
-  virtual std::string spec() const = 0;
-  // Does it keep a pooled connection through the partner calls? (Little's law applies.)
-  virtual bool holds_connection_during_call() const = 0;
   virtual Task<Outcome> run(RequestCtx& cx, Scenario& sc) = 0;
 };
 
-// "row-lease", "advisory-xact:wait", ... Throws SettingError naming --strategy
-// and the accepted names for anything unknown.
-std::unique_ptr<Strategy> make_strategy(std::string_view spec);
-// The default spec of each strategy, in teaching order: what --strategy all runs.
-std::vector<std::string> all_strategies();
-// Every accepted spec (names and name:variant).
-std::vector<std::string> strategy_specs();
+// What a strategy guarantees, stated once in its registry row and read by the
+// result, the report, lint and explain (nobody keeps a second list).
+enum class Exclusion {
+  none,      // nothing stops two requests for one key
+  one_pod,   // excludes within one service instance only (an in-process lock)
+  all_pods,  // excludes across every pod sharing the database
+};
+std::string_view exclusion_name(Exclusion e);  // "none", "one-pod", "all-pods"
 
-// Runs one request through a strategy: the edge where database failures become
-// Outcome::error. Records the outcome as the request's last trace event.
-Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc);
+struct StrategyProps {
+  bool holds_connection_during_call = false;  // Little's law caps throughput at pool / hold time
+  Exclusion exclusion = Exclusion::none;
+  // A crashed holder frees the key by itself (at once, or after a TTL). False
+  // where there is nothing to free, or where a crash leaves the lock held.
+  bool crash_safe = false;
+  // It excludes only through a row that exists: a record that is not there yet
+  // (a first claim, a new order) is not protected.
+  bool needs_existing_row = false;
+  // It cannot run at all without that row (a lease lives in it): refused on
+  // scenarios whose record does not exist before the first request.
+  bool refuses_missing_row = false;
+  // It sends an Idempotency-Key, so it applies only where the partner takes one (payments).
+  bool needs_idempotency = false;
+};
 
 }  // namespace lockbench

@@ -32,18 +32,20 @@ Key KeyChooser::next(Rng& rng) const {
   return 1;
 }
 
-Workload::Workload(const Settings& s)
+Workload::Workload(const Settings& s, bool fresh_keys)
     : s_(s),
+      fresh_keys_(fresh_keys),
       keys_(s),
       arrivals_(s.seed, "workload.arrivals"),
       key_rng_(s.seed, "workload.keys"),
       choice_rng_(s.seed, "workload.choice"),
-      think_rng_(s.seed, "workload.think") {}
+      think_rng_(s.seed, "workload.think"),
+      dup_rng_(s.seed, "workload.duplicates") {}
 
 Request Workload::make(Duration at, int user) {
   Request r;
   r.id = next_id_++;
-  r.key = keys_.next(key_rng_);
+  r.key = fresh_keys_ ? static_cast<Key>(r.id) : keys_.next(key_rng_);
   r.choice = choice_rng_.next();
   r.intended = at;
   r.user = user;
@@ -54,6 +56,7 @@ std::vector<Request> Workload::schedule() {
   std::vector<Request> out;
   if (s_.arrival == Arrival::burst) {
     for (int i = 0; i < s_.burst; ++i) out.push_back(make(Duration::zero(), -1));
+    add_duplicates(out);
     return out;
   }
   const double mean_gap_s = 1.0 / s_.rate_per_s;
@@ -65,7 +68,22 @@ std::vector<Request> Workload::schedule() {
     out.push_back(make(from_s(t_s), -1));
     t_s += arrivals_.exponential(mean_gap_s);
   }
+  add_duplicates(out);
   return out;
+}
+
+void Workload::add_duplicates(std::vector<Request>& out) {
+  if (s_.duplicate_share <= 0) return;
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (dup_rng_.uniform01() >= s_.duplicate_share) continue;
+    Request twin = out[i];  // the same record, the same choice: a resubmission
+    twin.intended += from_ms(dup_rng_.uniform(0, to_ms(s_.duplicate_gap)));
+    out.push_back(twin);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Request& a, const Request& b) { return a.intended < b.intended; });
+  std::uint64_t id = 1;
+  for (auto& r : out) r.id = id++;  // ids stay in arrival order; keys keep naming the record
 }
 
 Request Workload::next_for_user(int user, Duration at) { return make(at, user); }

@@ -37,7 +37,10 @@ class KeyChooser {
 // for one request per user whenever that user finishes thinking.
 class Workload {
  public:
-  explicit Workload(const Settings& s);
+  // fresh_keys: each request is a new record keyed by its number (an order),
+  // and --duplicate-share of them are submitted twice (a double click, a
+  // client retry) within --duplicate-gap.
+  explicit Workload(const Settings& s, bool fresh_keys = false);
   // Open loop and burst: the whole schedule, sorted by intended start.
   std::vector<Request> schedule();
   // Closed loop: the next request of `user`, intended to start at `at`
@@ -48,12 +51,16 @@ class Workload {
 
  private:
   Request make(Duration at, int user);
+  // Adds the duplicate submissions to a sorted schedule and renumbers it.
+  void add_duplicates(std::vector<Request>& out);
   const Settings& s_;
+  const bool fresh_keys_;
   KeyChooser keys_;
   Rng arrivals_;
   Rng key_rng_;
   Rng choice_rng_;
   Rng think_rng_;
+  Rng dup_rng_;
   std::uint64_t next_id_ = 1;
 };
 

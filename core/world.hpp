@@ -32,7 +32,12 @@ struct LockMode {
   LockWait wait = LockWait::wait;
   Duration timeout{};  // for LockWait::wait; zero = wait without bound
 };
-enum class LockResult { acquired, busy, timed_out };
+enum class LockResult {
+  acquired,
+  busy,       // try-lock or NOWAIT found it taken
+  timed_out,  // lock_timeout passed while waiting
+  no_row,     // SELECT ... FOR UPDATE found no row: nothing is locked (a record that does not exist yet)
+};
 
 struct LeaseResult {
   bool acquired = false;
@@ -49,14 +54,43 @@ struct LeaseResult {
 // pods) or the application's own clock (skew between pods matters).
 enum class LeaseClock { database, app };
 
-struct UserRow {
+// How a lease is taken and given back.
+//   owned    UPDATE ... SET locked_at = <clock>, lock_owner = $me WHERE ... AND
+//            (locked_at IS NULL OR locked_at < <clock> - ttl); release checks the owner
+//   article  the first article's SQL: locked_at = now() (database clock) but the
+//            expiry compared with :staleBefore from the application's clock, and
+//            a release WHERE id = $k without an owner check
+enum class LeaseSql { owned, article };
+
+// A scenario's table, declared by the scenario (core/scenario.hpp). Rows are
+// keyed by (table, key); both worlds store every scenario table the same way.
+using Table = int;
+
+// One row of a scenario table, in the world interface's words: a text, a
+// reference, a number and the row's version. A scenario says what they mean
+// (users: text = primary identity; orders: text = status, ref = charge id,
+// num = amount; accounts: num = balance).
+struct Row {
   bool found = false;
-  std::string primary_identity;
-  std::int64_t version = 0;
+  std::string text;
+  std::string ref;
+  std::int64_t num = 0;
+  std::int64_t version = 0;  // +1 with every update
+};
+
+// The condition an UPDATE carries beside its key (0 rows = not written).
+struct Guard {
+  enum class Kind { none, version, lease_owner } kind = Kind::none;
+  std::int64_t version = 0;  // Kind::version: WHERE version = $v (optimistic locking)
+  std::string owner;         // Kind::lease_owner: WHERE lock_owner = $me (a lease still ours)
+  static Guard any() { return {}; }
+  static Guard if_version(std::int64_t v) { return {Kind::version, v, {}}; }
+  static Guard if_lease_owner(std::string o) { return {Kind::lease_owner, 0, std::move(o)}; }
 };
 
 // A database failure that the strategy cannot handle (broken connection,
-// unexpected SQLSTATE). Becomes Outcome::error at the edge of the request.
+// unexpected SQLSTATE, a failed COMMIT). Becomes Outcome::error at the edge of
+// the request.
 class DbError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -70,11 +104,13 @@ class Conn {
   virtual int id() const = 0;
 
   virtual Task<void> begin() = 0;
+  // Throws DbError when the commit fails (the transaction is then rolled back).
   virtual Task<void> commit() = 0;
   virtual Task<void> rollback() = 0;
 
-  // SELECT ... FROM users WHERE id = $1 FOR UPDATE [NOWAIT], inside a transaction.
-  virtual Task<LockResult> lock_row(Key key, LockMode mode) = 0;
+  // SELECT 1 FROM <table> WHERE key = $1 FOR UPDATE [NOWAIT], inside a
+  // transaction. no_row when the row does not exist: nothing is locked.
+  virtual Task<LockResult> lock_row(Table t, Key key, LockMode mode) = 0;
   // pg_[try_]advisory_xact_lock($1), inside a transaction; released by commit/rollback.
   virtual Task<LockResult> advisory_xact_lock(Key key, LockMode mode) = 0;
   // pg_[try_]advisory_lock($1): session scope, survives commit, stays with the connection.
@@ -82,18 +118,25 @@ class Conn {
   // pg_advisory_unlock($1): false when this session does not hold the lock.
   virtual Task<bool> advisory_unlock(Key key) = 0;
 
-  // UPDATE users SET locked_at = now, lock_owner = $owner WHERE id = $key AND
-  // (locked_at IS NULL OR locked_at < now - ttl): one autocommitted statement.
-  virtual Task<LeaseResult> lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) = 0;
-  // UPDATE ... SET locked_at = NULL, lock_owner = NULL WHERE id = $key AND lock_owner = $owner.
-  // false when the lease is no longer ours (it was taken over).
-  virtual Task<bool> lease_release(Key key, std::string_view owner) = 0;
+  // The lease on the row (table, key): one autocommitted UPDATE; 1 row = held.
+  virtual Task<LeaseResult> lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
+                                          LeaseSql sql) = 0;
+  // Gives the lease back. LeaseSql::owned: WHERE lock_owner = $me, false when
+  // the lease is no longer ours (it was taken over). LeaseSql::article: no owner
+  // check; it clears whoever holds the lease and always answers true.
+  virtual Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) = 0;
 
-  virtual Task<UserRow> read_user(Key key) = 0;
-  // UPDATE users SET primary_identity = $p, version = version + 1 WHERE id = $key.
-  virtual Task<void> write_user(Key key, std::string_view primary) = 0;
-  // The same, AND version = $expected: false when someone else wrote first.
-  virtual Task<bool> write_user_if_version(Key key, std::string_view primary, std::int64_t expected) = 0;
+  // SELECT text, ref, num, version FROM <table> WHERE key = $1 (found = false when absent).
+  virtual Task<Row> read(Table t, Key key) = 0;
+  // SELECT count(*) FROM <table> WHERE key = $1 (tables without a unique key may hold several).
+  virtual Task<std::int64_t> count(Table t, Key key) = 0;
+  // INSERT ... ON CONFLICT DO NOTHING: false when a row with this key exists in
+  // a table with a unique key (after waiting for an uncommitted insert of the
+  // same key, as PostgreSQL's unique index does).
+  virtual Task<bool> insert(Table t, Key key, const Row& values) = 0;
+  // UPDATE <table> SET text, ref, num, version = version + 1 WHERE key = $1 AND
+  // <guard>: false when no row matched (absent, version changed, lease lost).
+  virtual Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) = 0;
 
   // Gives the connection back to its pool (rolling back an open transaction,
   // as HikariCP does). Called by ConnHandle; idempotent.
@@ -128,19 +171,44 @@ class ConnHandle {
 
 // One call to the partner (one attempt; retries are core/partner_client.hpp's).
 struct PartnerCall {
-  enum class Kind { get_user, unlink, link } kind = Kind::get_user;
-  std::string user_id;   // path {id}: the primary, "provider|user_id"
-  std::string identity;  // unlink: the identity removed; link: the secondary linked under user_id
+  enum class Kind {
+    get_user,  // GET /api/v2/users/{subject}
+    unlink,    // DELETE /api/v2/users/{subject}/identities/{identity}
+    link,      // POST /api/v2/users/{subject}/identities {identity}
+    charge,    // POST /v1/charges amount, currency, metadata[order_id] = subject
+    payout,    // POST /v1/payouts amount, currency, metadata[account_id] = subject
+    credit,    // POST /v1/customers/{subject}/balance_transactions amount, metadata[reward] = identity
+  } kind = Kind::get_user;
+  std::string subject;   // the user id "provider|user_id", order id, account id or customer id
+  std::string identity;  // unlink: the identity removed; link: the secondary linked under subject; credit: the reward
+  std::int64_t amount = 0;   // payments, in the currency's smallest unit
+  std::string currency;      // payments
+  std::string idempotency_key;  // Idempotency-Key ("" = none)
   std::uint64_t op_id = 0;
   int op_step = 0;  // 1 or 2 within a promotion; 0 = none
   std::optional<std::uint64_t> fencing_token;
+
+  static PartnerCall to(Kind kind, std::string subject, std::string identity = {}) {
+    PartnerCall c;
+    c.kind = kind;
+    c.subject = std::move(subject);
+    c.identity = std::move(identity);
+    return c;
+  }
 };
-std::string_view partner_call_name(PartnerCall::Kind);  // "partner.get", "partner.unlink", "partner.link"
+// "partner.get", "partner.unlink", "partner.link", "partner.charge", "partner.payout", "partner.credit".
+std::string_view partner_call_name(PartnerCall::Kind);
+
+// Why an attempt got no usable answer.
+enum class CallFailure { none, connect, timeout, reset, bad_response };
+std::string_view call_failure_name(CallFailure f);  // "", "connect", "timeout", "reset", "bad_response"
 
 struct PartnerReply {
-  int status = 0;       // HTTP status; 0 when no usable answer arrived
-  std::string failure;  // "" when answered; else connect | timeout | reset | bad_response
-  std::string error_code;  // the partner's errorCode when it answered with an error ("" otherwise)
+  int status = 0;  // HTTP status; 0 when no usable answer arrived
+  CallFailure failure = CallFailure::none;
+  std::string error_code;  // the partner's errorCode / error.code when it answered with an error ("" otherwise)
+  std::string object_id;   // payments: the charge / payout / balance transaction id ("ch_000001")
+  bool replayed = false;   // Idempotent-Replayed: true
   bool answered() const { return status != 0; }
   bool success() const { return status >= 200 && status < 300; }
 };

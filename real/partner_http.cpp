@@ -77,11 +77,31 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
   httplib::Headers headers = {{"X-Op-Id", std::to_string(call.op_id)}};
   if (call.op_step > 0) headers.emplace("X-Op-Step", std::to_string(call.op_step));
   if (call.fencing_token) headers.emplace("X-Fencing-Token", std::to_string(*call.fencing_token));
+  if (!call.idempotency_key.empty()) headers.emplace("Idempotency-Key", call.idempotency_key);
 
-  const std::string user = "/api/v2/users/" + encode_segment(call.user_id);
+  const std::string user = "/api/v2/users/" + encode_segment(call.subject);
+  // Stripe's form encoding: amount, currency and metadata[...] as a body.
+  const auto form = [&](const char* meta, const std::string& value) {
+    return "amount=" + std::to_string(call.amount) + "&currency=" + encode_segment(call.currency) + "&metadata%5B" +
+           meta + "%5D=" + encode_segment(value);
+  };
+  constexpr const char* kForm = "application/x-www-form-urlencoded";
   const auto start = std::chrono::steady_clock::now();
   httplib::Result res{nullptr, httplib::Error::Unknown};
   switch (call.kind) {
+    case PartnerCall::Kind::charge:
+      res = tc.client->Post("/v1/charges", headers, form("order_id", call.subject), kForm);
+      break;
+    case PartnerCall::Kind::payout:
+      res = tc.client->Post("/v1/payouts", headers, form("account_id", call.subject), kForm);
+      break;
+    case PartnerCall::Kind::credit: {
+      const std::string path = "/v1/customers/" + encode_segment(call.subject) + "/balance_transactions";
+      const std::string body = "amount=" + std::to_string(call.amount) + "&currency=" + encode_segment(call.currency) +
+                               "&metadata%5Breward%5D=" + encode_segment(call.identity);
+      res = tc.client->Post(path.c_str(), headers, body, kForm);
+      break;
+    }
     case PartnerCall::Kind::get_user:
       res = tc.client->Get(user.c_str(), headers);
       break;
@@ -103,13 +123,24 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
     reply.status = res->status;
     if (reply.status < 100) {
       reply.status = 0;
-      reply.failure = "bad_response";
-    } else if (reply.status >= 400) {
-      // {"statusCode","error","message","errorCode"}: the code tells a 409
+      reply.failure = CallFailure::bad_response;
+      return reply;
+    }
+    reply.replayed = res->get_header_value("Idempotent-Replayed") == "true";
+    const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object()) return reply;
+    if (reply.status >= 400) {
+      // Auth0: {"statusCode","error","message","errorCode"}: the code tells a 409
       // "identity exists" (done) from a 409 "stale token" (refused).
-      const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-      if (body.is_object() && body.contains("errorCode") && body["errorCode"].is_string())
+      // Stripe: {"error": {"type", "code", "message"}}: idempotency_key_in_use, lock_timeout, ...
+      if (body.contains("errorCode") && body["errorCode"].is_string()) {
         reply.error_code = body["errorCode"].get<std::string>();
+      } else if (body.contains("error") && body["error"].is_object() && body["error"].contains("code") &&
+                 body["error"]["code"].is_string()) {
+        reply.error_code = body["error"]["code"].get<std::string>();
+      }
+    } else if (body.contains("id") && body["id"].is_string()) {
+      reply.object_id = body["id"].get<std::string>();  // ch_..., po_..., txn_...
     }
     return reply;
   }
@@ -118,17 +149,17 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
     case httplib::Error::Connection:
     case httplib::Error::ConnectionTimeout:
       // A refused connection fails at once; one that hangs ends at the connect timeout.
-      reply.failure = elapsed >= connect_timeout_ * 9 / 10 ? "timeout" : "connect";
+      reply.failure = elapsed >= connect_timeout_ * 9 / 10 ? CallFailure::timeout : CallFailure::connect;
       break;
     case httplib::Error::Read:
       // httplib says "Read" for both a read timeout and a closed or reset socket.
-      reply.failure = elapsed >= read_timeout_ * 9 / 10 ? "timeout" : "reset";
+      reply.failure = elapsed >= read_timeout_ * 9 / 10 ? CallFailure::timeout : CallFailure::reset;
       break;
     case httplib::Error::Write:
-      reply.failure = "reset";
+      reply.failure = CallFailure::reset;
       break;
     default:
-      reply.failure = "bad_response";
+      reply.failure = CallFailure::bad_response;
       break;
   }
   tc.client.reset();  // never reuse a connection in an unknown state
@@ -156,7 +187,10 @@ nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, c
 
 void PartnerHttp::reset(const nlohmann::json& doc) { admin("POST", "/admin/reset", &doc); }
 void PartnerHttp::configure(const nlohmann::json& config) { admin("PUT", "/admin/config", &config); }
-nlohmann::json PartnerHttp::check() { return admin("POST", "/admin/check", nullptr); }
+nlohmann::json PartnerHttp::check(const nlohmann::json& service) {
+  const nlohmann::json body = {{"service", service}};
+  return admin("POST", "/admin/check", &body);
+}
 nlohmann::json PartnerHttp::metrics() { return admin("GET", "/admin/metrics", nullptr); }
 
 }  // namespace lockbench::real

@@ -27,7 +27,9 @@ class PartnerHttp {
   // when the partner cannot be reached or answers other than 2xx.
   void reset(const nlohmann::json& doc);
   void configure(const nlohmann::json& config);
-  nlohmann::json check();
+  // The oracle's checks, judged against what the service's database holds
+  // ({"service": ...}, Scenario::service_view).
+  nlohmann::json check(const nlohmann::json& service);
   nlohmann::json metrics();
 
   const std::string& url() const { return url_; }

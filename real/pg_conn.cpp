@@ -14,13 +14,24 @@ struct Statement {
   const char* name;
   const char* sql;
 };
+// Every scenario table lives in lockbench.rows, keyed by (run, tbl, id): $1 run,
+// $2 table, $3 key in every statement. Values only ever travel as $n.
 constexpr Statement kStatements[] = {
-    {"read_user", "SELECT primary_identity, version FROM users WHERE id = $1"},
-    {"write_user", "UPDATE users SET primary_identity = $2, version = version + 1 WHERE id = $1"},
-    {"write_user_if_version",
-     "UPDATE users SET primary_identity = $2, version = version + 1 WHERE id = $1 AND version = $3"},
-    {"lock_row", "SELECT id FROM users WHERE id = $1 FOR UPDATE"},
-    {"lock_row_nowait", "SELECT id FROM users WHERE id = $1 FOR UPDATE NOWAIT"},
+    {"read", "SELECT text, ref, num, version FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3"},
+    {"count", "SELECT count(*) FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3"},
+    // ON CONFLICT DO NOTHING: a second insert of a key waits for the first one's
+    // transaction (the primary key's unique index), then inserts nothing.
+    {"insert",
+     "INSERT INTO lockbench.rows (run, tbl, id, text, ref, num) VALUES ($1, $2, $3, $4, $5, $6) "
+     "ON CONFLICT DO NOTHING"},
+    {"update", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
+               "WHERE run = $1 AND tbl = $2 AND id = $3"},
+    {"update_if_version", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
+                          "WHERE run = $1 AND tbl = $2 AND id = $3 AND version = $7"},
+    {"update_if_lease_owner", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
+                              "WHERE run = $1 AND tbl = $2 AND id = $3 AND lock_owner = $7"},
+    {"lock_row", "SELECT 1 FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 FOR UPDATE"},
+    {"lock_row_nowait", "SELECT 1 FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 FOR UPDATE NOWAIT"},
     {"set_lock_timeout", "SELECT set_config('lock_timeout', $1, true)"},
     {"advisory_xact_lock", "SELECT pg_advisory_xact_lock($1)"},
     {"try_advisory_xact_lock", "SELECT pg_try_advisory_xact_lock($1)"},
@@ -31,16 +42,30 @@ constexpr Statement kStatements[] = {
     // row (after the row-lock re-check), so lease_taken_over names the owner
     // whose expired lease we took: a steal when that owner is still working.
     {"lease_acquire_db",
-     "UPDATE users SET locked_at = now(), lock_owner = $2, lease_token = lease_token + 1, "
+     "UPDATE lockbench.rows SET locked_at = now(), lock_owner = $4, lease_token = lease_token + 1, "
      "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
-     "WHERE id = $1 AND (locked_at IS NULL OR locked_at < now() - $3::interval) RETURNING lease_taken_over, lease_token"},
-    // The same with the application's clock ($4, epoch seconds) instead of now().
-    {"lease_acquire_app",
-     "UPDATE users SET locked_at = to_timestamp($4::float8), lock_owner = $2, lease_token = lease_token + 1, "
-     "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
-     "WHERE id = $1 AND (locked_at IS NULL OR locked_at < to_timestamp($4::float8) - $3::interval) "
+     "WHERE run = $1 AND tbl = $2 AND id = $3 AND (locked_at IS NULL OR locked_at < now() - $5::interval) "
      "RETURNING lease_taken_over, lease_token"},
-    {"lease_release", "UPDATE users SET locked_at = NULL, lock_owner = NULL WHERE id = $1 AND lock_owner = $2"},
+    // The same with the application's clock ($6, epoch seconds) instead of now().
+    {"lease_acquire_app",
+     "UPDATE lockbench.rows SET locked_at = to_timestamp($6::float8), lock_owner = $4, lease_token = lease_token + 1, "
+     "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
+     "WHERE run = $1 AND tbl = $2 AND id = $3 AND "
+     "(locked_at IS NULL OR locked_at < to_timestamp($6::float8) - $5::interval) "
+     "RETURNING lease_taken_over, lease_token"},
+    // The first article's lease: locked_at = NOW() from the database, compared
+    // with :staleBefore = the application's clock minus the TTL ($6 - $5).
+    {"lease_acquire_article",
+     "UPDATE lockbench.rows SET locked_at = now(), lock_owner = $4, lease_token = lease_token + 1, "
+     "lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END "
+     "WHERE run = $1 AND tbl = $2 AND id = $3 AND "
+     "(locked_at IS NULL OR locked_at < to_timestamp($6::float8) - $5::interval) "
+     "RETURNING lease_taken_over, lease_token"},
+    {"lease_release", "UPDATE lockbench.rows SET locked_at = NULL, lock_owner = NULL "
+                      "WHERE run = $1 AND tbl = $2 AND id = $3 AND lock_owner = $4"},
+    // The article's release: no owner check, whoever holds the lease loses it.
+    {"lease_release_article",
+     "UPDATE lockbench.rows SET locked_at = NULL, lock_owner = NULL WHERE run = $1 AND tbl = $2 AND id = $3"},
     {"select_one", "SELECT 1"},
 };
 
@@ -74,33 +99,93 @@ std::unique_ptr<pqxx::connection> open_session(const std::string& url) {
 
 void create_schema(pqxx::connection& c) {
   pqxx::nontransaction tx(c);
+  // Bounded: a stray session holding a lock on our table must not hang the run.
+  tx.exec("SET lock_timeout = '10s'");
+  // Someone else's schema of the same name is never touched: it must be empty
+  // or hold exactly what lockbench makes, under lockbench's comment.
+  const pqxx::result schema = tx.exec_params(
+      "SELECT obj_description(n.oid, 'pg_namespace') FROM pg_namespace n WHERE n.nspname = $1", std::string(kSchema));
+  if (!schema.empty()) {
+    const std::string comment = schema[0][0].is_null() ? "" : schema[0][0].as<std::string>();
+    const pqxx::result foreign = tx.exec_params(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'f', 'p', 'S') AND c.relname <> $2 ORDER BY 1",
+        std::string(kSchema), std::string(kRowsTable));
+    if (comment != kSchemaComment || !foreign.empty()) {
+      std::string names;
+      for (const auto& row : foreign) names += (names.empty() ? "" : ", ") + row[0].as<std::string>();
+      throw SchemaNotOurs("schema " + std::string(kSchema) + " exists and was not made by lockbench" +
+                          (names.empty() ? "" : " (it holds " + names + ")") +
+                          "; lockbench uses only its own schema: rename or drop that one, or use another database");
+    }
+  } else {
+    tx.exec("CREATE SCHEMA IF NOT EXISTS lockbench");
+    tx.exec("COMMENT ON SCHEMA lockbench IS " + c.quote(std::string(kSchemaComment)));
+  }
   tx.exec(
-      "CREATE TABLE IF NOT EXISTS users ("
-      " id bigint PRIMARY KEY,"
-      " primary_identity text NOT NULL,"
+      "CREATE TABLE IF NOT EXISTS lockbench.rows ("
+      " run bigint NOT NULL,"
+      " tbl smallint NOT NULL,"
+      " id bigint NOT NULL,"
+      " text text NOT NULL DEFAULT '',"
+      " ref text NOT NULL DEFAULT '',"
+      " num bigint NOT NULL DEFAULT 0,"
       " version bigint NOT NULL DEFAULT 0,"
       " locked_at timestamptz,"
       " lock_owner text,"
       " lease_taken_over text,"
-      " lease_token bigint NOT NULL DEFAULT 0)");
-  // A table made by an earlier lockbench lacks the fencing token.
-  tx.exec("ALTER TABLE users ADD COLUMN IF NOT EXISTS lease_token bigint NOT NULL DEFAULT 0");
+      " lease_token bigint NOT NULL DEFAULT 0,"
+      " PRIMARY KEY (run, tbl, id))");
 }
 
-void reset_users(pqxx::connection& c, int keys, int identities_per_person) {
-  // identities_of(k)[0] is "<provider>|u<k>": one prefix, then the key.
-  const std::string first = identities_of(1, identities_per_person).front();
-  const std::string prefix = first.substr(0, first.size() - 1);
+void seed_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables, int keys) {
   pqxx::work tx(c);
-  // Bounded: a stray session idle in a transaction on users must not hang the run.
   tx.exec("SELECT set_config('lock_timeout', '10s', true)");
-  tx.exec("TRUNCATE users");
-  tx.exec_params("INSERT INTO users (id, primary_identity) SELECT k, $2 || k FROM generate_series(1, $1::bigint) AS k",
-                 keys, prefix);
+  tx.exec_params("DELETE FROM lockbench.rows WHERE run = $1", run);  // a reused run id starts clean
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    if (!tables[t].seed) continue;
+    tx.exec_params(
+        "INSERT INTO lockbench.rows (run, tbl, id, text, num) "
+        "SELECT $1, $2, k, $3 || k, $4 FROM generate_series(1, $5::bigint) AS k",
+        run, static_cast<int>(t), tables[t].seed->text_prefix, tables[t].seed->num, keys);
+  }
   tx.commit();
 }
 
-PgConn::PgConn(Pool& pool, int id, std::string url) : pool_(pool), id_(id), url_(std::move(url)) { reconnect(); }
+std::vector<StoredRow> stored_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables) {
+  std::vector<StoredRow> out;
+  pqxx::nontransaction tx(c);
+  const pqxx::result r = tx.exec_params(
+      "SELECT tbl, id, text, ref, num, version FROM lockbench.rows WHERE run = $1 ORDER BY tbl, id", run);
+  for (const auto& row : r) {
+    const auto t = row[0].as<int>();
+    const auto version = row[5].as<std::int64_t>();
+    const bool seeded = t >= 0 && static_cast<std::size_t>(t) < tables.size() && tables[static_cast<std::size_t>(t)].seed;
+    if (seeded && version == 0) continue;  // untouched seeded rows agree with the partner by construction
+    out.push_back({t, row[1].as<Key>(),
+                   Row{true, row[2].as<std::string>(), row[3].as<std::string>(), row[4].as<std::int64_t>(), version}});
+  }
+  return out;
+}
+
+void drop_rows(pqxx::connection& c, std::int64_t run) {
+  pqxx::nontransaction tx(c);
+  tx.exec_params("DELETE FROM lockbench.rows WHERE run = $1", run);
+}
+
+std::int64_t advisory_key(std::int64_t run, Key key) {
+  // splitmix64's finaliser over (run, key): two runs on one server never share
+  // a lock, and the key's bits stay spread over all 64.
+  auto z = static_cast<std::uint64_t>(run) * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(key);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<std::int64_t>(z ^ (z >> 31));
+}
+
+PgConn::PgConn(Pool& pool, int id, std::string url, std::int64_t run)
+    : pool_(pool), id_(id), url_(std::move(url)), run_(run) {
+  reconnect();
+}
 
 PgConn::~PgConn() {
   tx_.reset();
@@ -201,23 +286,26 @@ Task<void> PgConn::rollback() {
   co_return;
 }
 
-Task<LockResult> PgConn::lock_row(Key key, LockMode mode) {
+Task<LockResult> PgConn::lock_row(Table t, Key key, LockMode mode) {
   const Duration t0 = now();
   LockResult r = LockResult::acquired;
   try {
     guarded([&] {
       if (!tx_) throw DbError("lock_row outside a transaction");
+      pqxx::result rows;
       if (mode.wait == LockWait::wait) {
         set_lock_timeout(*tx_, mode.timeout);
-        tx_->exec_prepared("lock_row", key);
+        rows = tx_->exec_prepared("lock_row", run_, t, key);
       } else {
-        tx_->exec_prepared("lock_row_nowait", key);
+        rows = tx_->exec_prepared("lock_row_nowait", run_, t, key);
       }
+      if (rows.empty()) r = LockResult::no_row;  // nothing to lock: the record does not exist (yet)
     });
   } catch (const LockNotAvailable&) {
     r = mode.wait == LockWait::wait ? LockResult::timed_out : LockResult::busy;
   }
-  account(r == LockResult::acquired ? "lock.acquire" : "lock.denied", Bucket::lock, t0, "row " + std::to_string(key));
+  const char* step = r == LockResult::acquired ? "lock.acquire" : r == LockResult::no_row ? "lock.none" : "lock.denied";
+  account(step, Bucket::lock, t0, "row " + std::to_string(key) + (r == LockResult::no_row ? ": no row, nothing locked" : ""));
   co_return r;
 }
 
@@ -229,8 +317,8 @@ Task<LockResult> PgConn::advisory_xact_lock(Key key, LockMode mode) {
       if (!tx_) throw DbError("advisory_xact_lock outside a transaction");
       if (mode.wait == LockWait::wait) {
         set_lock_timeout(*tx_, mode.timeout);
-        tx_->exec_prepared("advisory_xact_lock", key);
-      } else if (!tx_->exec_prepared1("try_advisory_xact_lock", key)[0].as<bool>()) {
+        tx_->exec_prepared("advisory_xact_lock", advisory_key(run_, key));
+      } else if (!tx_->exec_prepared1("try_advisory_xact_lock", advisory_key(run_, key))[0].as<bool>()) {
         r = LockResult::busy;
       }
     });
@@ -252,20 +340,20 @@ Task<LockResult> PgConn::advisory_lock(Key key, LockMode mode) {
         // when none is open; the session lock outlives its commit.
         if (tx_) {
           set_lock_timeout(*tx_, mode.timeout);
-          tx_->exec_prepared("advisory_lock", key);
+          tx_->exec_prepared("advisory_lock", advisory_key(run_, key));
         } else {
           pqxx::work tx(*conn_);
           set_lock_timeout(tx, mode.timeout);
-          tx.exec_prepared("advisory_lock", key);
+          tx.exec_prepared("advisory_lock", advisory_key(run_, key));
           tx.commit();
         }
       } else {
         bool got = false;
         if (tx_) {
-          got = tx_->exec_prepared1("try_advisory_lock", key)[0].as<bool>();
+          got = tx_->exec_prepared1("try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
         } else {
           pqxx::nontransaction tx(*conn_);
-          got = tx.exec_prepared1("try_advisory_lock", key)[0].as<bool>();
+          got = tx.exec_prepared1("try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
         }
         if (!got) r = LockResult::busy;
       }
@@ -281,27 +369,29 @@ Task<LockResult> PgConn::advisory_lock(Key key, LockMode mode) {
 Task<bool> PgConn::advisory_unlock(Key key) {
   const Duration t0 = now();
   const bool ok = guarded([&] {
-    if (tx_) return tx_->exec_prepared1("advisory_unlock", key)[0].as<bool>();
+    if (tx_) return tx_->exec_prepared1("advisory_unlock", advisory_key(run_, key))[0].as<bool>();
     pqxx::nontransaction tx(*conn_);
-    return tx.exec_prepared1("advisory_unlock", key)[0].as<bool>();
+    return tx.exec_prepared1("advisory_unlock", advisory_key(run_, key))[0].as<bool>();
   });
   account("lock.release", Bucket::lock, t0, ok ? "advisory " + std::to_string(key) : "not held by this session");
   co_return ok;
 }
 
-Task<LeaseResult> PgConn::lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) {
+Task<LeaseResult> PgConn::lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
+                                        LeaseSql sql) {
   const Duration t0 = now();
   LeaseResult out;
   guarded([&] {
     pqxx::nontransaction tx(*conn_);  // autocommitted: the lease is visible at once
     pqxx::result r;
-    if (clock == LeaseClock::database) {
-      r = tx.exec_prepared("lease_acquire_db", key, std::string(owner), interval_of(ttl));
+    if (clock == LeaseClock::database && sql == LeaseSql::owned) {
+      r = tx.exec_prepared("lease_acquire_db", run_, t, key, std::string(owner), interval_of(ttl));
     } else {
       const Duration skew = cx_ ? cx_->settings().clock_skew : Duration::zero();
       const double app_now_s =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch() + skew).count();
-      r = tx.exec_prepared("lease_acquire_app", key, std::string(owner), interval_of(ttl), app_now_s);
+      r = tx.exec_prepared(sql == LeaseSql::article ? "lease_acquire_article" : "lease_acquire_app", run_, t, key,
+                           std::string(owner), interval_of(ttl), app_now_s);
     }
     if (r.size() == 1) {
       out.acquired = true;
@@ -317,58 +407,82 @@ Task<LeaseResult> PgConn::lease_acquire(Key key, std::string_view owner, Duratio
   co_return out;
 }
 
-Task<bool> PgConn::lease_release(Key key, std::string_view owner) {
+Task<bool> PgConn::lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) {
   const Duration t0 = now();
   const bool ok = guarded([&] {
-    if (tx_) return tx_->exec_prepared("lease_release", key, std::string(owner)).affected_rows() == 1;
+    const auto release = [&](pqxx::transaction_base& tx) {
+      if (sql == LeaseSql::article) return tx.exec_prepared("lease_release_article", run_, t, key).affected_rows() == 1;
+      return tx.exec_prepared("lease_release", run_, t, key, std::string(owner)).affected_rows() == 1;
+    };
+    if (tx_) return release(*tx_);
     pqxx::nontransaction tx(*conn_);
-    return tx.exec_prepared("lease_release", key, std::string(owner)).affected_rows() == 1;
+    return release(tx);
   });
   account("lock.release", Bucket::lock, t0, ok ? "lease " + std::to_string(key) : "lease no longer ours");
   co_return ok;
 }
 
-Task<UserRow> PgConn::read_user(Key key) {
+// Runs f on the open transaction, or on an autocommitted one of its own.
+template <class F>
+auto PgConn::in_tx(F&& f) -> decltype(f(std::declval<pqxx::transaction_base&>())) {
+  if (tx_) return f(*tx_);
+  pqxx::nontransaction tx(*conn_);
+  return f(tx);
+}
+
+Task<Row> PgConn::read(Table t, Key key) {
   const Duration t0 = now();
-  UserRow row;
+  Row row;
   guarded([&] {
-    const auto read = [&](pqxx::transaction_base& tx) {
-      const pqxx::result r = tx.exec_prepared("read_user", key);
-      if (r.size() == 1) row = {true, r[0][0].as<std::string>(), r[0][1].as<std::int64_t>()};
-    };
-    if (tx_) {
-      read(*tx_);
-    } else {
-      pqxx::nontransaction tx(*conn_);
-      read(tx);
-    }
+    in_tx([&](pqxx::transaction_base& tx) {
+      const pqxx::result r = tx.exec_prepared("read", run_, t, key);
+      if (r.size() == 1)
+        row = Row{true, r[0][0].as<std::string>(), r[0][1].as<std::string>(), r[0][2].as<std::int64_t>(),
+                  r[0][3].as<std::int64_t>()};
+    });
   });
   account("db.read", Bucket::db, t0);
   co_return row;
 }
 
-Task<void> PgConn::write_user(Key key, std::string_view primary) {
+Task<std::int64_t> PgConn::count(Table t, Key key) {
   const Duration t0 = now();
-  guarded([&] {
-    if (tx_) {
-      tx_->exec_prepared("write_user", key, std::string(primary));
-    } else {
-      pqxx::nontransaction tx(*conn_);
-      tx.exec_prepared("write_user", key, std::string(primary));
-    }
+  const std::int64_t n = guarded([&] {
+    return in_tx([&](pqxx::transaction_base& tx) { return tx.exec_prepared1("count", run_, t, key)[0].as<std::int64_t>(); });
   });
-  account("db.write", Bucket::db, t0);
-  co_return;
+  account("db.read", Bucket::db, t0, "count " + std::to_string(n));
+  co_return n;
 }
 
-Task<bool> PgConn::write_user_if_version(Key key, std::string_view primary, std::int64_t expected) {
+Task<bool> PgConn::insert(Table t, Key key, const Row& v) {
   const Duration t0 = now();
   const bool ok = guarded([&] {
-    if (tx_) return tx_->exec_prepared("write_user_if_version", key, std::string(primary), expected).affected_rows() == 1;
-    pqxx::nontransaction tx(*conn_);
-    return tx.exec_prepared("write_user_if_version", key, std::string(primary), expected).affected_rows() == 1;
+    return in_tx([&](pqxx::transaction_base& tx) {
+      return tx.exec_prepared("insert", run_, t, key, v.text, v.ref, v.num).affected_rows() == 1;
+    });
   });
-  account("db.write", Bucket::db, t0, ok ? "" : "version changed");
+  account("db.insert", Bucket::db, t0, ok ? "" : "ON CONFLICT DO NOTHING, 0 rows");
+  co_return ok;
+}
+
+Task<bool> PgConn::update(Table t, Key key, const Row& v, const Guard& guard) {
+  const Duration t0 = now();
+  const bool ok = guarded([&] {
+    return in_tx([&](pqxx::transaction_base& tx) {
+      pqxx::result r;
+      switch (guard.kind) {
+        case Guard::Kind::none: r = tx.exec_prepared("update", run_, t, key, v.text, v.ref, v.num); break;
+        case Guard::Kind::version:
+          r = tx.exec_prepared("update_if_version", run_, t, key, v.text, v.ref, v.num, guard.version);
+          break;
+        case Guard::Kind::lease_owner:
+          r = tx.exec_prepared("update_if_lease_owner", run_, t, key, v.text, v.ref, v.num, guard.owner);
+          break;
+      }
+      return r.affected_rows() == 1;
+    });
+  });
+  account("db.write", Bucket::db, t0, ok ? "" : guard.kind == Guard::Kind::version ? "version changed" : "0 rows");
   co_return ok;
 }
 

@@ -14,6 +14,7 @@
 #include <pqxx/pqxx>
 
 #include "core/context.hpp"
+#include "core/scenario.hpp"
 #include "core/world.hpp"
 #include "real/step_note.hpp"
 
@@ -25,28 +26,49 @@ class Pool;
 // Opens a libpqxx session; throws DbError with libpq's reason.
 std::unique_ptr<pqxx::connection> open_session(const std::string& url);
 
-// The users table (DDL) and a fresh copy of its rows for keys 1..keys.
+// lockbench's own schema: every scenario table lives in lockbench.rows, keyed
+// by (run, tbl, id), so two runs on one server never see each other's rows.
+inline constexpr std::string_view kSchema = "lockbench";
+inline constexpr std::string_view kRowsTable = "rows";
+inline constexpr std::string_view kSchemaComment = "lockbench: benchmark state (lockbench.rows); safe to drop";
+// Thrown by create_schema when a schema named lockbench holds what lockbench did not make.
+class SchemaNotOurs : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Creates the schema and table when absent; refuses (SchemaNotOurs) a schema
+// that is not lockbench's. Touches nothing outside the schema.
 void create_schema(pqxx::connection& c);
-void reset_users(pqxx::connection& c, int keys, int identities_per_person);
+// This run's seeded rows (keys 1..keys of every seeded table), in bulk.
+void seed_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables, int keys);
+// The rows the run changed or inserted: the service's side of the oracle.
+std::vector<StoredRow> stored_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables);
+// Removes this run's rows.
+void drop_rows(pqxx::connection& c, std::int64_t run);
+// The advisory-lock key the database sees for a strategy's key: salted with
+// the run, so that two runs on one server never share a lock.
+std::int64_t advisory_key(std::int64_t run, Key key);
 
 class PgConn final : public Conn {
  public:
-  PgConn(Pool& pool, int id, std::string url);  // connects; throws DbError
+  PgConn(Pool& pool, int id, std::string url, std::int64_t run);  // connects; throws DbError
   ~PgConn() override;
 
   int id() const override { return id_; }
   Task<void> begin() override;
   Task<void> commit() override;
   Task<void> rollback() override;
-  Task<LockResult> lock_row(Key key, LockMode mode) override;
+  Task<LockResult> lock_row(Table t, Key key, LockMode mode) override;
   Task<LockResult> advisory_xact_lock(Key key, LockMode mode) override;
   Task<LockResult> advisory_lock(Key key, LockMode mode) override;
   Task<bool> advisory_unlock(Key key) override;
-  Task<LeaseResult> lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) override;
-  Task<bool> lease_release(Key key, std::string_view owner) override;
-  Task<UserRow> read_user(Key key) override;
-  Task<void> write_user(Key key, std::string_view primary) override;
-  Task<bool> write_user_if_version(Key key, std::string_view primary, std::int64_t expected) override;
+  Task<LeaseResult> lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
+                                  LeaseSql sql) override;
+  Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) override;
+  Task<Row> read(Table t, Key key) override;
+  Task<std::int64_t> count(Table t, Key key) override;
+  Task<bool> insert(Table t, Key key, const Row& values) override;
+  Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
   // Back to the pool (rolls back an open transaction there). Idempotent.
   void release() override;
 
@@ -76,10 +98,13 @@ class PgConn final : public Conn {
   void account(const char* step, Bucket b, Duration start, std::string detail = {});
   Duration now() const;
   void set_lock_timeout(pqxx::work& tx, Duration timeout);
+  template <class F>
+  auto in_tx(F&& f) -> decltype(f(std::declval<pqxx::transaction_base&>()));
 
   Pool& pool_;
   const int id_;
   const std::string url_;
+  const std::int64_t run_;  // this run's rows and advisory-key salt
   // Declaration order matters: the transaction goes before its connection.
   std::unique_ptr<pqxx::connection> conn_;
   std::unique_ptr<Quiet> quiet_;

@@ -9,7 +9,7 @@ Pool::Pool(PoolConfig cfg, Clock::time_point epoch) : cfg_(std::move(cfg)), epoc
   slots_.resize(static_cast<std::size_t>(cfg_.maximum_pool_size));
   // Opened before any other thread sees the pool: no lock needed yet.
   for (int i = 0; i < cfg_.maximum_pool_size; ++i) {
-    slots_[static_cast<std::size_t>(i)].conn = std::make_unique<PgConn>(*this, cfg_.first_conn_id + i, cfg_.url);
+    slots_[static_cast<std::size_t>(i)].conn = std::make_unique<PgConn>(*this, cfg_.first_conn_id + i, cfg_.url, cfg_.run);
     idle_.push_back(slots_[static_cast<std::size_t>(i)].conn.get());
   }
   stats_.size = cfg_.maximum_pool_size;

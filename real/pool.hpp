@@ -38,6 +38,7 @@ struct PoolConfig {
   Duration max_lifetime = std::chrono::minutes(30);
   int first_conn_id = 0;                // connection ids are unique across pods
   std::string name = "pool";            // for warnings
+  std::int64_t run = 0;                 // the run whose rows (lockbench.rows.run) the connections use
 };
 
 class Pool {

@@ -18,15 +18,17 @@
 #include <queue>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/context.hpp"
 #include "core/result.hpp"
 #include "core/run.hpp"
-#include "core/strategy.hpp"
 #include "core/workload.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
 #include "real/workers.hpp"
+#include "strategies/registry.hpp"
 
 namespace lockbench {
 
@@ -44,7 +46,16 @@ std::string one_line(std::string text) {
   return text;
 }
 
-void prepare_database(const Settings& s) {
+// A number naming this run's rows in lockbench.rows and salting its advisory
+// keys: distinct for runs started at the same time on one machine or another.
+std::int64_t new_run_key() {
+  static std::atomic<std::uint64_t> counter{0};
+  const auto t = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  Rng rng(t ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1), "run");
+  return static_cast<std::int64_t>(rng.next() >> 1);  // positive
+}
+
+void prepare_database(const Settings& s, const Scenario& scenario, std::int64_t run) {
   std::unique_ptr<pqxx::connection> c;
   try {
     c = real::open_session(s.db_url);
@@ -52,7 +63,11 @@ void prepare_database(const Settings& s) {
     throw SettingError("--db: cannot connect to " + s.db_url + ": " + one_line(e.what()));
   }
   try {
-    real::create_schema(*c);
+    try {
+      real::create_schema(*c);
+    } catch (const real::SchemaNotOurs& e) {
+      throw SettingError("--db: " + std::string(e.what()));
+    }
     // A fresh pool per run: sessions of an earlier run that still hold advisory
     // locks (a leaked pool, a killed run) must not deny this one.
     {
@@ -60,9 +75,11 @@ void prepare_database(const Settings& s) {
       tx.exec("SELECT pg_terminate_backend(pid) FROM pg_locks "
               "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
     }
-    real::reset_users(*c, s.keys, s.identities_per_person);
+    real::seed_rows(*c, run, scenario.tables(), s.keys);
+  } catch (const SettingError&) {
+    throw;
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot prepare the users table at " + s.db_url + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot prepare lockbench's tables at " + s.db_url + ": " + one_line(e.what()));
   }
 }
 
@@ -90,8 +107,8 @@ nlohmann::json partner_config(const Settings& s) {
   return {{"seed", s.seed}, {"latency", {{"*", latency}}}, {"faults", faults}, {"fencing", s.fencing}};
 }
 
-nlohmann::json partner_block(real::PartnerHttp& partner) {
-  const nlohmann::json check = partner.check();
+nlohmann::json partner_block(real::PartnerHttp& partner, const nlohmann::json& service) {
+  const nlohmann::json check = partner.check(service);
   const nlohmann::json metrics = partner.metrics();
   std::int64_t calls = 0;
   if (metrics.contains("arrivals"))
@@ -197,14 +214,17 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     throw SettingError("--partner: the real world needs the fake partner's URL (e.g. http://127.0.0.1:8080)");
   Settings s = configured.scaled();
   s.world = "real";
-  const auto strategy = make_strategy(s.strategy);
+  const StrategyInfo& info = strategy_info(s.strategy);
+  check_applies(info, s.scenario);
+  const auto strategy = info.make();
   const auto scenario = make_scenario(s.scenario);
+  const std::int64_t run_key = new_run_key();
 
   // --- prepare: any failure here is a setting error, before any output ---
-  prepare_database(s);
+  prepare_database(s, *scenario, run_key);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
-    partner.reset(partner_reset_doc(s));
+    partner.reset(scenario->partner_reset(s));
     partner.configure(partner_config(s));
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot use " + s.partner_url + ": " + one_line(e.what()));
@@ -217,7 +237,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     for (int p = 0; p < s.pods; ++p) {
       real::PoolConfig cfg{s.db_url,        s.maximum_pool_size, s.connection_timeout, s.leak_detection_threshold,
-                           s.max_lifetime,  p * s.maximum_pool_size, "pod" + std::to_string(p + 1)};
+                           s.max_lifetime,  p * s.maximum_pool_size, "pod" + std::to_string(p + 1), run_key};
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
@@ -235,7 +255,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   const auto now = [&] { return Duration(Clock::now() - epoch); };
 
   Completion completion;
-  Workload workload(s);
+  Workload workload(s, scenario->fresh_key_per_request());
   std::vector<Request> schedule;
   if (s.arrival != Arrival::closed) schedule = workload.schedule();
   std::atomic<std::int64_t> ok_count{0};  // for the progress hook
@@ -390,9 +410,17 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked advisory locks: %s\n", e.what());
   }
+  std::vector<StoredRow> stored;
+  try {
+    auto c = real::open_session(s.db_url);
+    stored = real::stored_rows(*c, run_key, scenario->tables());
+    real::drop_rows(*c, run_key);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lockbench: could not read the service's rows: %s\n", e.what());
+  }
   nlohmann::json partner_json;
   try {
-    partner_json = partner_block(partner);
+    partner_json = partner_block(partner, scenario->service_view(stored));
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot read the checks from " + s.partner_url + ": " + one_line(e.what()));
   }
@@ -404,8 +432,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   RunSummary run;
   run.settings = &configured;
   run.world = "real";
-  run.strategy = strategy->spec();
-  run.holds_connection = strategy->holds_connection_during_call();
+  run.strategy = std::string(info.spec);
+  run.holds_connection = info.props.holds_connection_during_call;
   run.partner_calls = scenario->partner_calls();
   run.recorder = &recorder;
   run.pool = &pool_stats;
@@ -415,6 +443,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   }
   run.partner = partner_json;
   run.extra["real"] = {{"pods", s.pods}, {"connections_replaced", replaced}};
+  run.extra["strategy_info"] = strategy_info_json(info);
   nlohmann::json result = make_result(run);
   pools.clear();
   return result;

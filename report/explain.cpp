@@ -3,18 +3,21 @@
 #include "report/explain.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "strategies/registry.hpp"
 
 namespace lockbench::report {
 
 namespace {
 
+// The words of one family; its variants and properties come from the registry
+// (strategies/registry.cpp), so a strategy without words here fails a test.
 struct Strategy {
-  std::string name;
-  std::vector<std::string> variants;  // without the "name:" prefix
+  std::string name;                   // the family
   std::string summary;                // one line for the list
   std::string how;
   std::string fails;
@@ -25,7 +28,6 @@ struct Strategy {
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> all = {
       {"none",
-       {},
        "no exclusion: the baseline that shows the double-link race itself",
        "Nothing is locked. Each request reads the user's current primary identity, calls the partner to unlink "
        "the target identity and to link the old primary under it, then stores the new primary. A pooled "
@@ -38,7 +40,6 @@ const std::vector<Strategy>& strategies() {
        "Only as the measurement baseline, or when the partner operation is itself atomic and idempotent.",
        "Whenever two requests for one key can overlap and the external operation has more than one step."},
       {"held-tx",
-       {"wait", "nowait"},
        "@Transactional around the HTTP call: correct exclusion, pool exhaustion",
        "BEGIN; SELECT ... FROM users WHERE id = $1 FOR UPDATE; then the partner calls; then UPDATE ...; COMMIT. "
        "The row lock is held until COMMIT, so the connection stays checked out of the pool and sits 'idle in "
@@ -58,7 +59,6 @@ const std::vector<Strategy>& strategies() {
        "Around slow or retried HTTP calls. It also needs the row to exist: it cannot protect a record that is "
        "not there yet."},
       {"advisory-xact",
-       {"try", "wait"},
        "transaction-scoped advisory lock: correct and crash-safe, still pins the pool",
        "BEGIN; SELECT pg_try_advisory_xact_lock(k) (variant try: returns false at once when another "
        "transaction holds k, answered as 409) or SET LOCAL lock_timeout via set_config('lock_timeout', ..., "
@@ -74,7 +74,6 @@ const std::vector<Strategy>& strategies() {
        "DB-only critical sections, or short external calls with pool headroom; when the key has no row.",
        "When the critical section contains a slow or retried HTTP call and the pool cannot absorb it."},
       {"advisory-session",
-       {"pinned", "pooled", "pinned-wait", "pooled-wait"},
        "session-scoped advisory lock: the pooled-connection trap",
        "SELECT pg_advisory_lock(k) or pg_try_advisory_lock(k) outside a transaction, the partner calls, then "
        "SELECT pg_advisory_unlock(k). The lock belongs to the database session (the physical connection), "
@@ -93,8 +92,7 @@ const std::vector<Strategy>& strategies() {
        "Pinned: a dedicated connection outside the pool (a leader-election or a batch job). Never pooled.",
        "With any connection pool or transaction-mode PgBouncer between the code and the database."},
       {"row-lease",
-       {"app-clock", "fenced"},
-       "a lease in a row (locked_at, lock_owner) with a TTL: the seed's pattern",
+       "a lease in a row (locked_at, lock_owner) with a TTL: the first article's pattern, done carefully",
        "UPDATE users SET locked_at = now(), lock_owner = $me WHERE id = $k AND (locked_at IS NULL OR locked_at "
        "< now() - $ttl), in autocommit: one affected row means the lease is held, zero means someone else holds "
        "it (409). Concurrent UPDATEs on one row serialize on the row lock; the second re-checks the WHERE "
@@ -104,19 +102,26 @@ const std::vector<Strategy>& strategies() {
        "own clock instead, and then clock skew between services moves the expiry. row-lease:fenced also bumps "
        "a lease_token column on every acquisition and sends it with each partner call (X-Fencing-Token), so a "
        "partner that remembers the highest token seen can refuse the calls of a holder whose lease was taken "
-       "over.",
+       "over. The result is stored only while the lease is still ours (UPDATE ... WHERE id = $k AND lock_owner = "
+       "$me: 0 rows = the lease was lost, counted as lease_lost, nothing stored). row-lease:article is the first "
+       "article's exact SQL: locked_at = NOW() from the database's clock, compared with :staleBefore computed "
+       "from the application's clock, an unconditional store and a release WHERE id = $k with no owner check. "
+       "The same idea as ShedLock's JDBC provider (lockAtMostFor is the TTL; usingDbTime() is the database-clock "
+       "form).",
        "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
        "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
        "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
-       "TTL too, after the effect happened. It needs the row to exist, needs two columns the ORM must never "
-       "write, and is advisory: any code path that ignores it is not excluded.",
+       "TTL too, after the effect happened. row-lease:article makes it worse: a holder that outlived its TTL "
+       "releases the lease of the request that stole it (no owner check), so a third request enters while the "
+       "second still works, and its store overwrites the thief's. It needs the row to exist (it cannot protect "
+       "a first claim or a new order), needs columns the ORM must never write, and is advisory: any code path "
+       "that ignores it is not excluded.",
        "Slow external calls on a bounded pool, with one PostgreSQL as the source of truth: size the TTL above "
        "the worst-case call window (lockbench lint computes it).",
        "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
        "fencing tokens the partner enforces (row-lease:fenced; note that a two-call promotion can still be cut "
        "in half when its second call is refused), or an idempotent partner operation."},
       {"optimistic",
-       {},
        "version check at the end: detects the conflict after the side effect",
        "Read the row's version, do the partner calls, then UPDATE ... SET version = version + 1 WHERE id = $k "
        "AND version = $v. Zero rows updated means another request wrote first (version_conflicts). No lock and "
@@ -126,6 +131,22 @@ const std::vector<Strategy>& strategies() {
        "is refused. Compensating the partner afterwards is the caller's problem.",
        "Local edits where losing the race only costs a retry; as a second line of defence next to a lease.",
        "As the only protection around a non-idempotent external side effect."},
+      {"split-tx",
+       "the @Transactional article's fix: short transactions around an idempotent call",
+       "Spring's TransactionTemplate instead of @Transactional around the whole method. Transaction 1: INSERT "
+       "the order as PAYMENT_PENDING and COMMIT (a few milliseconds). Then the charge, with no connection held, "
+       "under the Idempotency-Key checkout-order-<id>. Transaction 2: UPDATE the order to PAID with the charge "
+       "id, or to FAILED when the partner refused the charge for certain. When the outcome is unknown (a "
+       "timeout) the order stays PAYMENT_PENDING: a retry with the same key replays the first charge instead of "
+       "making a second one.",
+       "It does not exclude: two submissions of one order both call the partner, and only the idempotency key "
+       "makes the second one a replay (409 idempotency_key_in_use while the first is in flight, retried). "
+       "Without retries an unknown outcome leaves the order pending while the money may be taken (an "
+       "orphan_charge until someone reconciles it). It applies only where the partner takes an idempotency key "
+       "(payments), not to the identity API's two-call promotion.",
+       "A slow payment-style call whose provider honours idempotency keys: the pool is held for milliseconds, "
+       "not for the call.",
+       "When the external operation has several steps that must not interleave (switch-primary): use a lock."},
   };
   return all;
 }
@@ -157,67 +178,67 @@ std::string wrap(const std::string& text) {
   return out + "\n";
 }
 
-std::string accepted() {
-  std::string s;
-  for (const auto& st : strategies()) {
-    s += (s.empty() ? "" : ", ") + st.name;
-    if (!st.variants.empty()) {
-      s += "[";
-      for (std::size_t i = 0; i < st.variants.size(); ++i) s += (i ? "|:" : ":") + st.variants[i];
-      s += "]";
-    }
-  }
-  return s;
+const Strategy& words_of(std::string_view family) {
+  for (const auto& st : strategies())
+    if (st.name == family) return st;
+  throw std::logic_error("explain has no text for the strategy family '" + std::string(family) + "'");
 }
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const auto& s : strategies()) {
-      n.push_back(s.name);
-      for (const auto& v : s.variants) n.push_back(s.name + ":" + v);
-    }
-    return n;
-  }();
+  static const std::vector<std::string> names = strategy_specs();
   return names;
 }
 
-std::string explain(std::string_view strategy) {
-  const auto colon = strategy.find(':');
-  const std::string base(strategy.substr(0, colon));
-  const std::string variant = colon == std::string_view::npos ? "" : std::string(strategy.substr(colon + 1));
-  const auto& all = strategies();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const Strategy& s) { return s.name == base; });
-  if (it == all.end() ||
-      (!variant.empty() && std::find(it->variants.begin(), it->variants.end(), variant) == it->variants.end()))
-    throw SettingError(fmt::format("strategy: '{}' is not a strategy (use {})", strategy, accepted()));
-
-  std::string out = fmt::format("{} — {}\n", it->name, it->summary);
-  if (!it->variants.empty()) {
+std::string explain(std::string_view spec) {
+  const StrategyInfo& info = strategy_info(spec);  // unknown names: one line listing the accepted ones
+  const Strategy& it = words_of(info.family);
+  std::string out = fmt::format("{} — {}\n", it.name, it.summary);
+  std::vector<const StrategyInfo*> variants;
+  for (const auto& row : strategy_registry())
+    if (row.family == info.family) variants.push_back(&row);
+  if (variants.size() > 1 || variants.front()->spec != info.family) {
     out += "Variants:\n";
-    for (const auto& v : it->variants)
-      out += fmt::format("  {}:{}{}\n", it->name, v, v == variant ? " (this one)" : "");
+    for (const auto* v : variants)
+      out += fmt::format("  {}{}: {}\n", v->spec, v == &info ? " (this one)" : "", v->teaches);
   }
-  out += "\nHow it works\n" + wrap(it->how);
-  out += "\nHow it fails\n" + wrap(it->fails);
-  out += "\nChoose it\n" + wrap(it->choose);
-  out += "\nDo not choose it\n" + wrap(it->avoid);
+  const StrategyProps& p = info.props;
+  out += fmt::format(
+      "\nProperties of {} (strategies/registry.cpp)\n"
+      "  holds a pooled connection during the partner call: {}\n"
+      "  excludes two requests for one key: {}\n"
+      "  frees the key by itself when its holder crashes: {}\n"
+      "  needs the record's row to exist before the first request: {}\n",
+      info.spec, yes_no(p.holds_connection_during_call),
+      p.exclusion == Exclusion::all_pods  ? "yes, across pods"
+      : p.exclusion == Exclusion::one_pod ? "within one pod only"
+                                          : "no",
+      yes_no(p.crash_safe), yes_no(p.needs_existing_row));
+  out += "\nHow it works\n" + wrap(it.how);
+  out += "\nHow it fails\n" + wrap(it.fails);
+  out += "\nChoose it\n" + wrap(it.choose);
+  out += "\nDo not choose it\n" + wrap(it.avoid);
   return out;
 }
 
 std::string explain_list() {
   std::string out = "Strategies (lockbench explain STRATEGY for how each works and fails):\n";
-  for (const auto& s : strategies()) {
-    std::string name = s.name;
-    if (!s.variants.empty()) {
-      name += "[";
-      for (std::size_t i = 0; i < s.variants.size(); ++i) name += (i ? "|:" : ":") + s.variants[i];
-      name += "]";
-    }
-    out += fmt::format("  {:<36} {}\n", name, s.summary);
+  std::vector<std::string_view> families;
+  for (const auto& row : strategy_registry())
+    if (std::find(families.begin(), families.end(), row.family) == families.end()) families.push_back(row.family);
+  for (const auto family : families) {
+    std::string name(family);
+    std::string variants;
+    for (const auto& row : strategy_registry())
+      if (row.family == family && row.spec != family) variants += (variants.empty() ? "[" : "|") + std::string(row.spec.substr(family.size()));
+    if (!variants.empty()) name += variants + "]";
+    out += fmt::format("  {:<44} {}\n", name, words_of(family).summary);
   }
+  out += "\nScenarios (--scenario):\n";
+  for (const auto& sc : scenario_registry()) out += fmt::format("  {:<44} {}\n", sc.name, sc.summary);
   return out;
 }
 

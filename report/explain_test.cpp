@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/units.hpp"
-#include "core/strategy.hpp"
+#include "strategies/registry.hpp"
 #include "report/explain.hpp"
 
 namespace lockbench::report {
@@ -20,7 +20,7 @@ TEST(Explain, every_strategy_the_runner_accepts_can_be_explained) {
 }
 
 TEST(Explain, every_accepted_name_says_how_it_works_fails_and_when_to_choose_it) {
-  ASSERT_EQ(strategy_names().size(), 16u);  // 6 strategies, 10 variants
+  ASSERT_EQ(strategy_names(), lockbench::strategy_specs());  // the registry's names, no second list
   for (const auto& name : strategy_names()) {
     const std::string text = explain(name);
     for (const char* part : {"How it works\n", "How it fails\n", "Choose it\n", "Do not choose it\n"})
@@ -59,16 +59,33 @@ TEST(Explain, refuses_an_unknown_strategy_or_variant_listing_the_accepted_ones) 
   } catch (const SettingError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.find('\n'), std::string::npos);
-    EXPECT_NE(what.find("'redis' is not a strategy"), std::string::npos);
-    EXPECT_NE(what.find("held-tx[:wait|:nowait]"), std::string::npos);
+    EXPECT_NE(what.find("'redis' is unknown"), std::string::npos);
+    EXPECT_NE(what.find("held-tx:nowait"), std::string::npos);
   }
   EXPECT_THROW(explain("held-tx:try"), SettingError);
 }
 
-TEST(Explain, the_list_names_every_strategy_once) {
+TEST(Explain, the_list_names_every_strategy_family_and_scenario_of_the_registries) {
   const std::string list = explain_list();
-  for (const char* name : {"none", "held-tx", "advisory-xact", "advisory-session", "row-lease", "optimistic"})
-    EXPECT_NE(list.find(std::string("  ") + name), std::string::npos) << name;
+  for (const auto& row : lockbench::strategy_registry())
+    EXPECT_NE(list.find(std::string("  ") + std::string(row.family)), std::string::npos) << row.family;
+  for (const auto& sc : lockbench::scenario_registry())
+    EXPECT_NE(list.find(std::string("  ") + std::string(sc.name)), std::string::npos) << sc.name;
+}
+
+TEST(Explain, states_the_registry_properties_of_each_strategy) {
+  EXPECT_NE(explain("held-tx").find("holds a pooled connection during the partner call: yes"), std::string::npos);
+  EXPECT_NE(explain("row-lease").find("holds a pooled connection during the partner call: no"), std::string::npos);
+  EXPECT_NE(explain("advisory-session:pooled").find("excludes two requests for one key: no"), std::string::npos);
+  EXPECT_NE(explain("row-lease").find("needs the record's row to exist before the first request: yes"),
+            std::string::npos);
+}
+
+TEST(Explain, row_lease_names_shedlock_and_the_articles_exact_variant) {
+  const std::string text = flat(explain("row-lease:article"));
+  EXPECT_NE(text.find("ShedLock"), std::string::npos);
+  EXPECT_NE(text.find("row-lease:article (this one)"), std::string::npos);
+  EXPECT_NE(text.find("no owner check"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/explain.hpp"
+#include "strategies/registry.hpp"
 
 namespace lockbench::report {
 
@@ -25,13 +26,7 @@ bool LintReport::flagged() const {
 }
 
 bool strategy_holds_connection(const std::string& strategy) {
-  const auto& names = strategy_names();
-  if (std::find(names.begin(), names.end(), strategy) == names.end())
-    throw SettingError(fmt::format("--strategy: '{}' is not a strategy (see lockbench explain)", strategy));
-  const std::string base = strategy.substr(0, strategy.find(':'));
-  if (base == "held-tx" || base == "advisory-xact") return true;
-  // advisory-session without a variant means pinned: the safe reading of it.
-  return base == "advisory-session" && strategy.find("pooled") == std::string::npos;
+  return strategy_info(strategy).props.holds_connection_during_call;  // the registry row says it
 }
 
 Duration worst_case_call(const LintInput& in) {

@@ -29,12 +29,12 @@ const RowState* LockManager::visible(Key k, Backend b) {
     auto it = locks_.find(lock_id(Space::row, k));
     if (it != locks_.end() && it->second.holder == b) return &*r->pending;
   }
-  return &r->committed;
+  return r->committed ? &*r->committed : nullptr;
 }
 
 void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
   Row* r = row(k);
-  if (!r) return;
+  if (!r || !r->committed) return;
   if (!in_tx) {
     r->committed = s;
     return;
@@ -46,12 +46,28 @@ void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
 RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
   Row* r = row(k);
   if (!r) return nullptr;
-  if (!in_tx) return &r->committed;
-  if (!r->pending) {
-    backend(b).pending_rows.push_back(k);
-    r->pending = r->committed;
+  if (r->pending) {  // our own uncommitted insert or write (we hold the row lock)
+    if (!in_tx) return nullptr;
+    return &*r->pending;
   }
+  if (!r->committed) return nullptr;
+  if (!in_tx) return &*r->committed;
+  backend(b).pending_rows.push_back(k);
+  r->pending = r->committed;
   return &*r->pending;
+}
+
+bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
+  Row* r = row(k);
+  if (!r) r = &rows_.emplace(k, Row{}).first->second;
+  if (r->committed || r->pending) return false;
+  if (!in_tx) {
+    r->committed = s;
+    return true;
+  }
+  backend(b).pending_rows.push_back(k);
+  r->pending = s;
+  return true;
 }
 
 bool LockManager::held_by_other(Space sp, Key k, Backend b) const {

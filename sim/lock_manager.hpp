@@ -26,9 +26,12 @@ namespace lockbench::sim {
 
 using Backend = int;  // one per simulated connection, like a PostgreSQL backend process
 
-// One row of the users table.
+// One row of a scenario table (core/world.hpp's Row, plus the lease columns).
+// Rows are keyed by row_key(table, key).
 struct RowState {
-  std::string primary;
+  std::string text;
+  std::string ref;
+  std::int64_t num = 0;
   std::int64_t version = 0;
   std::optional<Duration> lease_at;  // locked_at (database or app clock, as the writer chose)
   std::string lease_owner;           // lock_owner
@@ -36,11 +39,19 @@ struct RowState {
 };
 
 enum class Space : std::uint8_t { row, advisory };
+
+// A row's key in the lock manager: the scenario table in the high bits, so
+// every table shares one row space (and one row-lock space) like the real
+// world's lockbench.rows. Keys below 2^40.
+inline constexpr int kRowKeyBits = 40;
+inline Key row_key(Table t, Key k) { return (static_cast<Key>(t) << kRowKeyBits) | k; }
+inline Table table_of(Key row) { return static_cast<Table>(row >> kRowKeyBits); }
+inline Key key_of_row(Key row) { return row & ((Key{1} << kRowKeyBits) - 1); }
 enum class Scope : std::uint8_t { xact, session };
 
 class LockManager {
  public:
-  // `make_row(key)` gives a key's initial row, or nullopt when the key does not exist.
+  // `make_row(row_key)` gives a row's initial state, or nullopt when the row does not exist.
   LockManager(EventLoop& loop, std::function<std::optional<RowState>(Key)> make_row);
 
   // ---- data
@@ -52,10 +63,16 @@ class LockManager {
   // The row to change in place, with the same visibility as put(). Null when the
   // key does not exist. Call with the row lock held.
   RowState* writable(Key k, Backend b, bool in_tx);
-  // Every row currently in the table (for end-of-run counts).
+  // INSERT of a row that does not exist: into b's transaction (others see it at
+  // commit; a rollback drops it) or committed at once. false when the row
+  // exists. Call with the row lock held (a second inserter waits for the first
+  // one's transaction, as PostgreSQL's unique index makes it).
+  bool insert(Key k, Backend b, bool in_tx, const RowState& s);
+  // Every committed row touched so far (for end-of-run counts and the service view).
   template <class F>
   void for_each_row(F f) const {
-    for (const auto& [k, r] : rows_) f(k, r.committed);
+    for (const auto& [k, r] : rows_)
+      if (r.committed) f(k, *r.committed);
   }
 
   // ---- locks
@@ -125,8 +142,8 @@ class LockManager {
     std::vector<Waiter*> waiters;  // FIFO; short in practice
   };
   struct Row {
-    RowState committed;
-    std::optional<RowState> pending;  // the row-lock holder's uncommitted write
+    std::optional<RowState> committed;  // absent: not inserted yet (or its insert is still uncommitted)
+    std::optional<RowState> pending;    // the row-lock holder's uncommitted write or insert
   };
   struct BackendState {
     std::vector<std::uint64_t> held;  // lock ids with a count > 0

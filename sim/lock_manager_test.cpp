@@ -13,7 +13,9 @@ using namespace std::chrono_literals;
 
 std::optional<RowState> row_of(Key k) {
   if (k < 1 || k > 10) return std::nullopt;
-  return RowState{"auth0|u" + std::to_string(k), 0, std::nullopt, {}};
+  RowState r;
+  r.text = "auth0|u" + std::to_string(k);
+  return r;
 }
 
 struct Fixture {
@@ -134,7 +136,7 @@ TEST(LockManager, releases_everything_a_dead_backend_held_and_forgets_its_wait) 
   std::vector<std::pair<Backend, LockResult>> log;
   ASSERT_EQ(f.lm.try_lock(Space::row, 1, 0, Scope::xact), LockResult::acquired);
   RowState next = *f.lm.visible(1, 0);
-  next.primary = "uncommitted";
+  next.text = "uncommitted";
   f.lm.put(1, 0, true, next);
   ASSERT_EQ(f.lm.try_lock(Space::advisory, 1, 0, Scope::xact), LockResult::acquired);
   ASSERT_EQ(f.lm.try_lock(Space::advisory, 2, 0, Scope::session), LockResult::acquired);
@@ -146,7 +148,7 @@ TEST(LockManager, releases_everything_a_dead_backend_held_and_forgets_its_wait) 
   f.loop.run(Duration::max(), 100);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0], std::make_pair(Backend{1}, LockResult::acquired));  // the row lock went to the waiter
-  EXPECT_EQ(f.lm.visible(1, 1)->primary, "auth0|u1");                  // the open transaction rolled back
+  EXPECT_EQ(f.lm.visible(1, 1)->text, "auth0|u1");                  // the open transaction rolled back
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 1, 3, Scope::xact), LockResult::acquired);
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 2, 3, Scope::session), LockResult::acquired);
   EXPECT_TRUE(f.lm.held_by(0).empty());

@@ -20,11 +20,14 @@ partner::Config config_of(const Settings& s) {
 
 partner::Call call_of(const PartnerCall& c) {
   switch (c.kind) {
-    case PartnerCall::Kind::get_user: return partner::Call::get_user(c.user_id);
-    case PartnerCall::Kind::unlink: return partner::Call::unlink(c.user_id, c.identity);
-    case PartnerCall::Kind::link: return partner::Call::link(c.user_id, c.identity);
+    case PartnerCall::Kind::get_user: return partner::Call::get_user(c.subject);
+    case PartnerCall::Kind::unlink: return partner::Call::unlink(c.subject, c.identity);
+    case PartnerCall::Kind::link: return partner::Call::link(c.subject, c.identity);
+    case PartnerCall::Kind::charge: return partner::Call::charge(c.subject, c.amount, c.currency);
+    case PartnerCall::Kind::payout: break;  // TODO(merge): partner::Call::payout
+    case PartnerCall::Kind::credit: break;  // TODO(merge): partner::Call::credit
   }
-  return partner::Call::get_user(c.user_id);
+  return partner::Call::get_user(c.subject);
 }
 
 // The size a slow body is assumed to have: an identity list is a few hundred bytes.
@@ -32,9 +35,9 @@ constexpr double kSlowBodyBytes = 512;
 
 }  // namespace
 
-PartnerFront::PartnerFront(EventLoop& loop, const Settings& s)
+PartnerFront::PartnerFront(EventLoop& loop, const Settings& s, const nlohmann::json& reset)
     : loop_(loop), model_(config_of(s)), client_timeout_(s.partner_connect_timeout + s.partner_read_timeout) {
-  model_.reset(partner::ResetSpec::from_json(partner_reset_doc(s)), Duration::zero());
+  model_.reset(partner::ResetSpec::from_json(reset), Duration::zero());
 }
 
 std::size_t PartnerFront::new_flight() {
@@ -61,6 +64,7 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
   tags.op_id = call->op_id;
   tags.op_step = call->op_step;
   tags.fencing_token = call->fencing_token;
+  tags.idempotency_key = call->idempotency_key;
   const partner::Plan plan = f.model_.arrive(call_of(*call), tags, t);
 
   flight = f.new_flight();
@@ -121,19 +125,21 @@ PartnerReply PartnerFront::Attempt::await_resume() {
   f.drop_ref(flight);
   PartnerReply r;
   if (fl.client_gave_up) {
-    r.failure = "timeout";
+    r.failure = CallFailure::timeout;
     return r;
   }
   switch (fl.fault) {
-    case FaultPlan::Kind::reset: r.failure = "reset"; return r;
+    case FaultPlan::Kind::reset: r.failure = CallFailure::reset; return r;
     case FaultPlan::Kind::truncate:
-    case FaultPlan::Kind::garbage: r.failure = "bad_response"; return r;
-    case FaultPlan::Kind::hang: r.failure = "timeout"; return r;
+    case FaultPlan::Kind::garbage: r.failure = CallFailure::bad_response; return r;
+    case FaultPlan::Kind::hang: r.failure = CallFailure::timeout; return r;
     default: break;
   }
   r.status = fl.status;
-  if (r.status == 0) r.failure = "bad_response";
+  if (r.status == 0) r.failure = CallFailure::bad_response;
   if (fl.error != partner::Error::none) r.error_code = std::string(partner::error_code_name(fl.error));
+  r.object_id = fl.object_id;
+  r.replayed = fl.replayed;
   return r;
 }
 
@@ -143,6 +149,8 @@ void PartnerFront::on_execute(void* self, std::uint64_t i) {
   const partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
   fl.status = reply.status;
   fl.error = reply.error;
+  fl.object_id = reply.charge.id;
+  fl.replayed = reply.replayed;
 }
 
 void PartnerFront::on_complete(void* self, std::uint64_t i) {
@@ -153,7 +161,8 @@ void PartnerFront::on_complete(void* self, std::uint64_t i) {
   f.drop_ref(i);
 }
 
-nlohmann::json PartnerFront::report() {
+nlohmann::json PartnerFront::report(const nlohmann::json& service) {
+  (void)service;  // TODO(merge): the model's two-sided check
   const partner::CheckReport rep = model_.check(loop_.now());
   nlohmann::json violations = nlohmann::json::object();
   for (const auto& [kind, n] : rep.counts) violations[kind] = n;

@@ -25,7 +25,8 @@ namespace lockbench::sim {
 
 class PartnerFront {
  public:
-  PartnerFront(EventLoop& loop, const Settings& s);
+  // `reset`: the partner's reset document (Scenario::partner_reset).
+  PartnerFront(EventLoop& loop, const Settings& s, const nlohmann::json& reset);
 
   struct Attempt {
     PartnerFront& front;
@@ -40,8 +41,9 @@ class PartnerFront {
   Attempt attempt(const PartnerCall& call, int owner) { return Attempt{*this, &call, owner}; }
 
   std::int64_t calls() const { return calls_; }
-  // The result's partner block: {calls, violations{kind: n}, max_inflight_per_person, details[...]}.
-  nlohmann::json report();
+  // The result's partner block: {calls, violations{kind: n}, max_inflight_per_person, details[...]},
+  // judged against what the service's database holds (Scenario::service_view).
+  nlohmann::json report(const nlohmann::json& service);
 
  private:
   struct Flight {
@@ -49,6 +51,8 @@ class PartnerFront {
     int owner = kGlobal;
     int status = 0;          // what execute() answered
     partner::Error error = partner::Error::none;
+    std::string object_id;  // a charge's id
+    bool replayed = false;
     bool client_gave_up = false;
     partner::FaultPlan::Kind fault = partner::FaultPlan::Kind::none;
     std::coroutine_handle<> client;  // resumed by on_answer, when the answer arrives as it leaves

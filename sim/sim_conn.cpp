@@ -97,8 +97,18 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
   co_return r;
 }
 
-Task<LockResult> SimConn::lock_row(Key key, LockMode mode) {
-  return lock(Space::row, Scope::xact, key, mode, "row");  // the same coroutine: no wrapper frame
+Task<LockResult> SimConn::lock_row(Table t, Key key, LockMode mode) {
+  const Key rk = row_key(t, key);
+  if (!w_.db().visible(rk, backend_)) {
+    // SELECT ... FOR UPDATE on a row that does not exist (or whose insert is not
+    // committed yet) returns no row, locks nothing and waits for nothing.
+    const Duration t0 = w_.now();
+    co_await statement();
+    check_usable("SELECT ... FOR UPDATE");
+    account("lock.none", t0, true, tracing() ? key_text(table_name(t), key) + ": no row, nothing locked" : std::string());
+    co_return LockResult::no_row;
+  }
+  co_return co_await lock(Space::row, Scope::xact, rk, mode, "row");
 }
 
 Task<LockResult> SimConn::advisory_xact_lock(Key key, LockMode mode) {
@@ -120,33 +130,45 @@ Task<bool> SimConn::advisory_unlock(Key key) {
   co_return ok;
 }
 
-LockManager::WaitAwaiter SimConn::lock_for_update(Key key) {
-  auto a = w_.db().lock(Space::row, key, backend_, Scope::xact, Duration::zero(), pod_.owner());
+const char* SimConn::table_name(Table t) const {
+  const auto& tables = w_.scenario().tables();
+  return t >= 0 && static_cast<std::size_t>(t) < tables.size() ? tables[static_cast<std::size_t>(t)].name.c_str() : "row";
+}
+
+LockManager::WaitAwaiter SimConn::lock_for_update(Key rk) {
+  auto a = w_.db().lock(Space::row, rk, backend_, Scope::xact, Duration::zero(), pod_.owner());
   // An autocommitted UPDATE on a row nobody holds takes and drops the row lock
   // within this one event: nobody can observe it, so skip the lock table.
-  if (!in_tx_ && !w_.db().held_by_other(Space::row, key, backend_)) a.ready = true;
+  if (!in_tx_ && !w_.db().held_by_other(Space::row, rk, backend_)) a.ready = true;
   return a;
 }
 
-void SimConn::update_done(Key key) {
-  if (!in_tx_) w_.db().release_row(key, backend_);  // an autocommitted UPDATE commits at its end
+void SimConn::update_done(Key rk) {
+  if (!in_tx_) w_.db().release_row(rk, backend_);  // an autocommitted statement commits at its end
 }
 
-Task<LeaseResult> SimConn::lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) {
+Task<LeaseResult> SimConn::lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
+                                         LeaseSql sql) {
   const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
   co_await statement();
   check_usable("lease acquire");
-  co_await lock_for_update(key);
+  co_await lock_for_update(rk);
   LeaseResult res;
   std::string detail;
-  if (RowState* row = w_.db().writable(key, backend_, in_tx_)) {
+  if (RowState* row = w_.db().writable(rk, backend_, in_tx_)) {
     // The WHERE clause, evaluated now (after any row-lock wait: PostgreSQL's re-check).
-    const Duration now_c = clock == LeaseClock::app ? w_.now() + pod_.app_skew() : w_.now();
-    if (!row->lease_at || *row->lease_at < now_c - ttl) {
+    // The article's SQL sets locked_at from the database's clock but compares it
+    // with :staleBefore computed from the application's clock.
+    const Duration db_now = w_.now();
+    const Duration app_now = w_.now() + pod_.app_skew();
+    const Duration set_to = clock == LeaseClock::app && sql == LeaseSql::owned ? app_now : db_now;
+    const Duration compare_now = clock == LeaseClock::app || sql == LeaseSql::article ? app_now : db_now;
+    if (!row->lease_at || *row->lease_at < compare_now - ttl) {
       res.acquired = true;
       res.took_over_expired = row->lease_at.has_value();
       res.previous_owner = std::move(row->lease_owner);
-      row->lease_at = now_c;
+      row->lease_at = set_to;
       row->lease_owner = owner;
       res.token = ++row->lease_token;
       if (res.took_over_expired) {
@@ -157,84 +179,108 @@ Task<LeaseResult> SimConn::lease_acquire(Key key, std::string_view owner, Durati
       detail = key_text("lease", key) + " held by " + row->lease_owner;
     }
   }
-  update_done(key);
+  update_done(rk);
   if (tracing() && detail.empty()) detail = key_text("lease", key);
   account(res.acquired ? "lock.acquire" : "lock.denied", t0, true, std::move(detail));
   co_return res;
 }
 
-Task<bool> SimConn::lease_release(Key key, std::string_view owner) {
+Task<bool> SimConn::lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) {
   const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
   co_await statement();
   check_usable("lease release");
-  co_await lock_for_update(key);
+  co_await lock_for_update(rk);
   bool ok = false;
   std::string detail;
-  if (RowState* row = w_.db().writable(key, backend_, in_tx_)) {
-    ok = row->lease_owner == owner;
+  if (RowState* row = w_.db().writable(rk, backend_, in_tx_)) {
+    // The article's release has no owner check: it clears whoever holds the
+    // lease, and its one row always answers "released".
+    ok = sql == LeaseSql::article || row->lease_owner == owner;
     if (ok) {
+      if (tracing())
+        detail = key_text("lease", key) + (row->lease_owner == owner ? "" : " released the lease of " + row->lease_owner);
       row->lease_at.reset();
       row->lease_owner.clear();
-      if (tracing()) detail = key_text("lease", key);
     } else if (tracing()) {
       detail = key_text("lease", key) + ": 0 rows, owner is now " +
                (row->lease_owner.empty() ? std::string("nobody") : row->lease_owner);
     }
   }
-  update_done(key);
+  update_done(rk);
   account("lock.release", t0, true, std::move(detail));
   co_return ok;
 }
 
-Task<UserRow> SimConn::read_user(Key key) {
+Task<Row> SimConn::read(Table t, Key key) {
   const Duration t0 = w_.now();
   co_await statement();
   check_usable("SELECT");
-  UserRow out;
-  if (const RowState* row = w_.db().visible(key, backend_)) out = UserRow{true, row->primary, row->version};
-  account("db.read", t0, false, tracing() ? key_text("user", key) : std::string());
+  Row out;
+  if (const RowState* row = w_.db().visible(row_key(t, key), backend_))
+    out = Row{true, row->text, row->ref, row->num, row->version};
+  account("db.read", t0, false, tracing() ? key_text(table_name(t), key) : std::string());
   co_return out;
 }
 
-Task<void> SimConn::write_user(Key key, std::string_view primary) {
+Task<std::int64_t> SimConn::count(Table t, Key key) {
   const Duration t0 = w_.now();
   co_await statement();
-  check_usable("UPDATE");
-  co_await lock_for_update(key);
-  RowState* row = w_.db().writable(key, backend_, in_tx_);
-  if (!row) {
-    update_done(key);
-    throw DbError("write of user " + std::to_string(key) + ": no such row");
-  }
-  row->primary = primary;
-  ++row->version;
-  const auto version = row->version;
-  update_done(key);
-  account("db.write", t0, false,
-          tracing() ? key_text("user", key) + " version " + std::to_string(version) : std::string());
+  check_usable("SELECT count(*)");
+  const std::int64_t n = w_.db().visible(row_key(t, key), backend_) ? 1 : 0;
+  account("db.read", t0, false, tracing() ? key_text(table_name(t), key) + " count " + std::to_string(n) : std::string());
+  co_return n;
 }
 
-Task<bool> SimConn::write_user_if_version(Key key, std::string_view primary, std::int64_t expected) {
+Task<bool> SimConn::insert(Table t, Key key, const Row& values) {
   const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
+  co_await statement();
+  check_usable("INSERT");
+  // A unique index: an uncommitted insert of the same key makes us wait for its
+  // transaction; then the row exists (conflict) or was rolled back (we insert).
+  co_await lock_for_update(rk);
+  const bool ok = w_.db().insert(rk, backend_, in_tx_, RowState{values.text, values.ref, values.num, 0, {}, {}, 0});
+  update_done(rk);
+  account("db.insert", t0, false,
+          tracing() ? key_text(table_name(t), key) + (ok ? "" : ": ON CONFLICT DO NOTHING, 0 rows") : std::string());
+  co_return ok;
+}
+
+Task<bool> SimConn::update(Table t, Key key, const Row& values, const Guard& guard) {
+  const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
   co_await statement();
   check_usable("UPDATE");
-  co_await lock_for_update(key);
+  co_await lock_for_update(rk);
   bool ok = false;
   std::string detail;
-  // The version is compared after any row-lock wait: the re-check of UPDATE ... WHERE.
-  if (const RowState* seen = w_.db().visible(key, backend_)) {
-    ok = seen->version == expected;
-    if (ok) {
-      RowState* row = w_.db().writable(key, backend_, in_tx_);
-      row->primary = primary;
-      ++row->version;
-      if (tracing()) detail = key_text("user", key) + " version " + std::to_string(row->version);
-    } else if (tracing()) {
-      detail = key_text("user", key) + ": 0 rows, version is " + std::to_string(seen->version) + " not " +
-               std::to_string(expected);
+  // The guard is evaluated after any row-lock wait: the re-check of UPDATE ... WHERE.
+  if (const RowState* seen = w_.db().visible(rk, backend_)) {
+    switch (guard.kind) {
+      case Guard::Kind::none: ok = true; break;
+      case Guard::Kind::version: ok = seen->version == guard.version; break;
+      case Guard::Kind::lease_owner: ok = seen->lease_owner == guard.owner; break;
     }
+    if (ok) {
+      RowState* row = w_.db().writable(rk, backend_, in_tx_);
+      row->text = values.text;
+      row->ref = values.ref;
+      row->num = values.num;
+      ++row->version;
+      if (tracing()) detail = key_text(table_name(t), key) + " version " + std::to_string(row->version);
+    } else if (tracing()) {
+      detail = key_text(table_name(t), key) + (guard.kind == Guard::Kind::version
+                                                   ? ": 0 rows, version is " + std::to_string(seen->version) +
+                                                         " not " + std::to_string(guard.version)
+                                                   : ": 0 rows, the lease is now " +
+                                                         (seen->lease_owner.empty() ? std::string("nobody's")
+                                                                                    : seen->lease_owner + "'s"));
+    }
+  } else if (tracing()) {
+    detail = key_text(table_name(t), key) + ": no such row";
   }
-  update_done(key);
+  update_done(rk);
   account("db.write", t0, false, std::move(detail));
   co_return ok;
 }

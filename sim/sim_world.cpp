@@ -11,9 +11,16 @@ namespace lockbench::sim {
 
 namespace {
 
-std::optional<RowState> initial_row(const Settings& s, Key k) {
-  if (k < 1 || k > s.keys) return std::nullopt;
-  return RowState{identities_of(k, s.identities_per_person).front(), 0, std::nullopt, {}};
+// The seeded rows of the scenario's tables, made when first touched.
+std::optional<RowState> initial_row(const Settings& s, const Scenario& sc, Key rk) {
+  const Key k = key_of_row(rk);
+  const auto t = static_cast<std::size_t>(table_of(rk));
+  const auto& tables = sc.tables();
+  if (k < 1 || k > s.keys || t >= tables.size() || !tables[t].seed) return std::nullopt;
+  RowState r;
+  r.text = tables[t].seed->text_prefix + std::to_string(k);
+  r.num = tables[t].seed->num;
+  return r;
 }
 
 // "req-42" -> 42 (0 when the owner is not a request name).
@@ -29,12 +36,13 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
     : s_(s),
       strategy_(strategy),
       scenario_(scenario),
-      strategy_spec_(strategy.spec()),
-      db_(loop_, [&s](Key k) { return initial_row(s, k); }),
+      info_(strategy_info(s.strategy)),
+      strategy_spec_(info_.spec),
+      db_(loop_, [&s, &scenario](Key rk) { return initial_row(s, scenario, rk); }),
       recorder_(std::chrono::seconds(1), kTraceCap),
-      partner_(loop_, s),
+      partner_(loop_, s, scenario.partner_reset(s)),
       db_rng_(s.seed, "sim.db_latency"),
-      workload_(s) {
+      workload_(s, scenario.fresh_key_per_request()) {
   pool_.size = s.maximum_pool_size * s.pods;
 }
 
@@ -281,6 +289,20 @@ void SimWorld::run(const RunHooks& hooks) {
   flush_timeline(true);
 }
 
+std::vector<StoredRow> SimWorld::stored_rows() const {
+  std::vector<StoredRow> out;
+  const auto& tables = scenario_.tables();
+  db_.for_each_row([&](Key rk, const RowState& r) {
+    const auto t = static_cast<std::size_t>(table_of(rk));
+    if (t >= tables.size() || (tables[t].seed && r.version == 0)) return;  // untouched seeded rows agree by construction
+    out.push_back({table_of(rk), key_of_row(rk), Row{true, r.text, r.ref, r.num, r.version}});
+  });
+  std::sort(out.begin(), out.end(), [](const StoredRow& a, const StoredRow& b) {
+    return std::pair(a.table, a.key) < std::pair(b.table, b.key);
+  });
+  return out;
+}
+
 nlohmann::json SimWorld::result() {
   std::int64_t leases_left = 0;
   db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
@@ -290,12 +312,13 @@ nlohmann::json SimWorld::result() {
   run.settings = &s_;
   run.world = "sim";
   run.strategy = strategy_spec_;
-  run.holds_connection = strategy_.holds_connection_during_call();
+  run.holds_connection = info_.props.holds_connection_during_call;
   run.partner_calls = scenario_.partner_calls();
   run.recorder = &recorder_;
   run.pool = &pool_;
   run.probe = &probe_;
-  run.partner = partner_.report();
+  run.partner = partner_.report(scenario_.service_view(stored_rows()));
+  run.extra["strategy_info"] = strategy_info_json(info_);
   run.extra["sim"] = {{"events", loop_.events_run()},
                       {"pods", s_.pods},
                       {"lock_waits", db_.waits()},

@@ -27,6 +27,7 @@
 #include "core/scenario.hpp"
 #include "core/settings.hpp"
 #include "core/strategy.hpp"
+#include "strategies/registry.hpp"
 #include "core/world.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/lock_manager.hpp"
@@ -45,15 +46,17 @@ class SimConn final : public Conn {
   Task<void> begin() override;
   Task<void> commit() override;
   Task<void> rollback() override;
-  Task<LockResult> lock_row(Key key, LockMode mode) override;
+  Task<LockResult> lock_row(Table t, Key key, LockMode mode) override;
   Task<LockResult> advisory_xact_lock(Key key, LockMode mode) override;
   Task<LockResult> advisory_lock(Key key, LockMode mode) override;
   Task<bool> advisory_unlock(Key key) override;
-  Task<LeaseResult> lease_acquire(Key key, std::string_view owner, Duration ttl, LeaseClock clock) override;
-  Task<bool> lease_release(Key key, std::string_view owner) override;
-  Task<UserRow> read_user(Key key) override;
-  Task<void> write_user(Key key, std::string_view primary) override;
-  Task<bool> write_user_if_version(Key key, std::string_view primary, std::int64_t expected) override;
+  Task<LeaseResult> lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
+                                  LeaseSql sql) override;
+  Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) override;
+  Task<Row> read(Table t, Key key) override;
+  Task<std::int64_t> count(Table t, Key key) override;
+  Task<bool> insert(Table t, Key key, const Row& values) override;
+  Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
   void release() override;
 
   // Pool bookkeeping.
@@ -77,8 +80,9 @@ class SimConn final : public Conn {
   Task<LockResult> lock(Space sp, Scope sc, Key key, LockMode mode, const char* what);
   // An UPDATE: waits while another transaction holds the row lock, so its WHERE
   // is evaluated on the row as that transaction committed it.
-  LockManager::WaitAwaiter lock_for_update(Key key);
-  void update_done(Key key);
+  LockManager::WaitAwaiter lock_for_update(Key row_key);
+  void update_done(Key row_key);
+  const char* table_name(Table t) const;
 
   SimWorld& w_;
   Pod& pod_;
@@ -246,10 +250,13 @@ class SimWorld final : public World {
   void shutdown();  // ends whatever still runs at the time bound; destroys vanished coroutines
   Pod& pod_for(std::uint64_t request_id);
   void flush_timeline(bool final);
+  // The scenario's rows the run changed or inserted: the service's side of the oracle.
+  std::vector<StoredRow> stored_rows() const;
 
   const Settings& s_;
   Strategy& strategy_;
   Scenario& scenario_;
+  const StrategyInfo& info_;
   std::string strategy_spec_;
   EventLoop loop_;
   LockManager db_;

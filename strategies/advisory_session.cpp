@@ -16,8 +16,9 @@ namespace lockbench {
 Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
+  const Key key = sc.lock_key(cx);
   const LockMode mode{wait_ ? LockWait::wait : LockWait::try_lock, cx.settings().lock_timeout};
-  if (co_await c->advisory_lock(cx.key(), mode) != LockResult::acquired) {
+  if (co_await c->advisory_lock(key, mode) != LockResult::acquired) {
     cx.locks().denied++;
     co_return Outcome::conflict;
   }
@@ -27,22 +28,24 @@ Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
   // must run on every path, the failing ones included (the `finally` of the
   // Java version; co_await cannot stand in a catch block, hence `failure`).
   std::exception_ptr failure;
-  bool done = false;
+  Effect effect = Effect::done;
   try {
-    const Plan plan = co_await sc.read(cx, *c);
-    if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
-    done = co_await sc.external(cx, plan, std::nullopt);
-    if (!pinned_) {
-      c = co_await cx.world().acquire(cx);  // whichever connection is free now
-      if (!c) co_return Outcome::pool_timeout;  // the lock stays with the first connection
+    Plan plan = co_await sc.read(cx, *c);
+    if (!plan.noop) {
+      if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
+      effect = co_await sc.external(cx, plan, CallOptions{});
+      if (!pinned_) {
+        c = co_await cx.world().acquire(cx);  // whichever connection is free now
+        if (!c) co_return Outcome::pool_timeout;  // the lock stays with the first connection
+      }
+      if (effect == Effect::done) co_await sc.store(cx, *c, plan, Guard::any());
     }
-    if (done) co_await sc.store(cx, *c, plan);
   } catch (...) {
     failure = std::current_exception();
   }
-  if (c && !co_await c->advisory_unlock(cx.key())) cx.locks().unlock_failures++;
+  if (c && !co_await c->advisory_unlock(key)) cx.locks().unlock_failures++;
   if (failure) std::rethrow_exception(failure);
-  co_return done ? Outcome::ok : Outcome::error;
+  co_return effect == Effect::done ? Outcome::ok : Outcome::error;
 }
 
 }  // namespace lockbench

@@ -1,6 +1,7 @@
 // held-tx: @Transactional around the HTTP call. BEGIN; SELECT ... FOR UPDATE;
-// partner calls; UPDATE; COMMIT. Correct exclusion, but the connection sits
-// idle in transaction for the whole partner time: pool / hold caps throughput.
+// partner calls; UPDATE; COMMIT. Correct exclusion while the row exists, but the
+// connection sits idle in transaction for the whole partner time: pool / hold
+// caps throughput. A record that does not exist yet has no row to lock.
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
@@ -10,20 +11,29 @@ Task<Outcome> HeldTx::run(RequestCtx& cx, Scenario& sc) {
   if (!c) co_return Outcome::pool_timeout;
   co_await c->begin();
   const LockMode mode{nowait_ ? LockWait::nowait : LockWait::wait, cx.settings().lock_timeout};
-  if (co_await c->lock_row(cx.key(), mode) != LockResult::acquired) {
+  const LockResult lock = co_await c->lock_row(sc.lock_table(), cx.key(), mode);
+  if (lock == LockResult::busy || lock == LockResult::timed_out) {
     cx.locks().denied++;
     co_await c->rollback();
     co_return Outcome::conflict;
   }
-  cx.locks().acquired++;
-  const Plan plan = co_await sc.read(cx, *c);
-  const bool done = co_await sc.external(cx, plan, std::nullopt);  // connection held, idle in transaction
-  if (!done) {
-    co_await c->rollback();  // rolls back the row, not the partner's side effects
+  if (lock == LockResult::no_row) {
+    cx.locks().nothing_locked++;  // the trap: FOR UPDATE found no row, so it excludes nothing
+  } else {
+    cx.locks().acquired++;
+  }
+  Plan plan = co_await sc.read(cx, *c);
+  if (plan.noop) {
+    co_await c->commit();
+    co_return Outcome::ok;
+  }
+  const Effect effect = co_await sc.external(cx, plan, CallOptions{});  // connection held, idle in transaction
+  if (effect != Effect::done) {
+    co_await c->rollback();  // rolls back the rows, not the partner's side effects
     co_return Outcome::error;
   }
-  co_await sc.store(cx, *c, plan);
-  co_await c->commit();
+  co_await sc.store(cx, *c, plan, Guard::any());
+  co_await c->commit();  // a failed commit throws: the charge happened, the order did not (an orphan)
   co_return Outcome::ok;
 }
 

@@ -1,5 +1,6 @@
-// none: no exclusion at all. Two promotions of one user interleave their
-// unlink/link calls at the partner: the race itself.
+// none: no exclusion at all. Two requests for one key run their partner calls
+// at the same time (two promotions interleave their unlink/link, a double
+// click charges twice): the race itself.
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
@@ -11,11 +12,12 @@ Task<Outcome> None::run(RequestCtx& cx, Scenario& sc) {
     if (!c) co_return Outcome::pool_timeout;
     plan = co_await sc.read(cx, *c);
   }  // connection back to the pool: nothing is held during the partner calls
-  const bool done = co_await sc.external(cx, plan, std::nullopt);
-  if (!done) co_return Outcome::error;
+  if (plan.noop) co_return Outcome::ok;
+  const Effect effect = co_await sc.external(cx, plan, CallOptions{});
+  if (effect != Effect::done) co_return Outcome::error;
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
-  co_await sc.store(cx, *c, plan);
+  co_await sc.store(cx, *c, plan, Guard::any());
   co_return Outcome::ok;
 }
 

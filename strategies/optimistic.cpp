@@ -12,11 +12,12 @@ Task<Outcome> Optimistic::run(RequestCtx& cx, Scenario& sc) {
     if (!c) co_return Outcome::pool_timeout;
     plan = co_await sc.read(cx, *c);
   }
-  const bool done = co_await sc.external(cx, plan, std::nullopt);  // nothing stops a second request here
-  if (!done) co_return Outcome::error;
+  if (plan.noop) co_return Outcome::ok;
+  const Effect effect = co_await sc.external(cx, plan, CallOptions{});  // nothing stops a second request here
+  if (effect != Effect::done) co_return Outcome::error;
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
-  if (!co_await sc.store_if_version(cx, *c, plan)) {
+  if (!co_await sc.store(cx, *c, plan, Guard::if_version(plan.before.version))) {
     cx.locks().version_conflicts++;
     co_return Outcome::conflict;  // OptimisticLockException, after the side effect
   }

@@ -1,50 +1,129 @@
-// Names, variants and the request edge shared by every strategy.
+// The one list of strategies: names, variants, properties. A new strategy is
+// one file plus one row here. The request edge (serve) lives here too.
+#include "strategies/registry.hpp"
+
 #include <exception>
 
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
 
-std::vector<std::string> all_strategies() {
-  return {"none", "held-tx", "advisory-xact", "advisory-session:pooled", "row-lease", "optimistic"};
+namespace {
+
+template <class S, class... A>
+std::unique_ptr<Strategy> make(A... a) {
+  return std::make_unique<S>(a...);
 }
 
-std::vector<std::string> strategy_specs() {
-  return {"none",
-          "held-tx",
-          "held-tx:wait",
-          "held-tx:nowait",
-          "advisory-xact",
-          "advisory-xact:try",
-          "advisory-xact:wait",
-          "advisory-session",
-          "advisory-session:pinned",
-          "advisory-session:pooled",
-          "advisory-session:pinned-wait",
-          "advisory-session:pooled-wait",
-          "row-lease",
-          "row-lease:app-clock",
-          "row-lease:fenced",
-          "optimistic"};
+constexpr StrategyProps kNone{false, Exclusion::none, false, false, false, false};
+constexpr StrategyProps kHeldTx{true, Exclusion::all_pods, true, true, false, false};
+constexpr StrategyProps kAdvisoryXact{true, Exclusion::all_pods, true, false, false, false};
+constexpr StrategyProps kSessionPinned{true, Exclusion::all_pods, true, false, false, false};
+constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false};
+constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, false};
+// The article's lease: the expiry compares the database's clock with the
+// application's, and the release clears whoever holds the lease.
+constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false};
+constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
+constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
+
+}  // namespace
+
+std::string_view exclusion_name(Exclusion e) {
+  switch (e) {
+    case Exclusion::none: return "none";
+    case Exclusion::one_pod: return "one-pod";
+    case Exclusion::all_pods: return "all-pods";
+  }
+  return "?";
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view spec) {
-  if (spec == "none") return std::make_unique<None>();
-  if (spec == "held-tx" || spec == "held-tx:wait") return std::make_unique<HeldTx>(false);
-  if (spec == "held-tx:nowait") return std::make_unique<HeldTx>(true);
-  if (spec == "advisory-xact" || spec == "advisory-xact:try") return std::make_unique<AdvisoryXact>(false);
-  if (spec == "advisory-xact:wait") return std::make_unique<AdvisoryXact>(true);
-  if (spec == "advisory-session" || spec == "advisory-session:pinned") return std::make_unique<AdvisorySession>(true, false);
-  if (spec == "advisory-session:pooled") return std::make_unique<AdvisorySession>(false, false);
-  if (spec == "advisory-session:pinned-wait") return std::make_unique<AdvisorySession>(true, true);
-  if (spec == "advisory-session:pooled-wait") return std::make_unique<AdvisorySession>(false, true);
-  if (spec == "row-lease") return std::make_unique<RowLease>(false, false);
-  if (spec == "row-lease:app-clock") return std::make_unique<RowLease>(true, false);
-  if (spec == "row-lease:fenced") return std::make_unique<RowLease>(false, true);
-  if (spec == "optimistic") return std::make_unique<Optimistic>();
+const std::vector<StrategyInfo>& strategy_registry() {
+  using V = RowLease::Variant;
+  static const std::vector<StrategyInfo> rows = {
+      {"none", "none", true, true, kNone, "the race itself", [] { return make<None>(); }},
+      {"held-tx:wait", "held-tx", true, true, kHeldTx, "pool exhaustion (@Transactional around HTTP)",
+       [] { return make<HeldTx>(false); }},
+      {"held-tx:nowait", "held-tx", false, false, kHeldTx, "pool exhaustion; a busy row answers 409 at once",
+       [] { return make<HeldTx>(true); }},
+      {"advisory-xact:try", "advisory-xact", true, true, kAdvisoryXact,
+       "correct exclusion, crash-safe, still pins the pool", [] { return make<AdvisoryXact>(false); }},
+      {"advisory-xact:wait", "advisory-xact", false, false, kAdvisoryXact,
+       "correct exclusion with a bounded wait (lock_timeout)", [] { return make<AdvisoryXact>(true); }},
+      {"advisory-session:pinned", "advisory-session", false, true, kSessionPinned,
+       "correct while the connection stays pinned", [] { return make<AdvisorySession>(true, false); }},
+      {"advisory-session:pooled", "advisory-session", true, false, kSessionPooled,
+       "the pooled-connection trap: failed unlocks, locks leaked into the pool",
+       [] { return make<AdvisorySession>(false, false); }},
+      {"advisory-session:pinned-wait", "advisory-session", false, false, kSessionPinned,
+       "pinned, waiting for the lock", [] { return make<AdvisorySession>(true, true); }},
+      {"advisory-session:pooled-wait", "advisory-session", false, false, kSessionPooled,
+       "pooled, waiting for the lock", [] { return make<AdvisorySession>(false, true); }},
+      {"row-lease", "row-lease", true, true, kRowLease,
+       "a lease row: no connection held; stolen when the TTL is shorter than the call",
+       [] { return make<RowLease>(V::db_clock); }},
+      {"row-lease:app-clock", "row-lease", false, false, kRowLease, "lease times from the application's clock",
+       [] { return make<RowLease>(V::app_clock); }},
+      {"row-lease:fenced", "row-lease", false, false, kRowLease,
+       "sends a fencing token that an enforcing partner checks", [] { return make<RowLease>(V::fenced); }},
+      {"row-lease:article", "row-lease", false, false, kRowLeaseArticle,
+       "the first article's SQL: mixed clocks and an unowned release", [] { return make<RowLease>(V::article); }},
+      {"optimistic", "optimistic", true, true, kOptimistic, "detects the conflict only after the side effect",
+       [] { return make<Optimistic>(); }},
+      {"split-tx", "split-tx", true, true, kSplitTx,
+       "the article's fix: short transactions around an idempotent call, no connection held",
+       [] { return make<SplitTx>(); }},
+  };
+  return rows;
+}
+
+const StrategyInfo& strategy_info(std::string_view spec) {
+  for (const auto& row : strategy_registry())
+    if (row.spec == spec || (row.family_default && row.family == spec)) return row;
   std::string accepted;
   for (const auto& s : strategy_specs()) accepted += (accepted.empty() ? "" : ", ") + s;
   throw SettingError("--strategy: '" + std::string(spec) + "' is unknown (accepted: all, " + accepted + ")");
+}
+
+void check_applies(const StrategyInfo& st, std::string_view scenario) {
+  const ScenarioInfo& sc = scenario_info(scenario);
+  const std::string pair = std::string(st.spec) + " does not apply to scenario " + std::string(sc.name);
+  if (st.props.refuses_missing_row && !sc.lock_row_exists)
+    throw SettingError("--strategy: " + pair +
+                       ": its lock lives in the record's row, which does not exist before the first request "
+                       "(use advisory-xact, which locks a key, not a row)");
+  if (st.props.needs_idempotency && !sc.takes_idempotency_key)
+    throw SettingError("--strategy: " + pair +
+                       ": it relies on an Idempotency-Key, which this scenario's partner API does not take");
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view spec) { return strategy_info(spec).make(); }
+
+std::vector<std::string> all_strategies() {
+  std::vector<std::string> out;
+  for (const auto& row : strategy_registry())
+    if (row.in_all) out.emplace_back(row.spec);
+  return out;
+}
+
+std::vector<std::string> strategy_specs() {
+  std::vector<std::string> out;
+  for (const auto& row : strategy_registry()) {
+    if (row.family_default && row.family != row.spec) out.emplace_back(row.family);
+    out.emplace_back(row.spec);
+  }
+  return out;
+}
+
+nlohmann::json strategy_info_json(const StrategyInfo& info) {
+  const StrategyProps& p = info.props;
+  return {{"family", info.family},
+          {"holds_connection_during_call", p.holds_connection_during_call},
+          {"exclusion", exclusion_name(p.exclusion)},
+          {"excludes_across_pods", p.exclusion == Exclusion::all_pods},
+          {"crash_safe", p.crash_safe},
+          {"needs_existing_row", p.needs_existing_row},
+          {"needs_idempotency_key", p.needs_idempotency}};
 }
 
 Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc) {

@@ -1,12 +1,19 @@
 // row-lease: the lock is data. One autocommitted UPDATE ... WHERE (locked_at IS
 // NULL OR locked_at < now() - ttl) takes the lease; 1 row = held. No connection
-// and no transaction is held during the partner calls; a second UPDATE gives it
-// back, checking that we still own it. The TTL is the crash net: a lease older
-// than the TTL is free again, even when its owner is only slow (a steal).
+// and no transaction is held during the partner calls. The result is stored
+// only while the lease is still ours (WHERE lock_owner = $me: 0 rows = the
+// lease was lost, nothing stored), and a second UPDATE gives it back, checking
+// the owner. The TTL is the crash net: a lease older than the TTL is free
+// again, even when its owner is only slow (a steal).
 //   row-lease           lease times from the database's now()
 //   row-lease:app-clock lease times from the application's clock (skew matters)
 //   row-lease:fenced    sends the lease's fencing token with every partner call:
 //                       a partner that enforces tokens refuses a stale holder
+//   row-lease:article   the first article's exact SQL: locked_at = now() (the
+//                       database's clock) compared with :staleBefore from the
+//                       application's clock, an unconditional store, and a
+//                       release without an owner check, so a slow holder's
+//                       release frees the lease of the request that stole it
 #include <exception>
 
 #include "strategies/strategies.hpp"
@@ -15,47 +22,58 @@ namespace lockbench {
 
 Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
   const Duration ttl = cx.settings().lease_ttl;
-  const LeaseClock clock = app_clock_ ? LeaseClock::app : LeaseClock::database;
+  const LeaseClock clock = v_ == Variant::app_clock ? LeaseClock::app : LeaseClock::database;
+  const LeaseSql sql = v_ == Variant::article ? LeaseSql::article : LeaseSql::owned;
+  const Table table = sc.lock_table();
   Plan plan;
-  std::optional<std::uint64_t> token;
+  CallOptions opt;
   {
     ConnHandle c = co_await cx.world().acquire(cx);
     if (!c) co_return Outcome::pool_timeout;
-    const LeaseResult lease = co_await c->lease_acquire(cx.key(), cx.owner(), ttl, clock);
+    const LeaseResult lease = co_await c->lease_acquire(table, cx.key(), cx.owner(), ttl, clock, sql);
     if (!lease.acquired) {
       cx.locks().denied++;
       co_return Outcome::conflict;  // the 409 "another operation is in progress"
     }
     cx.locks().acquired++;
     if (lease.took_over_expired) cx.locks().lease_steals++;
-    if (fenced_) token = lease.token;
+    if (v_ == Variant::fenced) opt.fencing_token = lease.token;
     std::exception_ptr failure;
     try {
       plan = co_await sc.read(cx, *c);
     } catch (...) {
       failure = std::current_exception();
     }
-    if (failure) {  // give the lease back rather than leave it to its TTL
-      co_await c->lease_release(cx.key(), cx.owner());
-      std::rethrow_exception(failure);
+    if (failure || plan.noop) {  // give the lease back rather than leave it to its TTL
+      co_await c->lease_release(table, cx.key(), cx.owner(), sql);
+      if (failure) std::rethrow_exception(failure);
+      co_return Outcome::ok;
     }
   }  // connection back to the pool: only the lease row says we hold the lock
 
-  const bool done = co_await sc.external(cx, plan, token);
+  const Effect effect = co_await sc.external(cx, plan, opt);
 
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;  // the lease stays until its TTL
   std::exception_ptr failure;
+  bool stored = false;
   try {
-    if (done) co_await sc.store(cx, *c, plan);
+    if (effect == Effect::done) {
+      const Guard guard = sql == LeaseSql::article ? Guard::any() : Guard::if_lease_owner(cx.owner());
+      stored = co_await sc.store(cx, *c, plan, guard);
+      // 0 rows: our lease expired and was taken over while we worked. The
+      // partner's effect happened, but a newer holder owns the record now.
+      if (!stored) cx.locks().lease_lost++;
+    }
   } catch (...) {
     failure = std::current_exception();
   }
-  // The release checks the owner: when it finds another owner, ours expired and
-  // was taken over while we worked (the victim's side of a steal).
-  if (!co_await c->lease_release(cx.key(), cx.owner())) cx.locks().unlock_failures++;
+  // The owned release checks the owner: when it finds another owner, ours
+  // expired and was taken over (the victim's side of a steal). The article's
+  // release does not look, and frees whoever holds the lease now.
+  if (!co_await c->lease_release(table, cx.key(), cx.owner(), sql)) cx.locks().unlock_failures++;
   if (failure) std::rethrow_exception(failure);
-  co_return done ? Outcome::ok : Outcome::error;
+  co_return stored ? Outcome::ok : Outcome::error;
 }
 
 }  // namespace lockbench

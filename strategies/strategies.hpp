@@ -1,4 +1,5 @@
-// The six strategies. Each run() lives in its own file: read them side by side.
+// The strategies. Each run() lives in its own file: read them side by side.
+// Their names and properties are in registry.cpp.
 #pragma once
 
 #include "core/strategy.hpp"
@@ -7,16 +8,12 @@ namespace lockbench {
 
 class None final : public Strategy {
  public:
-  std::string spec() const override { return "none"; }
-  bool holds_connection_during_call() const override { return false; }
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 };
 
 class HeldTx final : public Strategy {
  public:
   explicit HeldTx(bool nowait) : nowait_(nowait) {}
-  std::string spec() const override { return nowait_ ? "held-tx:nowait" : "held-tx:wait"; }
-  bool holds_connection_during_call() const override { return true; }
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
@@ -26,8 +23,6 @@ class HeldTx final : public Strategy {
 class AdvisoryXact final : public Strategy {
  public:
   explicit AdvisoryXact(bool wait) : wait_(wait) {}
-  std::string spec() const override { return wait_ ? "advisory-xact:wait" : "advisory-xact:try"; }
-  bool holds_connection_during_call() const override { return true; }
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
@@ -37,10 +32,6 @@ class AdvisoryXact final : public Strategy {
 class AdvisorySession final : public Strategy {
  public:
   AdvisorySession(bool pinned, bool wait) : pinned_(pinned), wait_(wait) {}
-  std::string spec() const override {
-    return std::string("advisory-session:") + (pinned_ ? "pinned" : "pooled") + (wait_ ? "-wait" : "");
-  }
-  bool holds_connection_during_call() const override { return pinned_; }
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
@@ -50,22 +41,21 @@ class AdvisorySession final : public Strategy {
 
 class RowLease final : public Strategy {
  public:
-  RowLease(bool app_clock, bool fenced) : app_clock_(app_clock), fenced_(fenced) {}
-  std::string spec() const override {
-    return fenced_ ? "row-lease:fenced" : app_clock_ ? "row-lease:app-clock" : "row-lease";
-  }
-  bool holds_connection_during_call() const override { return false; }
+  enum class Variant { db_clock, app_clock, fenced, article };
+  explicit RowLease(Variant v) : v_(v) {}
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
-  bool app_clock_;
-  bool fenced_;
+  Variant v_;
 };
 
 class Optimistic final : public Strategy {
  public:
-  std::string spec() const override { return "optimistic"; }
-  bool holds_connection_during_call() const override { return false; }
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+};
+
+class SplitTx final : public Strategy {
+ public:
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 };
 

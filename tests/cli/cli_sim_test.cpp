@@ -98,8 +98,54 @@ TEST(CliSim, FencingTokensLetAnEnforcingPartnerRefuseTheStaleLeaseHolder) {
   const auto plain = run_json("--strategy row-lease" + common);
   const auto fenced = run_json("--strategy row-lease:fenced" + common);
   EXPECT_GT(plain["locks"]["lease_steals"].get<int>(), 0);
+  // The stale holder's store is conditional on still owning the lease: refused, nothing stored.
+  EXPECT_GT(plain["locks"]["lease_lost"].get<int>(), 0);
   EXPECT_EQ(plain["partner"]["violations"]["stale_token_rejected"], 0);  // no token sent, nothing refused
   EXPECT_GT(fenced["partner"]["violations"]["stale_token_rejected"].get<int>(), 0);
-  EXPECT_LT(fenced["partner"]["violations"]["flow_interleaving"].get<int>(),
-            plain["partner"]["violations"]["flow_interleaving"].get<int>());
+}
+
+TEST(CliSim, TheArticlesLeaseReleasesTheThiefsLeaseAndLetsAThirdRequestIn) {
+  // TTL below the call time. The careful lease refuses the stale holder's store
+  // and its release; the article's SQL stores anyway and frees the lease of the
+  // request that stole it, so more requests get in and more calls overlap.
+  const std::string common = " --keys 20 --rate 10 --duration 60s --partner-latency fixed:400ms --lease-ttl 300ms";
+  const auto owned = run_json("--strategy row-lease" + common);
+  const auto article = run_json("--strategy row-lease:article" + common);
+  EXPECT_GT(owned["locks"]["lease_lost"].get<int>(), 0);
+  EXPECT_EQ(article["locks"]["lease_lost"], 0);        // it never checks
+  EXPECT_EQ(article["locks"]["unlock_failures"], 0);   // its release always "succeeds"
+  EXPECT_GT(article["locks"]["lease_steals"].get<int>(), owned["locks"]["lease_steals"].get<int>());
+  EXPECT_GT(article["partner"]["violations"]["overlap_person"].get<int>(),
+            owned["partner"]["violations"]["overlap_person"].get<int>());
+}
+
+TEST(CliSim, CheckoutUnderHeldTxStopsAtLittlesLawAndSplitTxReachesTheOfferedLoad) {
+  // The @Transactional article: 10 connections, a 1.8 s charge: 5.6 checkouts/s at most.
+  const std::string common =
+      " --scenario checkout --rate 8 --duration 120s --partner-latency fixed:1.8s --duplicate-share 0.2";
+  const auto held = run_json("--strategy held-tx" + common);
+  const auto split = run_json("--strategy split-tx" + common);
+  const double ceiling = 10 / 1.8;
+  EXPECT_LT(held["throughput_ok_per_s"].get<double>(), ceiling * 1.1);
+  EXPECT_GT(held["pool"]["timeouts"].get<int>() + held["requests"]["rejected"].get<int>(), 0);
+  EXPECT_GT(split["throughput_ok_per_s"].get<double>(), 8 * 0.85);
+  for (const char* kind : {"double_charge", "orphan_charge"}) EXPECT_EQ(split["partner"]["violations"][kind], 0) << kind;
+  EXPECT_EQ(split["pool"]["timeouts"], 0);
+}
+
+TEST(CliSim, DuplicateCheckoutsChargeTwiceWithoutExclusionAndOnceWithAnIdempotencyKey) {
+  const std::string common = " --scenario checkout --rate 5 --duration 60s --partner-latency fixed:1.8s --duplicate-share 0.5";
+  const auto none = run_json("--strategy none" + common);
+  const auto split = run_json("--strategy split-tx" + common);
+  EXPECT_GT(none["partner"]["violations"]["double_charge"].get<int>(), 0);
+  EXPECT_EQ(split["partner"]["violations"]["double_charge"], 0);
+}
+
+TEST(CliSim, RefusesALeaseOnARecordThatDoesNotExistYetWithOneLine) {
+  const auto r = run_command(kBin + " run --world sim --scenario checkout --strategy row-lease --duration 1s");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("row-lease does not apply to scenario checkout"), std::string::npos) << r.err;
+  const auto s = run_command(kBin + " run --world sim --scenario switch-primary --strategy split-tx --duration 1s");
+  EXPECT_EQ(s.status, 2) << s.out;
+  EXPECT_NE(s.err.find("split-tx does not apply to scenario switch-primary"), std::string::npos) << s.err;
 }

@@ -13,9 +13,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
+constexpr std::int64_t kRun = 424242;  // this test's rows in lockbench.rows
+
 PoolConfig config(int size) {
   PoolConfig c;
   c.url = test::test_db();
+  c.run = kRun;
   c.maximum_pool_size = size;
   c.connection_timeout = 5s;
   return c;
@@ -170,17 +173,17 @@ TEST(RealPool, RollsBackAnOpenTransactionWhenAConnectionIsReturned) {
   {
     auto admin = open_session(test::test_db());
     create_schema(*admin);
-    reset_users(*admin, 3, 3);
+    seed_rows(*admin, kRun, {{"users", true, TableSpec::Seed{"auth0|u", 0}}}, 3);
   }
   Pool pool(config(1), std::chrono::steady_clock::now());
   PgConn* c = pool.borrow();
   run_sync(c->begin());
-  run_sync(c->write_user(2, "github|u2"));
+  ASSERT_TRUE(run_sync(c->update(0, 2, Row{true, "github|u2", {}, 0, 0}, Guard::any())));
   c->release();  // without commit
   PgConn* again = pool.borrow();
-  const UserRow row = run_sync(again->read_user(2));
+  const Row row = run_sync(again->read(0, 2));
   EXPECT_TRUE(row.found);
-  EXPECT_EQ(row.primary_identity, "auth0|u2");
+  EXPECT_EQ(row.text, "auth0|u2");
   EXPECT_EQ(row.version, 0);
   again->release();
 }

@@ -1,0 +1,98 @@
+// switch-primary: promote one identity to primary at an identity provider
+// (partner-api.md A). There is no single call: unlink the target identity from
+// the current primary, then link the old primary under the target. Two
+// promotions of one person that interleave split it over two users: the
+// double-link race of the first article.
+//
+//   table users (id, primary_identity): seeded, one row per person
+//   read    SELECT primary_identity, version FROM users WHERE id = $1
+//   partner DELETE /api/v2/users/{primary}/identities/{target}
+//           POST   /api/v2/users/{target}/identities {primary}
+//   store   UPDATE users SET primary_identity = $target, version = version + 1 WHERE id = $1 [AND guard]
+//   oracle  the partner's primary of each person = users.primary_identity
+#include "scenarios/scenarios.hpp"
+
+#include "core/partner_client.hpp"
+
+namespace lockbench {
+
+namespace {
+
+constexpr Table kUsers = 0;
+
+class SwitchPrimary final : public Scenario {
+ public:
+  std::string_view name() const override { return "switch-primary"; }
+  const std::vector<TableSpec>& tables() const override {
+    static const std::vector<TableSpec> t = {{"users", true, TableSpec::Seed{"auth0|u", 0}}};
+    return t;
+  }
+  int partner_calls() const override { return 2; }
+
+  Task<Plan> read(RequestCtx& cx, Conn& c) override {
+    const Row row = co_await c.read(kUsers, cx.key());
+    if (!row.found) throw DbError("user " + std::to_string(cx.key()) + " is not in the database");
+    Plan p;
+    p.key = cx.key();
+    p.before = row;
+    std::vector<std::string> others;
+    for (auto& id : identities_of(cx.key(), cx.settings().identities_per_person))
+      if (id != row.text) others.push_back(id);
+    p.target = others[cx.request().choice % others.size()];
+    p.after.text = p.target;
+    co_return p;
+  }
+
+  Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {
+    const auto op = cx.request().id;
+    PartnerCall unlink = PartnerCall::to(PartnerCall::Kind::unlink, p.before.text, p.target);
+    unlink.op_id = op;
+    unlink.op_step = 1;
+    unlink.fencing_token = opt.fencing_token;
+    const PartnerReply unlinked = co_await call_partner(cx, unlink);
+    if (!unlinked.success()) co_return refused_or_unknown(unlinked);
+    PartnerCall link = PartnerCall::to(PartnerCall::Kind::link, p.target, p.before.text);
+    link.op_id = op;
+    link.op_step = 2;
+    link.fencing_token = opt.fencing_token;
+    const PartnerReply linked = co_await call_partner(cx, link);
+    // 409 identity_conflict "Specified identity already exists": the old primary is already under
+    // the target, which is the state this promotion wants (a retried or
+    // concurrent identical promotion got there first). An idempotent client
+    // treats it as done; optimistic locking then catches the second writer.
+    if (linked.success() || (linked.status == 409 && linked.error_code == "identity_conflict")) co_return Effect::done;
+    co_return Effect::unknown;  // the unlink happened: a partial effect
+  }
+
+  Task<bool> store(RequestCtx&, Conn& c, const Plan& p, const Guard& guard) override {
+    co_return co_await c.update(kUsers, p.key, p.after, guard);
+  }
+
+  nlohmann::json partner_reset(const Settings& s) const override { return identity_reset(s); }
+
+  nlohmann::json service_view(const std::vector<StoredRow>& rows) const override {
+    return {{"primaries", primaries_of(rows, kUsers)}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> make_switch_primary() { return std::make_unique<SwitchPrimary>(); }
+
+nlohmann::json identity_reset(const Settings& s) {
+  nlohmann::json persons = nlohmann::json::array();
+  for (Key k = 1; k <= s.keys; ++k) {
+    const auto ids = identities_of(k, s.identities_per_person);
+    persons.push_back({{"identities", ids}, {"primary", ids.front()}});
+  }
+  return {{"seed", s.seed}, {"persons", persons}, {"orders", nlohmann::json::array()}};
+}
+
+nlohmann::json primaries_of(const std::vector<StoredRow>& rows, Table users) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& r : rows)
+    if (r.table == users) out["auth0|u" + std::to_string(r.key)] = r.row.text;
+  return out;
+}
+
+}  // namespace lockbench

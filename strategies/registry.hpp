@@ -1,0 +1,45 @@
+// The one list of strategies. A new strategy is one file plus one row in
+// registry.cpp; the runner, results, report, lint and explain read the row.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/strategy.hpp"
+#include "scenarios/registry.hpp"
+
+namespace lockbench {
+
+struct StrategyInfo {
+  std::string_view spec;     // "name" or "name:variant", as --strategy takes it
+  std::string_view family;   // "row-lease": what explain groups under one heading
+  bool in_all = false;       // run by --strategy all (one variant per family, teaching order)
+  bool family_default = false;  // what the bare family name means
+  StrategyProps props;
+  std::string_view teaches;  // one line: the table in README and the report
+  std::unique_ptr<Strategy> (*make)();
+};
+
+const std::vector<StrategyInfo>& strategy_registry();
+// The row for a spec ("row-lease" gives its default variant's row). Throws
+// SettingError naming --strategy and the accepted specs.
+const StrategyInfo& strategy_info(std::string_view spec);
+// Throws SettingError (one line naming both) when the strategy cannot run on
+// the scenario: a lease on a record that does not exist yet, an idempotency key
+// the partner's API does not take.
+void check_applies(const StrategyInfo& strategy, std::string_view scenario);
+std::unique_ptr<Strategy> make_strategy(std::string_view spec);
+// What --strategy all runs, in teaching order.
+std::vector<std::string> all_strategies();
+// Every accepted spec (families and family:variant).
+std::vector<std::string> strategy_specs();
+// The result's strategy_info object: the registry row's properties.
+nlohmann::json strategy_info_json(const StrategyInfo& info);
+
+// Runs one request through a strategy: the edge where database failures become
+// Outcome::error. Records the outcome as the request's last trace event.
+Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc);
+
+}  // namespace lockbench
