@@ -60,8 +60,21 @@ struct InFlight {
   // Reuses the slot for a new call: assignments keep the strings' capacity.
   void start(std::uint64_t call_id, const Call& c, const Tags& t) {
     id = call_id;
-    call = c;
-    tags = t;
+    // Field by field: most of a Call's strings are empty for any one endpoint, and
+    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
+    const auto set = [](std::string& to, const std::string& from) {
+      if (!to.empty() || !from.empty()) to = from;
+    };
+    call.endpoint = c.endpoint;
+    call.amount = c.amount;
+    for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
+                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
+      set(call.*field, c.*field);
+    tags.op_id = t.op_id;
+    tags.op_step = t.op_step;
+    tags.fencing_token = t.fencing_token;
+    set(tags.idempotency_key, t.idempotency_key);
+    set(tags.tenant, t.tenant);
     plan = Plan{};
     plan.call_id = call_id;
     door = Door::execute;
