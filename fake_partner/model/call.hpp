@@ -45,6 +45,7 @@ struct Tags {
 };
 
 // Typed arguments, one struct for every endpoint; unused fields stay empty.
+// A new field must also be copied in InFlight::start (partner_impl.hpp), which copies field by field.
 struct Call {
   Endpoint endpoint = Endpoint::auth0_get;
   std::string user_id;           // auth0: path {id}, e.g. "auth0|u1"
