@@ -5,8 +5,9 @@
 namespace lockbench::partner {
 
 namespace {
-constexpr std::string_view kEndpointNames[kEndpointCount] = {"auth0.get",     "auth0.link", "auth0.unlink",
-                                                             "stripe.charge", "stripe.get", "stripe.refund"};
+constexpr std::string_view kEndpointNames[kEndpointCount] = {"auth0.get",     "auth0.link",    "auth0.unlink",
+                                                             "stripe.charge", "stripe.get",    "stripe.refund",
+                                                             "stripe.payout", "stripe.credit"};
 
 // Splits "provider|user_id" at the first '|' (user ids may contain more).
 std::pair<std::string, std::string> split_key(std::string_view key) {
@@ -26,7 +27,7 @@ std::optional<Endpoint> endpoint_from_name(std::string_view name) {
 
 bool is_mutation(Endpoint e) {
   return e == Endpoint::auth0_link || e == Endpoint::auth0_unlink || e == Endpoint::stripe_charge ||
-         e == Endpoint::stripe_refund;
+         e == Endpoint::stripe_refund || e == Endpoint::stripe_payout || e == Endpoint::stripe_credit;
 }
 
 Call Call::get_user(std::string user_id) {
@@ -72,6 +73,25 @@ Call Call::refund(std::string charge_id) {
   return c;
 }
 
+Call Call::payout(std::string account_id, std::int64_t amount, std::string currency) {
+  Call c;
+  c.endpoint = Endpoint::stripe_payout;
+  c.account_id = std::move(account_id);
+  c.amount = amount;
+  c.currency = std::move(currency);
+  return c;
+}
+
+Call Call::credit(std::string customer_id, std::int64_t amount, std::string reward) {
+  Call c;
+  c.endpoint = Endpoint::stripe_credit;
+  c.customer_id = std::move(customer_id);
+  c.amount = amount;
+  c.currency = "eur";
+  c.reward = std::move(reward);
+  return c;
+}
+
 std::string_view fault_kind_name(FaultPlan::Kind k) {
   switch (k) {
     case FaultPlan::Kind::none: return "none";
@@ -100,6 +120,7 @@ std::string_view error_code_name(Error e) {
     case Error::injected_fault: return "injected_fault";
     case Error::charge_not_found: return "resource_missing";
     case Error::invalid_amount: return "parameter_invalid_integer";
+    case Error::invalid_credit_amount: return "parameter_invalid_integer";
     case Error::idempotency_key_in_use: return "idempotency_key_in_use";
     case Error::idempotency_error: return "idempotency_error";
     case Error::idempotency_key_too_long: return "idempotency_key_too_long";
@@ -123,6 +144,7 @@ std::string_view error_message(Error e) {
     case Error::injected_fault: return "Injected fault.";
     case Error::charge_not_found: return "No such charge.";
     case Error::invalid_amount: return "Invalid positive integer: amount must be greater than 0.";
+    case Error::invalid_credit_amount: return "Invalid integer: a credit's amount must be negative.";
     case Error::idempotency_key_in_use:
       return "There is currently another in-progress request using this Idempotent Key (that probably means "
              "you submitted twice, and the other request is still going through): please retry later.";

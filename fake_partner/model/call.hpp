@@ -18,13 +18,16 @@
 
 namespace lockbench::partner {
 
-enum class Endpoint : std::uint8_t { auth0_get, auth0_link, auth0_unlink, stripe_charge, stripe_get, stripe_refund };
-inline constexpr int kEndpointCount = 6;
-inline constexpr Endpoint kEndpoints[kEndpointCount] = {Endpoint::auth0_get,     Endpoint::auth0_link,
-                                                        Endpoint::auth0_unlink,  Endpoint::stripe_charge,
-                                                        Endpoint::stripe_get,    Endpoint::stripe_refund};
+enum class Endpoint : std::uint8_t {
+  auth0_get, auth0_link, auth0_unlink, stripe_charge, stripe_get, stripe_refund, stripe_payout, stripe_credit
+};
+inline constexpr int kEndpointCount = 8;
+inline constexpr Endpoint kEndpoints[kEndpointCount] = {
+    Endpoint::auth0_get,  Endpoint::auth0_link,    Endpoint::auth0_unlink,  Endpoint::stripe_charge,
+    Endpoint::stripe_get, Endpoint::stripe_refund, Endpoint::stripe_payout, Endpoint::stripe_credit};
 
-// "auth0.get", "auth0.link", "auth0.unlink", "stripe.charge", "stripe.get", "stripe.refund".
+// "auth0.get", "auth0.link", "auth0.unlink", "stripe.charge", "stripe.get", "stripe.refund",
+// "stripe.payout", "stripe.credit".
 std::string_view endpoint_name(Endpoint e);
 std::optional<Endpoint> endpoint_from_name(std::string_view name);
 // Mutations are what the witnesses (overlap, fencing, idempotency) look at.
@@ -42,15 +45,19 @@ struct Tags {
 };
 
 // Typed arguments, one struct for every endpoint; unused fields stay empty.
+// A new field must also be copied in InFlight::start (partner_impl.hpp), which copies field by field.
 struct Call {
   Endpoint endpoint = Endpoint::auth0_get;
   std::string user_id;           // auth0: path {id}, e.g. "auth0|u1"
   std::string provider;          // auth0.link body / auth0.unlink path
   std::string identity_user_id;  // auth0.link body / auth0.unlink path ("u1", without the provider)
-  std::int64_t amount = 0;       // stripe.charge
-  std::string currency;          // stripe.charge
+  std::int64_t amount = 0;       // stripe.charge / payout (> 0), stripe.credit (< 0)
+  std::string currency;          // stripe.charge / payout / credit
   std::string order_id;          // stripe.charge metadata[order_id]
   std::string charge_id;         // stripe.get path, stripe.refund body
+  std::string account_id;        // stripe.payout metadata[account_id]
+  std::string customer_id;       // stripe.credit path {id}
+  std::string reward;            // stripe.credit metadata[reward]
 
   static Call get_user(std::string user_id);
   // POST /users/{primary}/identities {provider, user_id} built from the key "provider|user_id".
@@ -60,6 +67,10 @@ struct Call {
   static Call charge(std::string order_id, std::int64_t amount, std::string currency);
   static Call get_charge(std::string charge_id);
   static Call refund(std::string charge_id);
+  // POST /v1/payouts: money leaves the service's account.
+  static Call payout(std::string account_id, std::int64_t amount, std::string currency);
+  // POST /v1/customers/{id}/balance_transactions: a credit (amount < 0) for a reward, currency "eur".
+  static Call credit(std::string customer_id, std::int64_t amount, std::string reward);
 };
 
 enum class Phase : std::uint8_t { before, after };  // a fault strikes before or after the effect
@@ -112,6 +123,7 @@ enum class Error : std::uint8_t {
   // payments (section B)
   charge_not_found,          // 404 resource_missing
   invalid_amount,            // 400 amount must be > 0
+  invalid_credit_amount,     // 400 a credit's amount must be < 0
   idempotency_key_in_use,    // 409
   idempotency_error,         // 400 same key, other parameters
   idempotency_key_too_long,  // 400 key longer than 255
@@ -137,6 +149,21 @@ struct Charge {
   std::string refund_id;  // "re_000001" once refunded
 };
 
+struct Payout {
+  std::string id;  // "po_000001"
+  std::int64_t amount = 0;
+  std::string currency;
+  std::string account_id;
+};
+
+struct Credit {
+  std::string id;  // "cbtxn_000001"
+  std::int64_t amount = 0;  // < 0: a credit to the customer
+  std::string currency;
+  std::string customer_id;
+  std::string reward;
+};
+
 // The answer to one call. status 0 = no HTTP answer is due (a before-phase
 // hang, reset or garbage). The typed fields are usable without JSON.
 struct Reply {
@@ -148,6 +175,8 @@ struct Reply {
   std::string user_id;                  // auth0: the user answered about (path user)
   std::vector<std::string> identities;  // auth0: that user's identity keys "provider|user_id", primary first
   Charge charge;                        // stripe.charge / get / refund
+  Payout payout;                        // stripe.payout
+  Credit credit;                        // stripe.credit
   RateLimitHeaders rate_limit;
 
   bool ok() const { return status >= 200 && status < 300; }

@@ -5,9 +5,11 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/distribution.hpp"
@@ -93,11 +95,53 @@ struct OrderSeed {
   std::string currency = "eur";
 };
 
-// {"seed": 1, "persons": [{"identities": [...], "primary": "..."}], "orders": [{"order_id","amount","currency"}]}
+struct AccountSeed {
+  std::string account_id;
+  std::int64_t balance = 0;  // opening balance, smallest currency unit; payouts beyond it overdraw
+  std::string currency = "eur";
+};
+
+// The providers of a person_range, in order: person k has "<kRangeProviders[i]>|u<k>" for
+// i < identities. The same list, in the same order, as core/scenario.cpp's kProviders.
+inline constexpr std::string_view kRangeProviders[] = {
+    "auth0",    "google-oauth2", "github", "apple",   "facebook", "twitter", "linkedin", "windowslive",
+    "gitlab",   "slack",         "discord", "okta",   "saml",     "oidc",    "email",    "sms"};
+inline constexpr int kRangeProvidersMax = static_cast<int>(std::size(kRangeProviders));
+
+// Persons 1..count, generated, never stored: person k has identities "<provider_i>|u<k>" for the
+// first `identities` providers of kRangeProviders, primary "auth0|u<k>". A person comes into being
+// in the model when one of its identities is first named by a call (lazily).
+struct PersonRange {
+  std::int64_t count = 0;  // 1 .. kRangeCountMax
+  int identities = 2;      // 1 .. kRangeProvidersMax
+};
+// Orders "o<k>", k = 1..count, each of `amount` in `currency`.
+struct OrderRange {
+  std::int64_t count = 0;
+  std::int64_t amount = 0;
+  std::string currency = "eur";
+};
+// Accounts "a<k>", k = 1..count, each opening with `balance`.
+struct AccountRange {
+  std::int64_t count = 0;
+  std::int64_t balance = 0;
+  std::string currency = "eur";
+};
+inline constexpr std::int64_t kRangeCountMax = 1'000'000'000;
+
+// {"seed": 1, "persons": [{"identities": [...], "primary": "..."}],
+//  "person_range": {"count": N, "identities": K},
+//  "orders": [{"order_id","amount","currency"}], "order_range": {"count","amount","currency"},
+//  "accounts": [{"account_id","balance","currency"}], "account_range": {"count","balance","currency"}}
+// Listed persons, orders and accounts may not use a name the ranges generate.
 struct ResetSpec {
   std::optional<std::uint64_t> seed;  // replaces the config seed when given
   std::vector<PersonSeed> persons;
+  std::optional<PersonRange> person_range;
   std::vector<OrderSeed> orders;
+  std::optional<OrderRange> order_range;
+  std::vector<AccountSeed> accounts;
+  std::optional<AccountRange> account_range;
 
   // `count` persons "auth0|u<i>" (primary) + "google-oauth2|u<i>", i = 1..count.
   static ResetSpec persons_with_two_identities(int count);
@@ -105,5 +149,9 @@ struct ResetSpec {
   // Throws SettingError naming the path ("reset.persons[2].primary: ...").
   static ResetSpec from_json(const nlohmann::json& doc);
 };
+
+// k when `name` is "<prefix><k>" with k canonical decimal (no sign, no leading zero) in 1..count;
+// 0 otherwise. How ranges recognise their names: "u7" with prefix "u", "o12" with prefix "o".
+std::int64_t range_index(std::string_view name, std::string_view prefix, std::int64_t count);
 
 }  // namespace lockbench::partner

@@ -4,38 +4,71 @@
 
 namespace lockbench::partner {
 
-void IdentityStore::reset(const std::vector<PersonSeed>& persons) {
+IdentityId IdentityStore::intern(const std::string& key, int person) {
+  const auto id = static_cast<IdentityId>(keys_.size());
+  keys_.push_back(key);
+  person_of_.push_back(person);
+  by_key_.emplace(key, id);
+  return id;
+}
+
+void IdentityStore::reset(const std::vector<PersonSeed>& persons, const std::optional<PersonRange>& range) {
   keys_.clear();
   person_of_.clear();
   owner_.clear();
   users_.clear();
   persons_.clear();
   by_key_.clear();
+  range_ = range;
   for (std::size_t p = 0; p < persons.size(); ++p) {
     const auto& seed = persons[p];
     std::vector<IdentityId> ids;
     // The seeded primary first: one user per person holds all its identities.
     const std::string& primary = seed.primary.empty() ? seed.identities.front() : seed.primary;
-    std::vector<const std::string*> order{&primary};
+    ids.push_back(intern(primary, static_cast<int>(p)));
     for (const auto& k : seed.identities)
-      if (k != primary) order.push_back(&k);
-    for (const auto* k : order) {
-      const auto id = static_cast<IdentityId>(keys_.size());
-      keys_.push_back(*k);
-      person_of_.push_back(static_cast<int>(p));
-      by_key_.emplace(*k, id);
-      ids.push_back(id);
-    }
+      if (k != primary) ids.push_back(intern(k, static_cast<int>(p)));
     owner_.insert(owner_.end(), ids.size(), ids.front());
-    persons_.push_back(ids);
+    persons_.push_back(std::move(ids));
   }
   users_.resize(keys_.size());
   for (const auto& ids : persons_) users_[ids.front()] = ids;
 }
 
-IdentityId IdentityStore::find(std::string_view key) const {
+std::int64_t IdentityStore::range_person(std::string_view key) const {
+  if (!range_) return 0;
+  const auto bar = key.find('|');
+  if (bar == std::string_view::npos) return 0;
+  const auto provider = key.substr(0, bar);
+  for (int i = 0; i < range_->identities; ++i)
+    if (kRangeProviders[i] == provider) return range_index(key.substr(bar + 1), "u", range_->count);
+  return 0;
+}
+
+IdentityId IdentityStore::materialise(std::int64_t k) {
+  const int person = static_cast<int>(persons_.size());
+  const std::string suffix = "|u" + std::to_string(k);
+  std::vector<IdentityId> ids;
+  ids.reserve(static_cast<std::size_t>(range_->identities));
+  for (int i = 0; i < range_->identities; ++i) ids.push_back(intern(std::string(kRangeProviders[i]) + suffix, person));
+  owner_.insert(owner_.end(), ids.size(), ids.front());  // primary "auth0|u<k>" holds them all
+  users_.resize(keys_.size());
+  users_[ids.front()] = ids;
+  persons_.push_back(std::move(ids));
+  return find_existing(scratch_);
+}
+
+IdentityId IdentityStore::find_existing(std::string_view key) const {
   const auto it = by_key_.find(key);
   return it == by_key_.end() ? kNoIdentity : it->second;
+}
+
+IdentityId IdentityStore::find(std::string_view key) {
+  if (const auto id = find_existing(key); id != kNoIdentity) return id;
+  const std::int64_t k = range_person(key);
+  if (k == 0) return kNoIdentity;
+  if (key.data() != scratch_.data()) scratch_.assign(key);
+  return materialise(k);
 }
 
 IdentityId IdentityStore::find(std::string_view provider, std::string_view user_id) {
@@ -126,40 +159,37 @@ bool IdentityStore::split(int person) const {
   return false;
 }
 
-void IdentityStore::check_users(const IdentityId* ids, std::size_t n,
-                                std::vector<std::pair<std::string, std::string>>& out) const {
+void IdentityStore::check_users(const IdentityId* ids, std::size_t n, std::vector<std::string>& out) const {
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] == kNoIdentity) continue;
     const IdentityId u = owner_[ids[i]];
     const auto& list = users_[u];
-    if (list.empty() || list.front() != u) out.emplace_back("user_malformed", "user " + keys_[u] + " does not start with its own identity");
-    for (std::size_t a = 0; a < list.size(); ++a) {
-      if (owner_[list[a]] != u)
-        out.emplace_back("identity_duplicated", keys_[list[a]] + " is listed under " + keys_[u] + " and " + keys_[owner_[list[a]]]);
+    if (list.empty() || list.front() != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
+    for (std::size_t a = 0; a < list.size(); ++a)
       for (std::size_t b = a + 1; b < list.size(); ++b)
-        if (list[a] == list[b]) out.emplace_back("user_malformed", "user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
-    }
-    if (std::find(list.begin(), list.end(), ids[i]) == list.end())
-      out.emplace_back("identity_lost", keys_[ids[i]] + " is in no user");
+        if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
   }
 }
 
-void IdentityStore::check_all(std::vector<std::pair<std::string, std::string>>& out) const {
+std::vector<std::string> IdentityStore::invariant_problems() const {
+  std::vector<std::string> out;
   std::vector<int> seen(keys_.size(), 0);
   for (IdentityId u = 0; u < users_.size(); ++u) {
     const auto& list = users_[u];
     if (list.empty()) continue;
-    if (list.front() != u) out.emplace_back("user_malformed", "user " + keys_[u] + " does not start with its own identity");
+    if (list.front() != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
     for (std::size_t a = 0; a < list.size(); ++a) {
       ++seen[list[a]];
+      if (owner_[list[a]] != u) out.push_back(keys_[list[a]] + " is listed under " + keys_[u] + " but owned by " + keys_[owner_[list[a]]]);
       for (std::size_t b = a + 1; b < list.size(); ++b)
-        if (list[a] == list[b]) out.emplace_back("user_malformed", "user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
+        if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
     }
   }
   for (IdentityId id = 0; id < seen.size(); ++id) {
-    if (seen[id] == 0) out.emplace_back("identity_lost", keys_[id] + " is in no user");
-    if (seen[id] > 1) out.emplace_back("identity_duplicated", keys_[id] + " is in " + std::to_string(seen[id]) + " users");
+    if (seen[id] == 0) out.push_back(keys_[id] + " is in no user");
+    if (seen[id] > 1) out.push_back(keys_[id] + " is in " + std::to_string(seen[id]) + " users");
   }
+  return out;
 }
 
 nlohmann::json IdentityStore::users_json() const {

@@ -3,12 +3,15 @@
 // Identities are interned as small integers; a user is identified by its
 // primary identity (user_id == key(identities[0])), so users live in a vector
 // indexed by that identity. Persons are the seeded ground truth, invisible to
-// clients.
+// clients. Persons of a person_range come into being when one of their
+// identities is first looked up, so memory grows with touched persons only;
+// an untouched range person is whole, with its seeded primary, by construction.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -29,10 +32,15 @@ struct StringHash {
 
 class IdentityStore {
  public:
-  void reset(const std::vector<PersonSeed>& persons);
+  void reset(const std::vector<PersonSeed>& persons, const std::optional<PersonRange>& range = std::nullopt);
 
-  IdentityId find(std::string_view key) const;
+  // The identity, materialising its range person on first sight; kNoIdentity when unknown.
+  IdentityId find(std::string_view key);
   IdentityId find(std::string_view provider, std::string_view user_id);  // builds "provider|user_id"
+  // The identity if it already exists, never materialising.
+  IdentityId find_existing(std::string_view key) const;
+  // k when `key` is an identity of range person k (touched or not), else 0.
+  std::int64_t range_person(std::string_view key) const;
   int person_of(IdentityId id) const { return id == kNoIdentity ? -1 : person_of_[id]; }
   const std::string& key(IdentityId id) const { return keys_[id]; }
   std::size_t person_count() const { return persons_.size(); }
@@ -51,16 +59,21 @@ class IdentityStore {
   // The primary of the one user holding the person (meaningful when not split).
   IdentityId primary_of(int person) const { return owner_[persons_[person].front()]; }
 
-  // Integrity of the users holding `ids`: well-formed users, every identity
-  // in exactly one user. Appends "kind: detail" problems; cheap, run after each mutation.
-  void check_users(const IdentityId* ids, std::size_t n, std::vector<std::pair<std::string, std::string>>& out) const;
-  // The same over every user and identity (check()).
-  void check_all(std::vector<std::pair<std::string, std::string>>& out) const;
+  // Well-formedness of the users holding `ids` (user_malformed: user_id ==
+  // key(identities[0]), no identity listed twice). Appends details; cheap, run after each mutation.
+  void check_users(const IdentityId* ids, std::size_t n, std::vector<std::string>& out) const;
+  // The store's own invariant over every touched user and identity: well-formed users and
+  // every identity in exactly one user, its owner. Link and unlink keep it by construction,
+  // so it is a self-check for tests, not an oracle verdict. Empty = holds.
+  std::vector<std::string> invariant_problems() const;
 
   nlohmann::json users_json() const;
 
  private:
+  friend struct IdentityStoreTestAccess;  // tests break the invariant on purpose
   void fill(IdentityId user, Reply& reply) const;
+  IdentityId intern(const std::string& key, int person);
+  IdentityId materialise(std::int64_t k);  // range person k; returns the identity `scratch_` names
 
   std::vector<std::string> keys_;                  // id -> "provider|user_id"
   std::vector<int> person_of_;                     // id -> person index
@@ -68,6 +81,7 @@ class IdentityStore {
   std::vector<std::vector<IdentityId>> users_;     // primary id -> identities, primary first; empty = no user
   std::vector<std::vector<IdentityId>> persons_;   // person -> identities, seeded primary first
   std::unordered_map<std::string, IdentityId, StringHash, std::equal_to<>> by_key_;
+  std::optional<PersonRange> range_;
   std::string scratch_;  // reused to build "provider|user_id" without allocating per call
 };
 

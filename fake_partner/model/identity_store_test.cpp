@@ -1,6 +1,9 @@
 // Section A: every status, message and error body of the identity provider.
 #include "fake_partner/model/test_support.hpp"
 
+#include "core/random.hpp"
+#include "fake_partner/model/identity_store.hpp"
+
 namespace lockbench::partner {
 namespace {
 using testing::Harness;
@@ -120,5 +123,59 @@ TEST(IdentityProvider, LinkWithoutProviderOrUserIdIs400PayloadValidation) {
   EXPECT_EQ(r.body()["errorCode"], "invalid_body");
 }
 
+}  // namespace
+}  // namespace lockbench::partner
+
+namespace lockbench::partner {
+// Reaches inside the store to break its invariant on purpose.
+struct IdentityStoreTestAccess {
+  static void drop_from_user(IdentityStore& s, IdentityId user, IdentityId id) { std::erase(s.users_[user], id); }
+  static void list_twice(IdentityStore& s, IdentityId user, IdentityId id) { s.users_[user].push_back(id); }
+};
+
+namespace {
+// identity_lost / identity_duplicated are not oracle verdicts: link and unlink cannot produce them.
+// The invariant stays as the store's self-check, exercised here over random calls.
+TEST(IdentityStoreInvariant, EveryIdentityStaysInExactlyOneUserUnderRandomLinksAndUnlinks) {
+  IdentityStore s;
+  std::vector<PersonSeed> persons;
+  for (int p = 1; p <= 4; ++p) {
+    const std::string n = std::to_string(p);
+    persons.push_back({{"auth0|u" + n, "google-oauth2|u" + n, "github|u" + n}, "auth0|u" + n});
+  }
+  s.reset(persons, PersonRange{50, 3});
+  std::vector<std::string> keys;
+  for (const char* provider : {"auth0", "google-oauth2", "github"})
+    for (int k = 1; k <= 6; ++k) keys.push_back(std::string(provider) + "|u" + std::to_string(k));
+  Rng rng(7, "invariant");
+  int applied = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const auto& a = keys[rng.next() % keys.size()];
+    const auto& b = keys[rng.next() % keys.size()];
+    Reply r;
+    if (rng.next() % 2 == 0) s.link(s.find(a), s.find(b), r);
+    else s.unlink(s.find(a), s.find(b), r);
+    applied += r.applied;
+    const auto problems = s.invariant_problems();
+    ASSERT_TRUE(problems.empty()) << "after call " << i << ": " << problems.front();
+  }
+  EXPECT_GT(applied, 500);   // the walk really moved identities around
+}
+
+TEST(IdentityStoreInvariant, TheSelfCheckFindsALostAndADuplicatedIdentity) {
+  IdentityStore s;
+  s.reset({{{"auth0|u1", "google-oauth2|u1"}, "auth0|u1"}, {{"auth0|u2", "google-oauth2|u2"}, "auth0|u2"}});
+  ASSERT_TRUE(s.invariant_problems().empty());
+  IdentityStoreTestAccess::drop_from_user(s, s.find("auth0|u1"), s.find("google-oauth2|u1"));
+  auto problems = s.invariant_problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("google-oauth2|u1 is in no user"), std::string::npos);
+  IdentityStoreTestAccess::list_twice(s, s.find("auth0|u2"), s.find("auth0|u1"));
+  problems = s.invariant_problems();
+  EXPECT_GE(problems.size(), 1u);
+  bool named = false;
+  for (const auto& p : problems) named = named || p.find("auth0|u1") != std::string::npos;
+  EXPECT_TRUE(named);
+}
 }  // namespace
 }  // namespace lockbench::partner

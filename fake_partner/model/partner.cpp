@@ -12,7 +12,10 @@ namespace lockbench::partner {
 
 namespace {
 bool is_auth0_mutation(Endpoint e) { return e == Endpoint::auth0_link || e == Endpoint::auth0_unlink; }
-bool is_stripe_mutation(Endpoint e) { return e == Endpoint::stripe_charge || e == Endpoint::stripe_refund; }
+bool is_stripe_mutation(Endpoint e) {
+  return e == Endpoint::stripe_charge || e == Endpoint::stripe_refund || e == Endpoint::stripe_payout ||
+         e == Endpoint::stripe_credit;
+}
 constexpr std::size_t kIdempotencyKeyMax = 255;
 
 // The status the client actually receives; 0 when the answer never arrives whole.
@@ -42,8 +45,8 @@ void Partner::Impl::reseed(std::uint64_t seed) {
 
 void Partner::reset(const ResetSpec& spec, Duration /*now*/) {
   auto& m = *impl_;
-  m.ids.reset(spec.persons);
-  m.pay.reset(spec.orders);
+  m.ids.reset(spec.persons, spec.person_range);
+  m.pay.reset(spec);
   m.limiter.reset();
   m.reseed(spec.seed.value_or(m.cfg.seed));
   m.arrivals_since_reset = {};
@@ -58,7 +61,13 @@ void Partner::Impl::clear_run_state() {
   counts = {};
   last_fresh = {};
   violations.clear();
+  notes.clear();
   max_inflight_per_person = 0;
+  episodes = 0;
+  corrupted_max = corrupted_total = Duration(0);
+  charge_op.clear();
+  payout_op.clear();
+  credit_op.clear();
 }
 
 FaultPlan Partner::Impl::draw_fault(Endpoint e) {
@@ -79,8 +88,12 @@ FaultPlan Partner::Impl::draw_fault(Endpoint e) {
 void Partner::Impl::resolve(InFlight& f) {
   const Call& c = f.call;
   if (c.endpoint == Endpoint::auth0_get || is_auth0_mutation(c.endpoint)) f.user = ids.find(c.user_id);
-  if (!is_auth0_mutation(c.endpoint)) return;
+  if (!is_auth0_mutation(c.endpoint)) {
+    grow_persons();
+    return;
+  }
   f.other = ids.find(c.provider, c.identity_user_id);
+  grow_persons();  // either lookup may have brought a range person into being
   const int a = ids.person_of(f.user), b = ids.person_of(f.other);
   f.persons = {a >= 0 ? a : b, (a >= 0 && b >= 0 && b != a) ? b : -1};
 }
@@ -156,7 +169,10 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
   if (stale(f)) {
     r.status = 409;
     r.error = Error::stale_token;
-    record(Kind::stale_token_rejected, f.persons[0] >= 0 ? person_name(f.persons[0]) : c.order_id,
+    const std::string& other = c.endpoint == Endpoint::stripe_payout   ? c.account_id
+                               : c.endpoint == Endpoint::stripe_credit ? c.customer_id
+                                                                       : c.order_id;
+    record(Kind::stale_token_rejected, f.persons[0] >= 0 ? person_name(f.persons[0]) : other,
            "fencing token " + std::to_string(*f.tags.fencing_token) + " is below the highest seen", {f.tags.op_id});
     return;
   }
@@ -184,7 +200,16 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
     case Endpoint::stripe_refund:
       pay.refund(c.charge_id, r);
       break;
+    case Endpoint::stripe_payout:
+      pay.payout(c, r);
+      if (r.applied) payout_op.push_back(f.tags.op_id);
+      break;
+    case Endpoint::stripe_credit:
+      pay.credit(c, r);
+      if (r.applied) credit_op.push_back(f.tags.op_id);
+      break;
   }
+  if (c.endpoint == Endpoint::stripe_charge && r.applied) charge_op.push_back(f.tags.op_id);
   witness_effect(f, r);
 }
 
@@ -237,7 +262,7 @@ Reply Partner::execute(std::uint64_t call_id, Duration now) {
   return r;
 }
 
-void Partner::complete(std::uint64_t call_id, Duration /*now*/, Delivery delivery) {
+void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {
   auto& m = *impl_;
   InFlight* const found = m.inflight.find(call_id);
   if (!found) throw std::out_of_range("partner: complete of unknown call " + std::to_string(call_id));
@@ -250,7 +275,7 @@ void Partner::complete(std::uint64_t call_id, Duration /*now*/, Delivery deliver
     m.record(Kind::ambiguous_commit, std::string(endpoint_name(f.call.endpoint)),
              "call " + std::to_string(call_id) + " changed state but its answer was lost", {f.tags.op_id});
   for (int p : f.persons)
-    if (p >= 0) m.person_left(p, call_id);
+    if (p >= 0) m.person_left(p, call_id, now, f.tags.op_id != 0);
   if (f.order_execution) {
     auto& ex = m.orders[f.call.order_id].executing;
     std::erase_if(ex, [&](const auto& c) { return c.first == call_id; });

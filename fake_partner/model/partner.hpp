@@ -39,7 +39,7 @@ class Partner {
   Partner(Partner&&) noexcept;
   Partner& operator=(Partner&&) noexcept;
 
-  // Seeds persons and orders, re-seeds the random streams (spec.seed or the
+  // Seeds persons, orders and accounts (listed or as ranges), re-seeds the random streams (spec.seed or the
   // config seed), clears calls in flight, idempotency keys, checks and metrics.
   void reset(const ResetSpec& spec, Duration now);
 
@@ -55,10 +55,14 @@ class Partner {
   // Throws std::out_of_range for an unknown call id, std::logic_error for one not executed.
   void complete(std::uint64_t call_id, Duration now, Delivery delivery = Delivery::as_planned);
 
-  // State checks (persons idle now, charges) + witness counts since reset.
+  // State checks (persons idle now, payments) + witness and episode counts since reset.
   CheckReport check(Duration now, const CheckInput& input = {});
+  // The same, compared with what the service's database stored (the two-sided verdict).
+  CheckReport check(Duration now, const ServiceView& service);
 
   std::size_t inflight() const;
+  // Persons that exist in the model: listed ones plus range persons touched so far.
+  std::size_t persons_touched() const;
   nlohmann::json state_json() const;    // users, persons, charges, idempotency keys, in flight
   nlohmann::json metrics_json() const;  // counters per endpoint and status, faults, in-flight gauge, violations
   std::string metrics_prometheus() const;  // the same in the Prometheus text exposition format

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,10 +23,12 @@ namespace lockbench::partner {
 
 // Index of each kind in kCheckKinds, for the counters.
 enum class Kind : std::uint8_t {
-  identity_lost, identity_duplicated, user_malformed, person_split, lost_promotion, overlap_person,
-  flow_interleaving, double_charge, order_overlap, orphan_charge, ambiguous_commit, stale_token_rejected
+  user_malformed, person_split, lost_promotion, overlap_person, flow_interleaving, db_partner_divergence,
+  double_charge, order_overlap, orphan_charge, paid_without_charge, overdrawn, balance_divergence,
+  duplicate_reward, claim_divergence, retry_overlap, ambiguous_commit, stale_token_rejected
 };
-inline constexpr int kKindCount = 12;
+inline constexpr int kKindCount = 17;
+static_assert(std::size(kCheckKinds) == kKindCount);
 
 // What the door decided before any effect.
 enum class Door : std::uint8_t {
@@ -56,8 +60,21 @@ struct InFlight {
   // Reuses the slot for a new call: assignments keep the strings' capacity.
   void start(std::uint64_t call_id, const Call& c, const Tags& t) {
     id = call_id;
-    call = c;
-    tags = t;
+    // Field by field: most of a Call's strings are empty for any one endpoint, and
+    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
+    const auto set = [](std::string& to, const std::string& from) {
+      if (!to.empty() || !from.empty()) to = from;
+    };
+    call.endpoint = c.endpoint;
+    call.amount = c.amount;
+    for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
+                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
+      set(call.*field, c.*field);
+    tags.op_id = t.op_id;
+    tags.op_step = t.op_step;
+    tags.fencing_token = t.fencing_token;
+    set(tags.idempotency_key, t.idempotency_key);
+    set(tags.tenant, t.tenant);
     plan = Plan{};
     plan.call_id = call_id;
     door = Door::execute;
@@ -121,6 +138,14 @@ class CallTable {
 // Per person witness state. Small vectors: a person has a handful of calls in flight.
 struct PersonWatch {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> inflight;  // (call id, op id) of mutations in flight
+  // Promotions between their steps: an applied step-1 unlink whose step-2 link has not applied yet.
+  // The person is legitimately split meanwhile, so it is not quiet. Such an op is dropped when a
+  // mutation of another operation arrives (it no longer holds the person alone). Bounded by kOpenMax.
+  std::vector<std::uint64_t> between_steps;
+  // Episode verdicts: what the last quiet point found, so a stretch of corruption counts once.
+  bool split_flagged = false;
+  std::uint64_t lost_flagged_op = 0;        // the last promotion found lost (each counts once)
+  std::optional<Duration> corrupt_since;    // model time of the quiet point that found it corrupted
   std::optional<std::uint64_t> max_token;                         // highest fencing token seen
   std::uint64_t commit_seq = 0;                                   // applied mutations so far
   static constexpr std::size_t kRecent = 32;
@@ -155,12 +180,16 @@ struct Partner::Impl {
   CallTable inflight;
 
   // Oracle.
-  std::vector<PersonWatch> persons;
+  std::vector<PersonWatch> persons;  // one per touched person (IdentityStore's person index)
   std::unordered_map<std::string, OrderWatch, StringHash, std::equal_to<>> orders;
   std::array<std::int64_t, kKindCount> counts{};       // accumulated since reset
   std::array<std::int64_t, kKindCount> last_fresh{};   // state-based counts of the last check()
   std::vector<Violation> violations;                   // accumulated, at most CheckReport::kMaxViolations
+  std::vector<Violation> notes;                        // retry_overlap, at most CheckReport::kMaxViolations
   std::int64_t max_inflight_per_person = 0;
+  std::int64_t episodes = 0;               // quiet points judged
+  Duration corrupted_max{0}, corrupted_total{0};  // closed stretches of corruption
+  std::vector<std::uint64_t> charge_op, payout_op, credit_op;  // op id behind charges()[i], payouts()[i], credits()[i]
 
   Metrics metrics;
 
@@ -168,6 +197,10 @@ struct Partner::Impl {
   void clear_run_state();
   void record(Kind k, std::string subject, std::string detail, std::vector<std::uint64_t> ops);
   std::string person_name(int p) const { return ids.key(ids.person_identities(p).front()); }
+  void grow_persons() {
+    if (persons.size() < ids.person_count()) persons.resize(ids.person_count());
+  }
+  std::vector<std::uint64_t> recent_ops(int p) const;  // the operations that last changed the person
 
   // arrive() helpers
   FaultPlan draw_fault(Endpoint e);
@@ -179,7 +212,12 @@ struct Partner::Impl {
   bool stale(const InFlight& f) const;
   void witness_effect(InFlight& f, const Reply& r);
   // complete() helpers
-  void person_left(int p, std::uint64_t call_id);
+  void person_left(int p, std::uint64_t call_id, Duration now, bool tagged);
+  // The episode verdict at a quiet point: person_split and lost_promotion, once per stretch.
+  void judge_quiet(int p, Duration now);
+  // check() helpers
+  void check_service(const ServiceView& view, const std::vector<std::pair<std::string, std::vector<std::string>>>& live,
+                     const std::function<void(Kind, std::string, std::string, std::vector<std::uint64_t>)>& add) const;
 };
 
 }  // namespace lockbench::partner

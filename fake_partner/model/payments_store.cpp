@@ -17,10 +17,16 @@ std::string numbered(const char* prefix, std::uint64_t n) {
 constexpr std::uint64_t kSweepEvery = 4096;
 }  // namespace
 
-void PaymentsStore::reset(const std::vector<OrderSeed>& orders) {
+void PaymentsStore::reset(const ResetSpec& spec) {
   orders_.clear();
-  for (const auto& o : orders) orders_.emplace(o.order_id, o);
+  for (const auto& o : spec.orders) orders_.emplace(o.order_id, o);
+  order_range_ = spec.order_range;
+  accounts_.clear();
+  for (const auto& a : spec.accounts) accounts_.emplace(a.account_id, a);
+  account_range_ = spec.account_range;
   charges_.clear();
+  payouts_.clear();
+  credits_.clear();
   refunds_ = 0;
   keys_.clear();
   lookups_since_sweep_ = 0;
@@ -35,6 +41,52 @@ Charge* PaymentsStore::find(std::string_view id) {
 }
 
 const Charge* PaymentsStore::find(std::string_view id) const { return const_cast<PaymentsStore*>(this)->find(id); }
+
+std::ptrdiff_t PaymentsStore::charge_index(std::string_view id) const {
+  const Charge* c = find(id);
+  return c ? c - charges_.data() : -1;
+}
+
+std::optional<std::int64_t> PaymentsStore::opening_balance(std::string_view account_id) const {
+  if (const auto it = accounts_.find(account_id); it != accounts_.end()) return it->second.balance;
+  if (account_range_ && range_index(account_id, "a", account_range_->count) > 0) return account_range_->balance;
+  return std::nullopt;
+}
+
+void PaymentsStore::payout(const Call& call, Reply& reply) {
+  if (call.amount <= 0) {
+    reply.status = 400;
+    reply.error = Error::invalid_amount;
+    return;
+  }
+  Payout p;
+  p.id = numbered("po_", payouts_.size() + 1);
+  p.amount = call.amount;
+  p.currency = call.currency.empty() ? "eur" : call.currency;
+  p.account_id = call.account_id;
+  payouts_.push_back(p);
+  reply.status = 200;
+  reply.applied = true;
+  reply.payout = std::move(p);
+}
+
+void PaymentsStore::credit(const Call& call, Reply& reply) {
+  if (call.amount >= 0) {
+    reply.status = 400;
+    reply.error = Error::invalid_credit_amount;
+    return;
+  }
+  Credit c;
+  c.id = numbered("cbtxn_", credits_.size() + 1);
+  c.amount = call.amount;
+  c.currency = call.currency.empty() ? "eur" : call.currency;
+  c.customer_id = call.customer_id;
+  c.reward = call.reward;
+  credits_.push_back(c);
+  reply.status = 200;
+  reply.applied = true;
+  reply.credit = std::move(c);
+}
 
 void PaymentsStore::charge(const Call& call, Reply& reply) {
   if (call.amount <= 0) {
@@ -101,7 +153,23 @@ nlohmann::json PaymentsStore::json() const {
   std::map<std::string, const OrderSeed*> sorted;
   for (const auto& [id, o] : orders_) sorted.emplace(id, &o);
   for (const auto& [id, o] : sorted) orders.push_back({{"order_id", id}, {"amount", o->amount}, {"currency", o->currency}});
-  return {{"orders", std::move(orders)}, {"charges", std::move(charges)}, {"idempotency_keys", keys_.size()}};
+  nlohmann::json accounts = nlohmann::json::array(), payouts = nlohmann::json::array(),
+                 credits = nlohmann::json::array();
+  std::map<std::string, const AccountSeed*> sorted_accounts;
+  for (const auto& [id, a] : accounts_) sorted_accounts.emplace(id, &a);
+  for (const auto& [id, a] : sorted_accounts)
+    accounts.push_back({{"account_id", id}, {"balance", a->balance}, {"currency", a->currency}});
+  for (const auto& p : payouts_)
+    payouts.push_back({{"id", p.id}, {"amount", p.amount}, {"currency", p.currency}, {"account_id", p.account_id}});
+  for (const auto& c : credits_)
+    credits.push_back({{"id", c.id}, {"amount", c.amount}, {"currency", c.currency}, {"customer", c.customer_id},
+                       {"reward", c.reward}});
+  nlohmann::json j = {{"orders", std::move(orders)},     {"charges", std::move(charges)},
+                      {"accounts", std::move(accounts)}, {"payouts", std::move(payouts)},
+                      {"credits", std::move(credits)},   {"idempotency_keys", keys_.size()}};
+  if (order_range_) j["order_range"] = {{"count", order_range_->count}, {"amount", order_range_->amount}};
+  if (account_range_) j["account_range"] = {{"count", account_range_->count}, {"balance", account_range_->balance}};
+  return j;
 }
 
 std::uint64_t PaymentsStore::fingerprint(const Call& call) {
@@ -109,6 +177,12 @@ std::uint64_t PaymentsStore::fingerprint(const Call& call) {
   std::string s;
   if (call.endpoint == Endpoint::stripe_refund) {
     s = "POST /v1/refunds charge=" + call.charge_id;
+  } else if (call.endpoint == Endpoint::stripe_payout) {
+    s = "POST /v1/payouts amount=" + std::to_string(call.amount) + "&currency=" + call.currency +
+        "&metadata[account_id]=" + call.account_id;
+  } else if (call.endpoint == Endpoint::stripe_credit) {
+    s = "POST /v1/customers/" + call.customer_id + "/balance_transactions amount=" + std::to_string(call.amount) +
+        "&currency=" + call.currency + "&metadata[reward]=" + call.reward;
   } else {
     s = "POST /v1/charges amount=" + std::to_string(call.amount) + "&currency=" + call.currency +
         "&metadata[order_id]=" + call.order_id;

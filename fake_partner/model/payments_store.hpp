@@ -1,7 +1,10 @@
-// Section B state: orders, charges, refunds and the idempotency table (private).
+// Section B state: orders, charges, refunds, payouts, customer credits, the
+// accounts' opening balances and the idempotency table (private).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,15 +18,26 @@ namespace lockbench::partner {
 
 class PaymentsStore {
  public:
-  void reset(const std::vector<OrderSeed>& orders);
+  void reset(const ResetSpec& spec);
 
-  // The calls; they fill reply.status / error / applied / charge.
+  // The calls; they fill reply.status / error / applied / charge / payout / credit.
   void charge(const Call& call, Reply& reply);
   void get(std::string_view charge_id, Reply& reply) const;
   void refund(std::string_view charge_id, Reply& reply);
+  void payout(const Call& call, Reply& reply);
+  void credit(const Call& call, Reply& reply);
 
-  // Charges that succeeded and are not refunded, per order id.
+  // Charges that succeeded and are not refunded, per order id (sorted by order id).
   std::vector<std::pair<std::string, std::vector<std::string>>> live_charges_by_order() const;
+  // nullptr for an id that names no charge.
+  const Charge* find_charge(std::string_view id) const { return find(id); }
+  // "ch_<n>" -> n - 1, the index in charges(); -1 when not a charge id.
+  std::ptrdiff_t charge_index(std::string_view id) const;
+  const std::vector<Charge>& charges() const { return charges_; }
+  const std::vector<Payout>& payouts() const { return payouts_; }
+  const std::vector<Credit>& credits() const { return credits_; }
+  // The opening balance the reset gave the account (listed, else from account_range); nullopt = not seeded.
+  std::optional<std::int64_t> opening_balance(std::string_view account_id) const;
   nlohmann::json json() const;
 
   // ---- idempotency table, scoped per tenant and key ----
@@ -50,7 +64,12 @@ class PaymentsStore {
   void sweep_expired(Duration now);
 
   std::unordered_map<std::string, OrderSeed, StringHash, std::equal_to<>> orders_;
+  std::optional<OrderRange> order_range_;
+  std::unordered_map<std::string, AccountSeed, StringHash, std::equal_to<>> accounts_;
+  std::optional<AccountRange> account_range_;
   std::vector<Charge> charges_;  // "ch_<n>" is charges_[n - 1]
+  std::vector<Payout> payouts_;  // "po_<n>" is payouts_[n - 1]
+  std::vector<Credit> credits_;  // "cbtxn_<n>" is credits_[n - 1]
   std::uint64_t refunds_ = 0;
   std::unordered_map<std::string, KeyEntry, StringHash, std::equal_to<>> keys_;
   std::uint64_t lookups_since_sweep_ = 0;  // expired keys are swept every few thousand lookups: bounded table

@@ -23,7 +23,8 @@ std::string_view status_text(int status) {
 }
 
 bool is_stripe(Endpoint e) {
-  return e == Endpoint::stripe_charge || e == Endpoint::stripe_get || e == Endpoint::stripe_refund;
+  return e == Endpoint::stripe_charge || e == Endpoint::stripe_get || e == Endpoint::stripe_refund ||
+         e == Endpoint::stripe_payout || e == Endpoint::stripe_credit;
 }
 
 nlohmann::json identity_json(std::string_view key) {
@@ -81,6 +82,21 @@ nlohmann::json Reply::body() const {
     case Endpoint::stripe_refund:
       return {{"id", charge.refund_id},     {"object", "refund"}, {"amount", charge.amount},
               {"currency", charge.currency}, {"charge", charge.id}, {"status", "succeeded"}};
+    case Endpoint::stripe_payout:
+      return {{"id", payout.id},
+              {"object", "payout"},
+              {"amount", payout.amount},
+              {"currency", payout.currency},
+              {"status", "paid"},
+              {"metadata", {{"account_id", payout.account_id}}}};
+    case Endpoint::stripe_credit:
+      return {{"id", credit.id},
+              {"object", "customer_balance_transaction"},
+              {"amount", credit.amount},
+              {"currency", credit.currency},
+              {"customer", credit.customer_id},
+              {"type", "adjustment"},
+              {"metadata", {{"reward", credit.reward}}}};
   }
   return nullptr;
 }

@@ -24,7 +24,8 @@ nlohmann::json Partner::state_json() const {
   nlohmann::json j = m.pay.json();
   j["seed"] = m.seed_in_use;
   j["users"] = m.ids.users_json();
-  j["persons"] = std::move(persons);
+  j["persons"] = std::move(persons);  // touched persons only: untouched range persons are whole
+  j["persons_touched"] = m.ids.person_count();
   j["inflight"] = m.inflight.size();
   return j;
 }
@@ -96,5 +97,7 @@ std::string Partner::metrics_prometheus() const {
 }
 
 void Partner::reset_metrics() { impl_->metrics = {}; }
+
+std::size_t Partner::persons_touched() const { return impl_->ids.person_count(); }
 
 }  // namespace lockbench::partner

@@ -142,6 +142,17 @@ HttpResponse stripe_missing(const HttpRequest& request, std::string_view param) 
   return r;
 }
 
+// "amount": required, an integer (its sign is the model's to judge).
+std::optional<HttpResponse> stripe_amount(const HttpRequest& request, const std::map<std::string, std::string>& params,
+                                          partner::Call& call) {
+  auto amount = params.find("amount");
+  if (amount == params.end()) return stripe_missing(request, "amount");
+  auto value = parse_i64(amount->second);
+  if (!value) return bad_request(request, "parameter_invalid_integer", "Invalid integer: " + amount->second);
+  call.amount = *value;
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpResponse HttpApi::error(int status, std::string_view error_code, std::string_view message,
@@ -190,13 +201,7 @@ std::variant<ApiRequest, HttpResponse> map_api_request(const HttpRequest& reques
     std::string problem;
     auto params = stripe_params(request, problem);
     if (!params) return bad_request(request, "parameter_invalid", problem);
-    auto amount = params->find("amount");
-    if (amount == params->end()) return stripe_missing(request, "amount");
-    auto value = parse_i64(amount->second);
-    if (!value) {
-      return bad_request(request, "parameter_invalid_integer", "Invalid integer: " + amount->second);
-    }
-    call.amount = *value;
+    if (auto bad = stripe_amount(request, *params, call)) return *bad;
     auto currency = params->find("currency");
     if (currency == params->end() || currency->second.empty()) return stripe_missing(request, "currency");
     call.currency = currency->second;
@@ -205,6 +210,32 @@ std::variant<ApiRequest, HttpResponse> map_api_request(const HttpRequest& reques
     if (method != "GET") return method_not_allowed(request, "GET");
     call.endpoint = Endpoint::stripe_get;
     call.charge_id = seg[2];
+  } else if (seg.size() == 2 && seg[0] == "v1" && seg[1] == "payouts") {
+    if (method != "POST") return method_not_allowed(request, "POST");
+    call.endpoint = Endpoint::stripe_payout;
+    std::string problem;
+    auto params = stripe_params(request, problem);
+    if (!params) return bad_request(request, "parameter_invalid", problem);
+    if (auto bad = stripe_amount(request, *params, call)) return *bad;
+    auto currency = params->find("currency");
+    if (currency == params->end() || currency->second.empty()) return stripe_missing(request, "currency");
+    call.currency = currency->second;
+    auto account = params->find("metadata[account_id]");
+    if (account == params->end() || account->second.empty()) return stripe_missing(request, "metadata[account_id]");
+    call.account_id = account->second;
+  } else if (seg.size() == 4 && seg[0] == "v1" && seg[1] == "customers" && seg[3] == "balance_transactions") {
+    if (method != "POST") return method_not_allowed(request, "POST");
+    call.endpoint = Endpoint::stripe_credit;
+    call.customer_id = seg[2];
+    std::string problem;
+    auto params = stripe_params(request, problem);
+    if (!params) return bad_request(request, "parameter_invalid", problem);
+    if (auto bad = stripe_amount(request, *params, call)) return *bad;
+    auto currency = params->find("currency");
+    call.currency = currency == params->end() || currency->second.empty() ? "eur" : currency->second;
+    auto reward = params->find("metadata[reward]");
+    if (reward == params->end() || reward->second.empty()) return stripe_missing(request, "metadata[reward]");
+    call.reward = reward->second;
   } else if (seg.size() == 2 && seg[0] == "v1" && seg[1] == "refunds") {
     if (method != "POST") return method_not_allowed(request, "POST");
     call.endpoint = Endpoint::stripe_refund;
@@ -340,7 +371,12 @@ HttpResponse HttpApi::handle_admin(const HttpRequest& request, const Target& tar
       if (!body) return bad;
       const auto spec = partner::ResetSpec::from_json(*body);
       partner_.reset(spec, now);
-      return json_response({{"ok", true}, {"persons", spec.persons.size()}, {"orders", spec.orders.size()}});
+      // Listed plus generated: a range costs nothing until its members are touched.
+      const auto range = [](const auto& r) { return r ? r->count : std::int64_t{0}; };
+      return json_response({{"ok", true},
+                            {"persons", static_cast<std::int64_t>(spec.persons.size()) + range(spec.person_range)},
+                            {"orders", static_cast<std::int64_t>(spec.orders.size()) + range(spec.order_range)},
+                            {"accounts", static_cast<std::int64_t>(spec.accounts.size()) + range(spec.account_range)}});
     }
     if (is({"admin", "config"})) {
       if (method == "GET") return json_response(partner_.config().to_json());
@@ -359,6 +395,12 @@ HttpResponse HttpApi::handle_admin(const HttpRequest& request, const Target& tar
       auto body = admin_body(request, bad);
       if (!body) return bad;
       partner::CheckInput input;
+      for (const auto& [key, value] : body->items())
+        if (key != "service" && key != "paid_orders")
+          return error(400, "invalid_setting", "check." + key + ": unknown setting (accepted: service, paid_orders)",
+                       request.target);
+      // {"service": {"primaries", "orders", "balances", "claims"}}: the two-sided verdict.
+      if (body->contains("service")) input.service = partner::ServiceView::from_json((*body)["service"]);
       if (body->contains("paid_orders")) {
         const json& paid = (*body)["paid_orders"];
         if (!paid.is_array()) {

@@ -128,5 +128,86 @@ TEST(HttpApiAdmin, AdminEndpointsAnswerAtOnceAndApiCallsArePlanned) {
   EXPECT_EQ(std::get<HttpResponse>(api.handle(req("DELETE", "/admin/state"), t0)).status, 405);
 }
 
+TEST(HttpApiMapping, PayoutsAndCreditsBecomeTypedCallsAndMissingParamsAre400) {
+  const auto& payout = ok(map(req("POST", "/v1/payouts", "amount=4000&currency=eur&metadata%5Baccount_id%5D=a1",
+                                  {{"Idempotency-Key", "payout-1"}, {"X-Op-Id", "9"}})));
+  EXPECT_EQ(payout.call.endpoint, Endpoint::stripe_payout);
+  EXPECT_EQ(payout.call.amount, 4000);
+  EXPECT_EQ(payout.call.account_id, "a1");
+  EXPECT_EQ(payout.tags.idempotency_key, "payout-1");
+  EXPECT_EQ(payout.tags.op_id, 9u);
+  const auto& credit = ok(map(req("POST", "/v1/customers/c%201/balance_transactions",
+                                  R"({"amount": -500, "metadata": {"reward": "welcome"}})",
+                                  {{"Content-Type", "application/json"}})));
+  EXPECT_EQ(credit.call.endpoint, Endpoint::stripe_credit);
+  EXPECT_EQ(credit.call.customer_id, "c 1");
+  EXPECT_EQ(credit.call.amount, -500);
+  EXPECT_EQ(credit.call.currency, "eur");
+  EXPECT_EQ(credit.call.reward, "welcome");
+  const auto missing = std::get<HttpResponse>(map(req("POST", "/v1/payouts", "amount=1&currency=eur")));
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_NE(missing.body.find("metadata[account_id]"), std::string::npos);
+  EXPECT_EQ(status(map(req("POST", "/v1/customers/c1/balance_transactions", "amount=-5"))), 400);  // no reward
+  EXPECT_EQ(status(map(req("POST", "/v1/payouts", "amount=x&currency=eur&metadata%5Baccount_id%5D=a1"))), 400);
+  EXPECT_EQ(status(map(req("GET", "/v1/payouts"))), 405);
+  EXPECT_EQ(status(map(req("GET", "/v1/customers/c1/balance_transactions"))), 405);
+}
+
+// Drives one API call through HttpApi at time t and returns its answer.
+HttpResponse call(HttpApi& api, const HttpRequest& r, Duration t) {
+  auto routed = api.handle(r, t);
+  if (auto* response = std::get_if<HttpResponse>(&routed)) return *response;
+  const Pending p = std::get<Pending>(routed);
+  HttpResponse answer = api.execute(p.call_id, t + p.apply_after);
+  api.complete(p.call_id, t + p.delay, false);
+  return answer;
+}
+
+nlohmann::json admin(HttpApi& api, const char* method, const char* target, std::string body, int expect = 200) {
+  const auto r = std::get<HttpResponse>(api.handle(req(method, target, std::move(body)), Duration{0}));
+  EXPECT_EQ(r.status, expect) << target << ": " << r.body;
+  return nlohmann::json::parse(r.body);
+}
+
+TEST(HttpApiAdmin, CheckWithTheServicesViewComparesBothSidesAndNoBodyKeepsTodaysVerdict) {
+  partner::Partner model(partner::Config::from_json({{"latency", {{"*", {{"dist", "fixed"}, {"ms", 0}}}}}}));
+  HttpApi api(model);
+  const auto reset = admin(api, "POST", "/admin/reset",
+                           R"({"person_range": {"count": 10000000, "identities": 2},
+                               "accounts": [{"account_id": "a1", "balance": 10000}]})");
+  EXPECT_EQ(reset["persons"], 10000000);
+  EXPECT_EQ(reset["accounts"], 1);
+  EXPECT_EQ(call(api, req("DELETE", "/api/v2/users/auth0%7Cu7/identities/google-oauth2/u7", "", {{"X-Op-Id", "1"}, {"X-Op-Step", "1"}}), Duration{0}).status, 200);
+  EXPECT_EQ(call(api, req("POST", "/api/v2/users/google-oauth2%7Cu7/identities", R"({"provider":"auth0","user_id":"u7"})",
+                          {{"X-Op-Id", "1"}, {"X-Op-Step", "2"}}), Duration{0}).status, 201);
+  EXPECT_EQ(call(api, req("POST", "/v1/charges", "amount=2500&currency=eur&metadata%5Border_id%5D=o1", {{"X-Op-Id", "2"}}), Duration{0}).status, 200);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(call(api, req("POST", "/v1/payouts", "amount=6000&currency=eur&metadata%5Baccount_id%5D=a1"), Duration{0}).status, 200);
+  EXPECT_EQ(model.persons_touched(), 1u);
+
+  const auto plain = admin(api, "POST", "/admin/check", "");
+  EXPECT_EQ(plain["counts"]["overdrawn"], 1);
+  EXPECT_EQ(plain["counts"]["db_partner_divergence"], 0);
+  EXPECT_EQ(plain["counts"]["orphan_charge"], 0);  // without the service's view there is no verdict
+  EXPECT_TRUE(plain.contains("episodes"));
+  EXPECT_FALSE(plain["counts"].contains("identity_lost"));
+
+  const auto two_sided = admin(api, "POST", "/admin/check", R"({"service": {
+      "primaries": {"auth0|u7": "auth0|u7", "auth0|u8": "auth0|u8"},
+      "orders": {"o1": {"status": "PAYMENT_PENDING"}},
+      "balances": {"a1": -2000}}})");
+  EXPECT_EQ(two_sided["counts"]["db_partner_divergence"], 1);  // u7: the promotion was never stored
+  EXPECT_EQ(two_sided["counts"]["orphan_charge"], 1);
+  EXPECT_EQ(two_sided["counts"]["balance_divergence"], 0);  // the service's balance agrees: overdrawn on both sides
+  bool listed = false;
+  for (const auto& v : two_sided["violations"])
+    listed = listed || (v["kind"] == "db_partner_divergence" && v["subject"] == "auth0|u7" && v["request_ids"] == nlohmann::json{1});
+  EXPECT_TRUE(listed);
+
+  const auto bad = admin(api, "POST", "/admin/check", R"({"service": {"orders": {"o1": "PAID"}}})", 400);
+  EXPECT_NE(bad["message"].get<std::string>().find("service.orders.o1"), std::string::npos);
+  admin(api, "POST", "/admin/check", R"({"servce": {}})", 400);
+}
+
 }  // namespace
 }  // namespace lockbench::partner_server

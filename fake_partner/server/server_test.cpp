@@ -300,11 +300,13 @@ TEST_F(FakePartner, AdminConfigMergesPartialUpdatesAndRefusesBadValuesWithoutCha
 TEST_F(FakePartner, AdminCheckCountsEveryKindAndListsADoubleCharge) {
   json report = check();
   ASSERT_TRUE(report["counts"].is_object());
-  for (const char* kind : {"identity_lost", "identity_duplicated", "user_malformed", "person_split", "lost_promotion",
-                           "overlap_person", "flow_interleaving", "double_charge", "order_overlap", "orphan_charge",
-                           "ambiguous_commit", "stale_token_rejected"}) {
+  for (const char* kind : {"user_malformed", "person_split", "lost_promotion", "overlap_person", "flow_interleaving",
+                           "db_partner_divergence", "double_charge", "order_overlap", "orphan_charge",
+                           "paid_without_charge", "overdrawn", "balance_divergence", "duplicate_reward",
+                           "claim_divergence", "retry_overlap", "ambiguous_commit", "stale_token_rejected"}) {
     EXPECT_EQ(report["counts"][kind], 0) << kind;
   }
+  EXPECT_EQ(report["counts"].size(), 17u);
   // Two charges for one order without an idempotency key: a double charge.
   for (int i = 0; i < 2; ++i) {
     auto res = http().Post("/v1/charges", "amount=2500&currency=eur&metadata%5Border_id%5D=o1",
@@ -316,6 +318,46 @@ TEST_F(FakePartner, AdminCheckCountsEveryKindAndListsADoubleCharge) {
   EXPECT_EQ(report["counts"]["double_charge"], 1);
   ASSERT_FALSE(report["violations"].empty());
   EXPECT_EQ(report["violations"][0]["kind"], "double_charge");
+}
+
+// Payouts and credits over HTTP: idempotency keys honoured, the duplicate
+// reward and the overdrawn account seen by /admin/check, and the service's view compared.
+TEST_F(FakePartner, PayoutsAndCreditsAreServedIdempotentlyAndCheckedAgainstTheServicesView) {
+  auto res = http().Post("/admin/reset", R"({"persons": [], "accounts": [{"account_id": "a1", "balance": 10000, "currency": "eur"}]})",
+                         "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const std::string payout = "amount=6000&currency=eur&metadata%5Baccount_id%5D=a1";
+  res = http().Post("/v1/payouts", {{"Idempotency-Key", "p-1"}}, payout, "application/x-www-form-urlencoded");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(body_of(res)["object"], "payout");
+  res = http().Post("/v1/payouts", {{"Idempotency-Key", "p-1"}}, payout, "application/x-www-form-urlencoded");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->get_header_value("Idempotent-Replayed"), "true");
+  EXPECT_EQ(check()["counts"]["overdrawn"], 0);
+  res = http().Post("/v1/payouts", {{"Idempotency-Key", "p-2"}}, payout, "application/x-www-form-urlencoded");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(check()["counts"]["overdrawn"], 1);
+
+  for (int i = 0; i < 2; ++i) {
+    res = http().Post("/v1/customers/c1/balance_transactions", {{"X-Op-Id", std::to_string(10 + i)}},
+                      "amount=-500&currency=eur&metadata%5Breward%5D=welcome", "application/x-www-form-urlencoded");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(body_of(res)["object"], "customer_balance_transaction");
+  }
+  res = http().Post("/admin/check", R"({"service": {"balances": {"a1": 4000}, "claims": {"c1": {"welcome": 1}}}})",
+                    "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json report = body_of(res);
+  EXPECT_EQ(report["counts"]["duplicate_reward"], 1);
+  EXPECT_EQ(report["counts"]["claim_divergence"], 1);
+  EXPECT_EQ(report["counts"]["balance_divergence"], 1);  // 10000 - 12000 paid out is not the 4000 it holds
+  const json metrics = get_json("/admin/metrics");
+  EXPECT_EQ(metrics["arrivals"]["stripe.payout"], 3);
+  EXPECT_EQ(metrics["arrivals"]["stripe.credit"], 2);
 }
 
 // The oracle over HTTP: two promotions of one person at once, tagged with

@@ -1,0 +1,159 @@
+// The oracle's episodes and retries: a request's own retry is not an overlap,
+// and a person is judged each time its calls end, so later traffic cannot heal the evidence.
+#include "fake_partner/model/test_support.hpp"
+
+namespace lockbench::partner {
+namespace {
+using std::chrono::milliseconds;
+using testing::Harness;
+using testing::instant_config;
+using testing::op;
+using testing::three_identities;
+
+bool listed(const std::vector<Violation>& list, std::string_view kind, std::uint64_t op_id) {
+  for (const auto& v : list)
+    if (v.kind == kind && std::find(v.request_ids.begin(), v.request_ids.end(), op_id) != v.request_ids.end()) return true;
+  return false;
+}
+
+TEST(Retries, AnOperationRetriedWhileItsFirstAttemptIsInFlightIsARetryOverlapNotAnOverlap) {
+  Harness h;
+  Partner& p = h.partner;
+  // The client's read timeout fires, it retries step 1 of the same operation; the first attempt is still running.
+  const Plan first = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(7, 1), milliseconds(0));
+  const Plan retry = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(7, 1), milliseconds(10));
+  EXPECT_TRUE(p.execute(first.call_id, milliseconds(20)).applied);
+  EXPECT_FALSE(p.execute(retry.call_id, milliseconds(30)).applied);
+  p.complete(first.call_id, milliseconds(40), Delivery::lost);
+  p.complete(retry.call_id, milliseconds(50));
+  h.now = milliseconds(60);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(7, 2)).status, 201);
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.count("retry_overlap"), 1);
+  EXPECT_EQ(r.count("overlap_person"), 0);
+  EXPECT_EQ(r.max_inflight_per_person, 1);  // one operation, two attempts
+  EXPECT_TRUE(listed(r.notes, "retry_overlap", 7));
+  for (const auto& v : r.violations) EXPECT_NE(v.kind, "retry_overlap");
+  EXPECT_FALSE(is_violation_kind("retry_overlap"));
+  EXPECT_EQ(r.count("person_split") + r.count("lost_promotion"), 0);
+}
+
+TEST(Retries, TwoOperationsInFlightOnOnePersonAreStillAnOverlap) {
+  Harness h;
+  Partner& p = h.partner;
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1), milliseconds(0));
+  const Plan again = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1), milliseconds(1));
+  const Plan b = p.arrive(Call::get_user("auth0|u1"), op(2), milliseconds(2));  // a read: not a mutation
+  const Plan c = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(2, 1), milliseconds(3));
+  for (auto id : {a.call_id, again.call_id, b.call_id, c.call_id}) p.execute(id, milliseconds(5));
+  for (auto id : {a.call_id, again.call_id, b.call_id, c.call_id}) p.complete(id, milliseconds(6));
+  const CheckReport r = p.check(milliseconds(6));
+  EXPECT_EQ(r.count("retry_overlap"), 1);
+  EXPECT_EQ(r.count("overlap_person"), 1);  // op 2 arrived while op 1 (twice) was in flight
+  EXPECT_TRUE(listed(r.violations, "overlap_person", 1));
+  EXPECT_TRUE(listed(r.violations, "overlap_person", 2));
+  EXPECT_EQ(r.max_inflight_per_person, 2);
+}
+
+TEST(Retries, UntaggedCallsKeepCountingAsOverlaps) {
+  Harness h;
+  Partner& p = h.partner;
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), {}, milliseconds(0));
+  const Plan b = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), {}, milliseconds(1));
+  for (auto id : {a.call_id, b.call_id}) p.execute(id, milliseconds(2));
+  for (auto id : {a.call_id, b.call_id}) p.complete(id, milliseconds(3));
+  const CheckReport r = p.check(milliseconds(3));
+  EXPECT_EQ(r.count("overlap_person"), 1);
+  EXPECT_EQ(r.count("retry_overlap"), 0);
+  EXPECT_EQ(r.max_inflight_per_person, 2);
+}
+
+// Op 1 promotes google-oauth2|u1 while op 2 promotes github|u1, interleaved; op 3 later promotes
+// github|u1 properly and heals the person. The split was seen when the racing calls ended.
+TEST(Episodes, ASplitLaterHealedByAnotherPromotionIsStillCountedOnce) {
+  Harness h(instant_config(), three_identities());
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "github|u1"), op(2, 1)).status, 200);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2)).status, 201);
+  EXPECT_EQ(h.call(Call::link("github|u1", "auth0|u1"), op(2, 2)).status, 400);
+  EXPECT_EQ(h.partner.check(h.now).count("person_split"), 1);
+  // Healing: github|u1 takes the rest under it (two steps of op 3, a correct promotion).
+  EXPECT_EQ(h.call(Call::unlink("google-oauth2|u1", "auth0|u1"), op(3, 1)).status, 200);
+  EXPECT_EQ(h.call(Call::link("github|u1", "google-oauth2|u1"), op(3, 2)).status, 201);
+  EXPECT_EQ(h.call(Call::link("github|u1", "auth0|u1"), op(3, 2)).status, 201);
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.count("person_split"), 1);  // at the end the person is whole, yet the split stays counted
+  EXPECT_GE(r.episodes, 3);
+  EXPECT_GT(r.corrupted_ms_max, 0);
+  EXPECT_EQ(r.corrupted_ms_total, r.corrupted_ms_max);  // one stretch
+  EXPECT_EQ(h.partner.state_json()["persons"][0]["split"], false);
+}
+
+TEST(Episodes, AStillSplitPersonIsNotCountedAgainAtTheEndOrByLaterFailedCalls) {
+  Harness h(instant_config(), three_identities());
+  h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1));
+  h.call(Call::unlink("auth0|u1", "github|u1"), op(2, 1));
+  h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2));
+  h.call(Call::link("github|u1", "auth0|u1"), op(2, 2));
+  // Later traffic that changes nothing; each call's end is a quiet point.
+  for (std::uint64_t i = 3; i < 6; ++i) EXPECT_EQ(h.call(Call::link("github|u1", "auth0|u1"), op(i, 2)).status, 400);
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.count("person_split"), 1);
+  EXPECT_EQ(h.check().count("person_split"), 1);
+  EXPECT_GE(r.episodes, 4);
+  const Duration later = h.now + milliseconds(500);
+  EXPECT_GE(h.partner.check(later).corrupted_ms_max, 500);  // the stretch is still open: it runs to now
+}
+
+TEST(Episodes, ALostPromotionIsJudgedWhenItsCallsEndAndCountedOnceEvenIfLaterUndone) {
+  Harness h;
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2)).status, 201);
+  // Op 2 puts auth0|u1 back on top without being a promotion (no step tags): op 1's promotion is lost.
+  EXPECT_EQ(h.call(Call::unlink("google-oauth2|u1", "auth0|u1"), op(2)).status, 200);
+  EXPECT_EQ(h.partner.check(h.now).count("person_split"), 1);  // op 2 left it split when its call ended
+  EXPECT_EQ(h.call(Call::link("auth0|u1", "google-oauth2|u1"), op(2)).status, 201);
+  EXPECT_EQ(h.partner.check(h.now).count("lost_promotion"), 1);
+  // Op 3 puts google-oauth2|u1 back on top (untagged as a promotion too): the primary matches op 1's target again.
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(3)).status, 200);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(3)).status, 201);
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.count("lost_promotion"), 1);
+  EXPECT_TRUE(listed(r.violations, "lost_promotion", 1));
+  EXPECT_GT(r.corrupted_ms_total, 0);
+}
+
+TEST(Episodes, APromotionBetweenItsStepsIsNotAQuietPoint) {
+  // A correct promotion: the person is split between step 1 and step 2, with nothing in flight.
+  Harness h(instant_config({{"latency", {{"*", {{"dist", "fixed"}, {"ms", 10}}}}}}));
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
+  h.now += milliseconds(1000);  // the service does its database work between the steps
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2)).status, 201);
+  const CheckReport r = h.check();
+  for (auto kind : kCheckKinds) EXPECT_EQ(r.count(kind), 0) << kind;
+  EXPECT_EQ(r.episodes, 1);  // only after step 2
+  EXPECT_EQ(r.corrupted_ms_max, 0);
+}
+
+TEST(Episodes, AStepTwoThatFailsAndIsRetriedKeepsThePromotionOpen) {
+  Harness h(instant_config({{"script", {{{"endpoint", "auth0.link"}, {"nth", 1}, {"fault", {{"kind", "error"}, {"status", 503}}}}}}}));
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2)).status, 503);
+  EXPECT_EQ(h.call(Call::link("google-oauth2|u1", "auth0|u1"), op(1, 2)).status, 201);
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.count("person_split"), 0);
+  EXPECT_EQ(r.count("lost_promotion"), 0);
+}
+
+TEST(Episodes, APromotionAbandonedBetweenItsStepsIsSplitAtTheEnd) {
+  Harness h;
+  EXPECT_EQ(h.call(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1)).status, 200);
+  // The pod died: step 2 never comes. No quiet point was judged, the end-of-run check sees it.
+  const CheckReport r = h.check();
+  EXPECT_EQ(r.episodes, 0);
+  EXPECT_EQ(r.count("person_split"), 1);
+  EXPECT_TRUE(listed(r.violations, "person_split", 1));
+}
+
+}  // namespace
+}  // namespace lockbench::partner
