@@ -63,8 +63,10 @@ nlohmann::json trace_sample(const RunSummary& run, const nlohmann::json& race) {
 
 const std::vector<std::string>& violation_kinds() {
   static const std::vector<std::string> kinds = {
-      "overlap_person", "flow_interleaving", "person_split", "lost_promotion", "identity_lost",
-      "identity_duplicated", "user_malformed", "double_charge", "order_overlap", "orphan_charge"};
+      "overlap_person",        "flow_interleaving", "person_split",     "lost_promotion",
+      "user_malformed",        "db_partner_divergence", "double_charge", "order_overlap",
+      "orphan_charge",         "paid_without_charge",   "overdrawn",     "balance_divergence",
+      "duplicate_reward",      "claim_divergence"};
   return kinds;
 }
 

@@ -24,6 +24,7 @@
 #include "core/result.hpp"
 #include "core/run.hpp"
 #include "core/workload.hpp"
+#include "fake_partner/model/call.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
@@ -101,8 +102,11 @@ nlohmann::json partner_config(const Settings& s) {
   latency["apply_at"] = s.apply_at;
   // A merge patch: endpoints without faults this run get null (removed).
   nlohmann::json faults = nlohmann::json::object();
-  for (const char* e : {"*", "auth0.get", "auth0.link", "auth0.unlink", "stripe.charge", "stripe.get", "stripe.refund"})
+  faults["*"] = s.partner_faults.contains("*") ? s.partner_faults["*"] : nlohmann::json(nullptr);
+  for (const auto endpoint : partner::kEndpoints) {
+    const std::string e(partner::endpoint_name(endpoint));
     faults[e] = s.partner_faults.contains(e) ? s.partner_faults[e] : nlohmann::json(nullptr);
+  }
   for (auto it = s.partner_faults.begin(); it != s.partner_faults.end(); ++it) faults[it.key()] = it.value();
   return {{"seed", s.seed}, {"latency", {{"*", latency}}}, {"faults", faults}, {"fencing", s.fencing}};
 }
@@ -124,7 +128,11 @@ nlohmann::json partner_block(real::PartnerHttp& partner, const nlohmann::json& s
       if (details.size() >= 200) break;
       details.push_back(v);
     }
-  return {{"calls", calls}, {"violations", violations}, {"max_inflight_per_person", inflight}, {"details", details}};
+  nlohmann::json out = {{"calls", calls}, {"violations", violations}, {"max_inflight_per_person", inflight},
+                        {"details", details}};
+  for (const char* k : {"episodes", "corrupted_ms_max", "corrupted_ms_total", "notes"})
+    if (check.contains(k)) out[k] = check[k];
+  return out;
 }
 
 PoolStats merge(const std::vector<std::unique_ptr<Pool>>& pools) {

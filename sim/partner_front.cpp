@@ -24,8 +24,8 @@ partner::Call call_of(const PartnerCall& c) {
     case PartnerCall::Kind::unlink: return partner::Call::unlink(c.subject, c.identity);
     case PartnerCall::Kind::link: return partner::Call::link(c.subject, c.identity);
     case PartnerCall::Kind::charge: return partner::Call::charge(c.subject, c.amount, c.currency);
-    case PartnerCall::Kind::payout: break;  // TODO(merge): partner::Call::payout
-    case PartnerCall::Kind::credit: break;  // TODO(merge): partner::Call::credit
+    case PartnerCall::Kind::payout: return partner::Call::payout(c.subject, c.amount, c.currency);
+    case PartnerCall::Kind::credit: return partner::Call::credit(c.subject, c.amount, c.identity);
   }
   return partner::Call::get_user(c.subject);
 }
@@ -162,8 +162,7 @@ void PartnerFront::on_complete(void* self, std::uint64_t i) {
 }
 
 nlohmann::json PartnerFront::report(const nlohmann::json& service) {
-  (void)service;  // TODO(merge): the model's two-sided check
-  const partner::CheckReport rep = model_.check(loop_.now());
+  const partner::CheckReport rep = model_.check(loop_.now(), partner::ServiceView::from_json(service));
   nlohmann::json violations = nlohmann::json::object();
   for (const auto& [kind, n] : rep.counts) violations[kind] = n;
   nlohmann::json details = nlohmann::json::array();
@@ -172,11 +171,20 @@ nlohmann::json PartnerFront::report(const nlohmann::json& service) {
     if (details.size() >= kDetailsMax) break;
     details.push_back({{"kind", v.kind}, {"subject", v.subject}, {"detail", v.detail}, {"request_ids", v.request_ids}});
   }
+  nlohmann::json notes = nlohmann::json::array();
+  for (const auto& v : rep.notes) {
+    if (notes.size() >= kDetailsMax) break;
+    notes.push_back({{"kind", v.kind}, {"subject", v.subject}, {"detail", v.detail}, {"request_ids", v.request_ids}});
+  }
   return {{"calls", calls_},
           {"violations", violations},
           {"max_inflight_per_person", rep.max_inflight_per_person},
+          {"episodes", rep.episodes},
+          {"corrupted_ms_max", rep.corrupted_ms_max},
+          {"corrupted_ms_total", rep.corrupted_ms_total},
           {"details", details},
-          {"details_total", rep.violations.size()}};
+          {"details_total", rep.violations.size()},
+          {"notes", notes}};
 }
 
 }  // namespace lockbench::sim
