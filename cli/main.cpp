@@ -97,7 +97,7 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
   }
   if (!out.empty()) write_results(results, out);
   if (json_out) {
-    std::cout << (results.size() == 1 ? results[0] : json(results)).dump(2) << "\n";
+    std::cout << json(results).dump(2) << "\n";  // always an array, one result or many
     print_table(std::cerr, results);
   } else {
     print_table(std::cout, results);
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run strategies once and print the comparison table");
   add_setting_flags(run, values, config_path);
   run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file");
-  run->add_flag("--json", json_out, "print the result JSON on stdout (the table goes to stderr)");
+  run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)");
   run->add_flag("--quiet", quiet, "no progress line");
 
   std::vector<std::string> vary;
