@@ -18,6 +18,7 @@
 #include "core/run.hpp"
 #include "core/scenario.hpp"
 #include "core/strategy.hpp"
+#include "report/compare.hpp"
 #include "report/explain.hpp"
 #include "report/lint.hpp"
 #include "report/progress.hpp"
@@ -203,6 +204,15 @@ int main(int argc, char** argv) {
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
 
+  std::string cmp_a, cmp_b, cmp_format = "md";
+  report::CompareOptions cmp_opt;
+  auto* cmp = app.add_subcommand("compare", "two result sets side by side with deltas; exit 1 when a regression is flagged");
+  cmp->add_option("baseline", cmp_a, "A: a result file or a directory of them")->required();
+  cmp->add_option("candidate", cmp_b, "B: a result file or a directory of them")->required();
+  cmp->add_option("--format", cmp_format, "md (default) or json");
+  cmp->add_option("--max-ok-drop", cmp_opt.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)");
+  cmp->add_option("--max-p99-rise", cmp_opt.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)");
+
   std::string explain_name;
   auto* exp = app.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
   exp->add_option("strategy", explain_name, "strategy name (none for the list)");
@@ -245,6 +255,7 @@ int main(int argc, char** argv) {
                 << results.size() << " results)\n";
       return 0;
     }
+    if (*cmp) return report::run_compare(cmp_a, cmp_b, cmp_opt, cmp_format, std::cout);
     if (*exp) {
       std::cout << (explain_name.empty() ? report::explain_list() : report::explain(explain_name));
       return 0;

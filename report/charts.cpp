@@ -79,12 +79,14 @@ class ChartWriter {
 
   // Runs the script for chart `c` (c.file decides the names) and fills c.svg or c.missing.
   void draw(Chart& c, const std::string& script) {
+    // The script is written even when charts are off: `gnuplot gnuplot/x.gp` draws it later.
+    const fs::path gp = fs::path("gnuplot") / fs::path(c.file).replace_extension(".gp");
+    src();
+    write_file(dir_ / gp, script);
     if (!options_.charts) {
       c.missing = "Charts were turned off for this report.";
       return;
     }
-    const fs::path gp = fs::path("gnuplot") / fs::path(c.file).replace_extension(".gp");
-    write_file(dir_ / gp, script);
     const std::string err = run_gnuplot(options_.gnuplot, gp, dir_);
     if (!err.empty()) {
       c.missing = "This chart could not be drawn: " + err;

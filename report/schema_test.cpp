@@ -5,7 +5,10 @@
 // required, properties, items, enum) lives here; it is tested to refuse.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -123,6 +126,29 @@ TEST(ResultSchema, the_validator_refuses_a_missing_field_a_wrong_type_and_a_valu
   json row = r;
   row["timeline"][0]["active"] = 1.5;  // an integer field
   EXPECT_EQ(errors_of(schema, row).size(), 1u);
+}
+
+TEST(CompareCommand, exits_0_for_two_runs_of_one_seed_and_1_when_the_candidate_lost_throughput) {
+  const auto dir = std::filesystem::temp_directory_path() / ("lockbench-compare-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string run = kBin + " run --world sim --quiet --strategy held-tx,row-lease --rate 10 --duration 20s --out ";
+  ASSERT_EQ(lockbench::testing::run_command(run + (dir / "a.json").string()).status, 0);
+  ASSERT_EQ(lockbench::testing::run_command(run + (dir / "b.json").string()).status, 0);
+  const std::string compare = kBin + " compare " + (dir / "a.json").string() + " ";
+  const auto same = lockbench::testing::run_command(compare + (dir / "b.json").string());
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("**No regression.**"), std::string::npos) << same.out;
+  // The candidate's row-lease served 40 % fewer requests per second.
+  json worse = json::parse(lockbench::testing::slurp((dir / "b.json").string()));
+  for (auto& r : worse)
+    if (r["strategy"] == "row-lease") r["throughput_ok_per_s"] = r["throughput_ok_per_s"].get<double>() * 0.6;
+  std::ofstream(dir / "c.json") << worse.dump();
+  const auto flagged = lockbench::testing::run_command(compare + (dir / "c.json").string() + " --format json");
+  EXPECT_EQ(flagged.status, 1) << flagged.out << flagged.err;
+  EXPECT_TRUE(json::parse(flagged.out)["regressed"].get<bool>());
+  EXPECT_EQ(lockbench::testing::run_command(compare + (dir / "absent.json").string()).status, 2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
