@@ -174,9 +174,12 @@ struct Panel {
 std::string multiplot(const std::vector<Panel>& panels, const std::string& setup, int& height_px) {
   const std::size_t cols = panels.size() <= 2 ? panels.size() : panels.size() == 4 ? 2 : 3;
   const std::size_t rows = (panels.size() + cols - 1) / cols;
-  height_px = static_cast<int>(rows) * 320 + 20;
-  std::string out = fmt::format("set multiplot layout {},{} margins 0.07,0.93,{:.3f},0.95 spacing 0.12,{:.3f}\n",
-                                rows, cols, 0.25 / static_cast<double>(rows), 0.35 / static_cast<double>(rows));
+  height_px = static_cast<int>(rows) * 330 + 20;
+  // Margins and spacing in screen fractions, scaled by the rows so each panel
+  // keeps room for its title above and its x label below.
+  const double r = static_cast<double>(rows);
+  std::string out = fmt::format("set multiplot layout {},{} margins 0.07,0.93,{:.3f},{:.3f} spacing 0.12,{:.3f}\n",
+                                rows, cols, 0.15 / r, 1 - 0.09 / r, 0.24 / r);
   out += setup;
   for (const auto& p : panels) out += fmt::format("{}set title {} offset 0,-0.5\nplot {}\n", p.pre, q(p.title), p.plots);
   return out + "unset multiplot\n";

@@ -61,7 +61,7 @@ json figures(const json& v) {
           {"p99_ms", p99 ? json(*p99) : json(nullptr)},
           {"violations", viol.total},
           {"violation_kinds", kinds},
-          {"pool_timeouts", std::max(num_or(v, "requests.pool_timeout", 0), num_or(v, "pool.timeouts", 0))},
+          {"pool_timeouts", num_or(v, "requests.pool_timeout", 0)},  // requests only: probes have their own
           {"probes_failed", num_or(v, "probe.failed", 0)},
           {"requests", num_or(v, "requests.total", 0)}};
 }

@@ -27,8 +27,11 @@ std::optional<double> ok_latency(const json& r, const char* q) {
   return num(r, std::string("latency_ms.") + q);
 }
 
+// Requests that timed out waiting for a connection (pool.timeouts also counts
+// the health probes' timeouts, which have a column of their own).
 double pool_timeouts(const json& r) {
-  return std::max(num_or(r, "requests.pool_timeout", 0), num_or(r, "pool.timeouts", 0));
+  if (auto n = num(r, "requests.pool_timeout")) return *n;
+  return num_or(r, "pool.timeouts", 0);
 }
 
 bool pool_safe(const json& r) { return pool_timeouts(r) == 0 && num_or(r, "probe.failed", 0) == 0; }
