@@ -245,6 +245,30 @@ Chart headline_bars(Chart c, const std::vector<Headline>& rows, ChartWriter& w, 
   return c;
 }
 
+// The same strategy's runs in the other worlds (configured units, so they sit
+// on the same axes): one plot clause per group, open black squares named
+// after the world; "" when there are none.
+std::vector<std::string> other_world_points(const std::vector<StrategyGroup>& groups, const std::string& world,
+                                            ChartWriter& w, const std::string& prefix, const std::string& field) {
+  std::vector<std::string> out(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::map<std::string, std::string> by_world;
+    for (const json* r : groups[i].results) {
+      if (str(*r, "world") == world || has_faults(*r)) continue;
+      const auto offered = num(*r, "offered_per_s"), y = num(*r, field);
+      if (offered && y) by_world[world_label(*r)] += fmt::format("{} {}\n", *offered, *y);
+    }
+    int k = 0;
+    for (const auto& [label, data] : by_world) {
+      const auto file = w.data(fmt::format("{}_{}_w{}.dat", prefix, i, k), data);
+      out[i] += fmt::format("{} using 1:2 with points pt {} ps 1.4 lw 2 lc rgb 'black' title {}, ", q(file.string()),
+                            k == 0 ? 4 : 6, q(label));
+      ++k;
+    }
+  }
+  return out;
+}
+
 Chart throughput_chart(const std::vector<json>& views, const std::vector<StrategyGroup>& groups, ChartWriter& w) {
   Chart c{"throughput.svg", "Successful throughput against offered load", "", "", ""};
   const auto rows = headline_runs(views);
@@ -267,13 +291,14 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
   c.caption = "One panel per strategy, runs of the " + world +
               " world (configured units): its ok requests per second (thick line), its Little's-law ceiling "
               "(dashed, for strategies that hold a connection during the call), offered = ok (grey dotted: what a "
-              "strategy without losses would reach) and every other strategy in light grey behind it.";
+              "strategy without losses would reach), its runs in other worlds (open black squares, at their "
+              "configured load) and every other strategy in light grey behind it.";
   double top = 0;
   std::vector<std::string> files(groups.size());
   std::vector<bool> ceiling_file(groups.size(), false);
   for (const auto& g : groups)
-    for (const json* r : load_points(g, world))
-      top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
+    for (const json* r : g.results)
+      if (!has_faults(*r)) top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::string data;
     for (const json* r : load_points(groups[i], world)) {
@@ -285,6 +310,7 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
     }
     if (!data.empty()) files[i] = w.data(fmt::format("throughput_{}.dat", i), data).string();
   }
+  const auto others = other_world_points(groups, world, w, "throughput", "throughput_ok_per_s");
   std::vector<Panel> panels;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (files[i].empty()) continue;
@@ -293,6 +319,7 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
       if (j != i && !files[j].empty())
         plots += fmt::format("{} using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, ", q(files[j]));
     plots += "x with lines dt 3 lc rgb '#777777' title 'offered = ok', ";
+    plots += others[i];
     if (ceiling_file[i])
       plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title 'ceiling', ", q(files[i]),
                            color(i));
@@ -326,9 +353,9 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
   }
   const std::string world = chart_world(groups);
   c.caption = "One panel per strategy, runs of the " + world +
-              " world: p99 latency of every request from its intended start (so queueing is counted), other "
-              "strategies in light grey behind. A logarithmic axis is used when the values span more than two "
-              "decades.";
+              " world: p99 latency of every request from its intended start (so queueing is counted), its runs "
+              "in other worlds as open black squares (configured units), other strategies in light grey behind. "
+              "A logarithmic axis is used when the values span more than two decades.";
   double lo = 0, hi = 0;
   std::vector<std::string> files(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -342,6 +369,7 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
     }
     if (!data.empty()) files[i] = w.data(fmt::format("p99_{}.dat", i), data).string();
   }
+  const auto others = other_world_points(groups, world, w, "p99", "latency_ms.p99");
   std::vector<Panel> panels;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (files[i].empty()) continue;
@@ -349,6 +377,7 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
     for (std::size_t j = 0; j < groups.size(); ++j)
       if (j != i && !files[j].empty())
         plots += fmt::format("{} using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, ", q(files[j]));
+    plots += others[i];
     plots += fmt::format("{} using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '{}' title 'p99'", q(files[i]),
                          color(i));
     panels.push_back({groups[i].strategy, plots, ""});
@@ -357,6 +386,10 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
     c.missing = "No result states a p99 latency with an offered load.";
     return c;
   }
+  for (const auto& g : groups)
+    for (const json* r : g.results)
+      if (auto p99 = num(*r, "latency_ms.p99"); p99 && *p99 > 0 && !has_faults(*r))
+        lo = std::min(lo, *p99), hi = std::max(hi, *p99);
   std::string setup = "set xrange [0:*]\nset xlabel 'offered /s' offset 0,0.6\nset ylabel 'p99 ms'\n";
   if (lo > 0 && hi / lo > 100) setup += fmt::format("set logscale y\nset yrange [{}:{}]\n", lo / 2, hi * 2);
   else setup += fmt::format("set yrange [0:{}]\n", std::max(1.0, hi * 1.15));

@@ -33,6 +33,10 @@ std::string render_html(const std::vector<nlohmann::json>& results, const std::f
   return detail::html(views, options, detail::make_charts(views, charts_dir, options));
 }
 
+double violations_total(const nlohmann::json& result) { return detail::violations_total(result); }
+
+bool is_informational_kind(std::string_view kind) { return detail::is_count_not_violation(kind); }
+
 void write_report(const std::vector<nlohmann::json>& results, const std::filesystem::path& out_dir,
                   const ReportOptions& options) {
   if (results.empty()) throw SettingError("RESULTS: no result to report on (give one or more result files)");
