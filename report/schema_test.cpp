@@ -128,6 +128,14 @@ TEST(ResultSchema, the_validator_refuses_a_missing_field_a_wrong_type_and_a_valu
   EXPECT_EQ(errors_of(schema, row).size(), 1u);
 }
 
+TEST(ResultSize, a_24_hour_simulated_run_writes_a_bounded_timeline_and_a_small_result) {
+  const json r = run_json("--strategy held-tx --rate 1 --duration 24h").at(0);
+  EXPECT_LE(r["timeline"].size(), 600u);
+  EXPECT_GE(r["timeline"].size(), 300u);
+  EXPECT_LT(r.dump().size(), 1000000u) << "a day's result should stay well under a megabyte";
+  EXPECT_TRUE(errors_of(load_schema(), r).empty()) << joined(errors_of(load_schema(), r));
+}
+
 TEST(CompareCommand, exits_0_for_two_runs_of_one_seed_and_1_when_the_candidate_lost_throughput) {
   const auto dir = std::filesystem::temp_directory_path() / ("lockbench-compare-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
