@@ -198,20 +198,33 @@ std::string xtics(const std::vector<std::string>& bars);
 
 // Bars per headline row, value from `value`; `marker` (optional) draws a short
 // black line on each bar (the ceiling); `level` a dashed line across (offered).
-Chart headline_bars(Chart c, const std::vector<Headline>& rows, ChartWriter& w, const std::string& prefix,
+Chart headline_bars(Chart c, const std::vector<Headline>& rows_in, ChartWriter& w, const std::string& prefix,
                     const std::string& ylabel, const std::function<std::optional<double>(const json&)>& value,
                     const std::function<std::optional<double>(const json&)>& marker, std::optional<double> level,
                     const std::string& marker_name, const std::string& level_name) {
-  const bool worlds = many_worlds(rows);
-  std::vector<std::string> labels;
-  std::string bars, marks;
+  // A strategy's worlds side by side, one fill color per world.
+  std::vector<std::string> strategies, worlds;
+  for (const auto& h : rows_in) {
+    if (std::find(strategies.begin(), strategies.end(), h.strategy) == strategies.end()) strategies.push_back(h.strategy);
+    if (std::find(worlds.begin(), worlds.end(), world_label(*h.run)) == worlds.end()) worlds.push_back(world_label(*h.run));
+  }
+  std::vector<const Headline*> rows;
+  for (const auto& s : strategies)
+    for (const auto& h : rows_in)
+      if (h.strategy == s) rows.push_back(&h);
+  const bool many = worlds.size() > 1;
+  static const char* world_colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2"};
+  std::vector<std::string> labels, bars(worlds.size());
+  std::string marks, values;
   double top = level.value_or(0), lo = 0, hi = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const json& r = *rows[i].run;
-    labels.push_back(bar_label(rows[i], worlds));
+    const json& r = *rows[i]->run;
+    labels.push_back(bar_label(*rows[i], many));
     const auto v = value(r);
     if (!v) continue;
-    bars += fmt::format("{} {} \"{}\"\n", i, *v, fmt(v, 2));
+    const auto wi = static_cast<std::size_t>(std::find(worlds.begin(), worlds.end(), world_label(r)) - worlds.begin());
+    bars[wi] += fmt::format("{} {}\n", i, *v);
+    values += fmt::format("{} {} \"{}\"\n", i, *v, fmt(v, 2));
     top = std::max(top, *v);
     lo = lo == 0 ? *v : std::min(lo, *v), hi = std::max(hi, *v);
     if (marker)
@@ -220,22 +233,26 @@ Chart headline_bars(Chart c, const std::vector<Headline>& rows, ChartWriter& w, 
         top = std::max(top, *m);
       }
   }
-  if (bars.empty()) {
+  if (values.empty()) {
     c.missing = "No headline run states this figure.";
     return c;
   }
-  std::string plots = fmt::format(
-      "{} using 1:2:(0.6) with boxes fs solid 0.85 border lc rgb '#4e79a7' title {}, "
-      "{} using 1:2:3 with labels offset 0,0.7 font ',10' notitle",
-      q(w.data(prefix + "_bars.dat", bars).string()), q(ylabel),
-      q((fs::path("gnuplot") / (prefix + "_bars.dat")).string()));
+  std::string plots;
+  for (std::size_t k = 0; k < worlds.size(); ++k) {
+    if (bars[k].empty()) continue;
+    plots += fmt::format("{} using 1:2:(0.6) with boxes fs solid 0.85 border lc rgb '#333333' fc rgb '{}' title {}, ",
+                         q(w.data(fmt::format("{}_bars_{}.dat", prefix, k), bars[k]).string()),
+                         world_colors[k % (sizeof world_colors / sizeof world_colors[0])], q(worlds[k]));
+  }
+  plots += fmt::format("{} using 1:2:3 with labels offset 0,0.7 font ',10' notitle",
+                       q(w.data(prefix + "_values.dat", values).string()));
   if (!marks.empty())
-    plots += fmt::format(", {} using 1:2:(0.32):(0) with vectors nohead lw 3 lc rgb 'black' title {}",
+    plots += fmt::format(", {} using ($1-0.3):2:(0.6):(0) with vectors nohead lw 3 lc rgb 'black' title {}",
                          q(w.data(prefix + "_marks.dat", marks).string()), q(marker_name));
   if (level) plots += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#b00020' title {}", *level, q(level_name));
-  std::string script = preamble(w.svg(c), c.title, "", ylabel, 520);
+  std::string script = preamble(w.svg(c), c.title, "", ylabel, 560);
   script += xtics(labels);
-  script += "set style fill solid\nset boxwidth 0.6\n";
+  script += "set lmargin 18\nset bmargin 9\n";
   const bool log = lo > 0 && hi / lo > 100;
   if (log) script += fmt::format("set logscale y\nset yrange [{}:{}]\n", lo / 2, top * 3);
   else script += fmt::format("set yrange [0:{}]\n", std::max(1e-9, top * 1.18));
