@@ -210,20 +210,6 @@ bool holds_connection(const json& result) {
   return num(result, "prediction.configured_ceiling_per_s").has_value();
 }
 
-const json* StrategyGroup::representative() const {
-  const json* best = nullptr;
-  for (const json* r : results) {
-    if (best != nullptr && has_faults(*r) && !has_faults(*best)) continue;
-    if (best == nullptr || (has_faults(*best) && !has_faults(*r))) {
-      best = r;
-      continue;
-    }
-    const double a = num_or(*r, "offered_per_s", 0), b = num_or(*best, "offered_per_s", 0);
-    if (a > b || (a == b && num_or(*r, "requests.total", 0) > num_or(*best, "requests.total", 0))) best = r;
-  }
-  return best;
-}
-
 std::vector<StrategyGroup> group_by_strategy(const std::vector<json>& results) {
   std::vector<StrategyGroup> groups;
   for (const auto& r : results) {

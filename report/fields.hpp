@@ -83,9 +83,6 @@ bool holds_connection(const json& result);
 struct StrategyGroup {
   std::string strategy;
   std::vector<const json*> results;
-  // The heaviest run without faults (highest offered load in configured
-  // units, then most requests).
-  const json* representative() const;
 };
 std::vector<StrategyGroup> group_by_strategy(const std::vector<json>& results);
 
