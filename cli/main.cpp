@@ -16,6 +16,7 @@
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
 #include "core/run.hpp"
+#include "report/compare.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 #include "report/explain.hpp"
@@ -107,7 +108,7 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
   }
   if (!out.empty()) write_results(results, out);
   if (json_out) {
-    std::cout << (results.size() == 1 ? results[0] : json(results)).dump(2) << "\n";
+    std::cout << json(results).dump(2) << "\n";  // always an array, one result or many
     print_table(std::cerr, results);
   } else {
     print_table(std::cout, results);
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run strategies once and print the comparison table");
   add_setting_flags(run, values, config_path);
   run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file");
-  run->add_flag("--json", json_out, "print the result JSON on stdout (the table goes to stderr)");
+  run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)");
   run->add_flag("--quiet", quiet, "no progress line");
 
   std::vector<std::string> vary;
@@ -211,6 +212,15 @@ int main(int argc, char** argv) {
   rep->add_option("--out", report_out, "output directory")->required();
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
+
+  std::string cmp_a, cmp_b, cmp_format = "md";
+  report::CompareOptions cmp_opt;
+  auto* cmp = app.add_subcommand("compare", "two result sets side by side with deltas; exit 1 when a regression is flagged");
+  cmp->add_option("baseline", cmp_a, "A: a result file or a directory of them")->required();
+  cmp->add_option("candidate", cmp_b, "B: a result file or a directory of them")->required();
+  cmp->add_option("--format", cmp_format, "md (default) or json");
+  cmp->add_option("--max-ok-drop", cmp_opt.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)");
+  cmp->add_option("--max-p99-rise", cmp_opt.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)");
 
   std::string explain_name;
   auto* exp = app.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
@@ -254,6 +264,7 @@ int main(int argc, char** argv) {
                 << results.size() << " results)\n";
       return 0;
     }
+    if (*cmp) return report::run_compare(cmp_a, cmp_b, cmp_opt, cmp_format, std::cout);
     if (*exp) {
       std::cout << (explain_name.empty() ? report::explain_list() : report::explain(explain_name));
       return 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 namespace lockbench {
@@ -77,19 +78,77 @@ std::int64_t Recorder::total() const {
   return t;
 }
 
-nlohmann::json Recorder::timeline_json() const {
+nlohmann::json Recorder::timeline_json(std::size_t points_max) const {
   std::lock_guard lock(mu_);
   nlohmann::json out = nlohmann::json::array();
-  for (std::size_t i = 0; i < timeline_.size(); ++i) {
-    const auto& b = timeline_[i];
-    nlohmann::json row = {{"t_s", to_s(timeline_step_) * static_cast<double>(i)},
-                          {"active", b.pool.active},
-                          {"pending", b.pool.pending},
-                          {"idle", b.pool.idle}};
-    for (auto o : kOutcomes) row[std::string(outcome_name(o))] = b.done[static_cast<int>(o)];
+  const std::size_t n = timeline_.size();
+  const std::size_t per = std::max<std::size_t>(1, (n + std::max<std::size_t>(points_max, 1) - 1) /
+                                                       std::max<std::size_t>(points_max, 1));
+  const double step_s = to_s(timeline_step_);
+  for (std::size_t first = 0; first < n; first += per) {
+    const std::size_t last = std::min(n, first + per);
+    int active = 0, pending = 0, idle = 0;
+    double active_sum = 0, pending_sum = 0;
+    std::size_t sampled = 0;
+    std::array<std::int64_t, 5> done{};
+    for (std::size_t i = first; i < last; ++i) {
+      const auto& b = timeline_[i];
+      for (std::size_t o = 0; o < done.size(); ++o) done[o] += b.done[o];
+      if (!b.has_pool) continue;
+      active = std::max(active, b.pool.active);
+      pending = std::max(pending, b.pool.pending);
+      idle = sampled == 0 ? b.pool.idle : std::min(idle, b.pool.idle);
+      active_sum += b.pool.active;
+      pending_sum += b.pool.pending;
+      ++sampled;
+    }
+    const double k = sampled > 0 ? static_cast<double>(sampled) : 1;
+    nlohmann::json row = {{"t_s", step_s * static_cast<double>(first)},
+                          {"dt_s", step_s * static_cast<double>(last - first)},
+                          {"active", active},
+                          {"active_mean", active_sum / k},
+                          {"pending", pending},
+                          {"pending_mean", pending_sum / k},
+                          {"idle", idle}};
+    for (auto o : kOutcomes) row[std::string(outcome_name(o))] = done[static_cast<int>(o)];
     out.push_back(row);
   }
   return out;
+}
+
+std::size_t histogram_bucket(double v) {
+  if (!(v >= kHistogramLowestMs)) return 0;
+  const double ratio = v / kHistogramLowestMs;
+  int e = std::ilogb(ratio);  // 2^e <= ratio < 2^(e+1)
+  double base = std::ldexp(1.0, e);
+  auto sub = static_cast<int>((ratio / base - 1) * kHistogramSubBuckets);
+  if (sub >= kHistogramSubBuckets) sub = kHistogramSubBuckets - 1;  // rounding at the top edge
+  if (sub < 0) sub = 0;
+  return 1 + static_cast<std::size_t>(e) * kHistogramSubBuckets + static_cast<std::size_t>(sub);
+}
+
+LatencyBucket histogram_bounds(std::size_t bucket) {
+  if (bucket == 0) return {0, kHistogramLowestMs};
+  const auto e = static_cast<int>((bucket - 1) / kHistogramSubBuckets);
+  const auto sub = static_cast<double>((bucket - 1) % kHistogramSubBuckets);
+  const double base = kHistogramLowestMs * std::ldexp(1.0, e);
+  return {base * (1 + sub / kHistogramSubBuckets), base * (1 + (sub + 1) / kHistogramSubBuckets)};
+}
+
+nlohmann::json histogram_json(const Samples& samples) {
+  std::map<std::size_t, std::int64_t> counts;
+  for (double v : samples.values()) counts[histogram_bucket(v)]++;
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& [k, n] : counts) {
+    const auto b = histogram_bounds(k);
+    buckets.push_back({b.lower, b.upper, n});
+  }
+  return {{"scheme", "log-linear"},
+          {"unit", "ms"},
+          {"lowest", kHistogramLowestMs},
+          {"sub_buckets", kHistogramSubBuckets},
+          {"count", samples.size()},
+          {"buckets", buckets}};
 }
 
 }  // namespace lockbench

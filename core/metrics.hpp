@@ -32,6 +32,29 @@ class Samples {
   mutable std::vector<double> v_;  // sorted lazily by quantile()
 };
 
+// Latency samples as a log-linear histogram (HdrHistogram's layout): every
+// power of two above 1 us is cut into 8 equal sub-buckets, so a bucket's
+// width is at most 1/8 of its lower bound (12.5 % relative error). The bounds
+// depend on nothing but the value, so histograms of two runs merge by adding
+// the counts of equal buckets, and compare bucket by bucket. Exported as
+//   {"scheme": "log-linear", "unit": "ms", "lowest": 0.001, "sub_buckets": 8,
+//    "count": N, "buckets": [[lower, upper, n], ...]}   (non-empty buckets, ascending)
+// Bucket k >= 1 holds [lower, upper); bucket 0 holds [0, 0.001).
+struct LatencyBucket {
+  double lower = 0;
+  double upper = 0;
+};
+constexpr double kHistogramLowestMs = 0.001;
+constexpr int kHistogramSubBuckets = 8;
+std::size_t histogram_bucket(double value_ms);
+LatencyBucket histogram_bounds(std::size_t bucket);
+nlohmann::json histogram_json(const Samples& samples);
+
+// The most rows a result's timeline holds: a longer run's one-second samples
+// are merged into wider intervals (max and mean per interval), so a 24 h run
+// writes a timeline of the same size as a 10 min one.
+constexpr std::size_t kTimelinePointsMax = 600;
+
 enum class Outcome { ok, conflict, pool_timeout, rejected, error };
 constexpr std::array<Outcome, 5> kOutcomes = {Outcome::ok, Outcome::conflict, Outcome::pool_timeout,
                                               Outcome::rejected, Outcome::error};
@@ -119,7 +142,11 @@ class Recorder {
   TimeSplit split_sum() const { return split_sum_; }
   Duration last_finish() const { return last_finish_; }
   const std::vector<TraceEvent>& events() const { return events_; }
-  nlohmann::json timeline_json() const;
+  // At most `points_max` rows, each {t_s, dt_s, active, active_mean, pending,
+  // pending_mean, idle, ok, conflict, pool_timeout, rejected, error}: active
+  // and pending are the interval's busiest sample (peaks survive merging),
+  // idle its fewest idle connections, outcomes summed.
+  nlohmann::json timeline_json(std::size_t points_max = kTimelinePointsMax) const;
   Duration timeline_step() const { return timeline_step_; }
 
  private:

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/metrics.hpp"
 #include "core/result.hpp"
 
@@ -25,4 +27,66 @@ TEST(Queueing, ErlangCMatchesKnownValues) {
   // 10 servers at a = 8: table value 0.4092
   EXPECT_NEAR(erlang_c(10, 8.0), 0.4092, 1e-3);
   EXPECT_TRUE(std::isinf(erlang_c_wait_s(10, 20, 1.0)));
+}
+
+TEST(LatencyHistogram, EveryValueFallsInItsBucketWithinAnEighthOfItsLowerBound) {
+  for (double v : {0.0, 0.0005, 0.001, 0.0013, 0.5, 1.0, 1.5, 7.0, 250.0, 1500.0, 30000.0, 86400000.0}) {
+    const auto b = histogram_bounds(histogram_bucket(v));
+    EXPECT_LE(b.lower, v * (1 + 1e-12)) << v;
+    EXPECT_GT(b.upper, v * (1 - 1e-12)) << v;
+    if (v >= kHistogramLowestMs) {
+      EXPECT_LE(b.upper - b.lower, b.lower / kHistogramSubBuckets * (1 + 1e-12)) << v;
+    }
+  }
+  EXPECT_LT(histogram_bucket(10), histogram_bucket(11));  // ordered
+}
+
+TEST(LatencyHistogram, TwoRunsMergeByAddingEqualBuckets) {
+  Samples a, b, both;
+  for (int i = 1; i <= 500; ++i) a.add(i * 1.7), both.add(i * 1.7);
+  for (int i = 1; i <= 300; ++i) b.add(i * 23.0), both.add(i * 23.0);
+  const auto ha = histogram_json(a), hb = histogram_json(b), hboth = histogram_json(both);
+  EXPECT_EQ(ha["count"], 500);
+  std::map<double, std::int64_t> merged;
+  for (const auto* h : {&ha, &hb})
+    for (const auto& bucket : (*h)["buckets"]) merged[bucket[0].get<double>()] += bucket[2].get<std::int64_t>();
+  std::map<double, std::int64_t> direct;
+  std::int64_t total = 0;
+  for (const auto& bucket : hboth["buckets"]) {
+    direct[bucket[0].get<double>()] = bucket[2].get<std::int64_t>();
+    total += bucket[2].get<std::int64_t>();
+  }
+  EXPECT_EQ(merged, direct);
+  EXPECT_EQ(total, 800);
+}
+
+TEST(Timeline, A24HourRunIsDownsampledToTheBoundAndKeepsItsPeaks) {
+  Recorder rec;  // one-second intervals
+  const int seconds = 24 * 3600;
+  for (int t = 0; t < seconds; ++t) {
+    const bool spike = t == 40000;  // one busy second in a quiet day
+    rec.pool_sample({std::chrono::seconds(t), spike ? 10 : 1, spike ? 250 : 0, spike ? 0 : 9});
+    rec.finish(static_cast<std::uint64_t>(t), Outcome::ok, std::chrono::seconds(t), std::chrono::seconds(t), {});
+  }
+  const auto tl = rec.timeline_json();
+  ASSERT_LE(tl.size(), kTimelinePointsMax);
+  EXPECT_GE(tl.size(), kTimelinePointsMax / 2);
+  int active = 0, pending = 0;
+  std::int64_t ok = 0;
+  for (const auto& row : tl) {
+    active = std::max(active, row["active"].get<int>());
+    pending = std::max(pending, row["pending"].get<int>());
+    ok += row["ok"].get<std::int64_t>();
+    EXPECT_NEAR(row["dt_s"].get<double>(), 144.0, 1e-9);
+  }
+  EXPECT_EQ(active, 10);      // the peak survives as the interval's max
+  EXPECT_EQ(pending, 250);
+  EXPECT_EQ(ok, seconds);     // outcomes are summed, none lost
+  EXPECT_LT(tl.dump().size(), 200000u);
+  // A short run keeps one row per second, the same shape.
+  Recorder short_run;
+  for (int t = 0; t < 30; ++t) short_run.pool_sample({std::chrono::seconds(t), 2, 0, 8});
+  const auto st = short_run.timeline_json();
+  EXPECT_EQ(st.size(), 30u);
+  EXPECT_EQ(st[0].size(), tl[0].size());
 }

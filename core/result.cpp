@@ -1,9 +1,22 @@
 #include "core/result.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <set>
+#include <thread>
+
+// Set by core/CMakeLists.txt for this file only.
+#ifndef LOCKBENCH_VERSION
+#define LOCKBENCH_VERSION "unknown"
+#endif
+#ifndef LOCKBENCH_GIT_COMMIT
+#define LOCKBENCH_GIT_COMMIT "unknown"
+#endif
 
 namespace lockbench {
 
@@ -70,6 +83,24 @@ const std::vector<std::string>& violation_kinds() {
   return kinds;
 }
 
+nlohmann::json provenance(const RunSummary& run) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32] = {};
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  const auto known = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  return {{"lockbench_version", LOCKBENCH_VERSION},
+          {"git_commit", LOCKBENCH_GIT_COMMIT},
+          {"created_at", stamp},
+          {"host", host},
+          {"cores", std::thread::hardware_concurrency()},
+          {"postgresql_version", known(run.postgresql_version)},
+          {"partner_version", known(run.partner_version)}};
+}
+
 double erlang_c(int c, double a) {
   if (a <= 0) return 0;
   if (a >= c) return 1;
@@ -99,6 +130,7 @@ nlohmann::json make_result(const RunSummary& run) {
 
   nlohmann::json j;
   j["schema"] = kResultSchema;
+  j["provenance"] = provenance(run);
   j["world"] = run.world;
   j["scenario"] = s.scenario;
   j["strategy"] = run.strategy;
@@ -117,6 +149,8 @@ nlohmann::json make_result(const RunSummary& run) {
   j["throughput_ok_per_s"] = static_cast<double>(ok) / span_s;
   j["latency_ms"] = latency(rec.latency_ms(), 1.0);        // every request, fast refusals included
   j["latency_ok_ms"] = latency(rec.latency_ok_ms(), 1.0);  // requests that finished their effect
+  // The same distributions, mergeable across runs (measured units, like latency_ms).
+  j["latency_histogram_ms"] = {{"all", histogram_json(rec.latency_ms())}, {"ok", histogram_json(rec.latency_ok_ms())}};
 
   const double util = pool.size > 0 ? pool.busy_conn_s / (pool.size * span_s) : 0;
   j["pool"] = {{"size", pool.size},

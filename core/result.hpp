@@ -25,9 +25,19 @@ struct RunSummary {
   nlohmann::json partner = nlohmann::json::object();
   // World-specific blocks merged into the result (sim{events, wall_ms}, faults{...}).
   nlohmann::json extra = nlohmann::json::object();
+  // Versions of the systems under test, when the world knows them ("" = not
+  // known: written as null). The real world can ask PostgreSQL
+  // (SHOW server_version) and the partner; the simulator models both.
+  std::string postgresql_version;
+  std::string partner_version;
 };
 
 nlohmann::json make_result(const RunSummary& run);
+
+// Where a result came from: {lockbench_version, git_commit (at configure
+// time; "unknown" outside a git checkout), created_at (UTC, ISO 8601), host,
+// cores, postgresql_version, partner_version (null when unknown)}.
+nlohmann::json provenance(const RunSummary& run);
 
 // Erlang C: probability that an arrival waits in an M/M/c queue with offered
 // load a = lambda / mu (in servers), and the mean wait lambda, mu, c give.

@@ -16,7 +16,7 @@ TEST(Result, HasEveryContractFieldAndTheLittlesLawPrediction) {
     pool.hold_ms.add(1500);
   }
   ProbeStats probe;
-  RunSummary run{&s, "sim", "held-tx:wait", true, 2, &rec, &pool, &probe, {}, {}};
+  RunSummary run{&s, "sim", "held-tx:wait", true, 2, &rec, &pool, &probe, {}, {}, "", ""};
   const auto j = make_result(run);
   for (const char* f : {"schema", "world", "scenario", "strategy", "seed", "settings", "offered_per_s", "duration_s",
                         "requests", "throughput_ok_per_s", "latency_ms", "pool", "probe", "locks", "partner",

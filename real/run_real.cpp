@@ -97,6 +97,17 @@ std::int64_t count_leaked_advisory_locks(const std::string& url, const std::vect
       .as<std::int64_t>();
 }
 
+// The server's version for the result's provenance; "" when it cannot be read.
+std::string postgresql_version(const std::string& url) {
+  try {
+    auto c = real::open_session(url);
+    pqxx::nontransaction tx(*c);
+    return tx.exec1("SHOW server_version")[0].as<std::string>();
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 nlohmann::json partner_config(const Settings& s) {
   nlohmann::json latency = s.partner_latency.to_json();
   latency["apply_at"] = s.apply_at;
@@ -450,6 +461,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     run.probe = &probe;
   }
   run.partner = partner_json;
+  run.postgresql_version = postgresql_version(s.db_url);
   run.extra["real"] = {{"pods", s.pods}, {"connections_replaced", replaced}};
   run.extra["strategy_info"] = strategy_info_json(info);
   nlohmann::json result = make_result(run);

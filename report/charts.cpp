@@ -1,9 +1,10 @@
-// The five charts of report.html. Each writes its data and a gnuplot script,
+// The six charts of report.html, drawn from configured views (fields.hpp). Each writes its data and a gnuplot script,
 // runs gnuplot and reads the SVG back; absent data becomes a sentence instead.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -78,12 +79,14 @@ class ChartWriter {
 
   // Runs the script for chart `c` (c.file decides the names) and fills c.svg or c.missing.
   void draw(Chart& c, const std::string& script) {
+    // The script is written even when charts are off: `gnuplot gnuplot/x.gp` draws it later.
+    const fs::path gp = fs::path("gnuplot") / fs::path(c.file).replace_extension(".gp");
+    src();
+    write_file(dir_ / gp, script);
     if (!options_.charts) {
       c.missing = "Charts were turned off for this report.";
       return;
     }
-    const fs::path gp = fs::path("gnuplot") / fs::path(c.file).replace_extension(".gp");
-    write_file(dir_ / gp, script);
     const std::string err = run_gnuplot(options_.gnuplot, gp, dir_);
     if (!err.empty()) {
       c.missing = "This chart could not be drawn: " + err;
@@ -105,9 +108,9 @@ class ChartWriter {
   const ReportOptions& options_;
 };
 
-// The world whose runs the load charts draw: the one with the most runs. A
-// time-scaled real run and a simulator run at the same configured load sit at
-// different offered rates, so one chart never mixes worlds; the tables show all.
+// The world whose runs the load curves draw: the one with the most runs.
+// Every figure is in configured units (the views), so other worlds' points
+// join the same axes as markers of their own.
 std::string chart_world(const std::vector<StrategyGroup>& groups) {
   std::map<std::string, int> runs;
   for (const auto& g : groups)
@@ -121,144 +124,342 @@ std::string chart_world(const std::vector<StrategyGroup>& groups) {
 
 // A strategy's runs as points on an offered-load axis: that world only, no
 // fault-injection runs (a crash is not a load point), one run per offered
-// load (the first), in increasing load.
+// load (the one with most requests), in increasing load.
 std::vector<const json*> load_points(const StrategyGroup& g, const std::string& world) {
   std::vector<const json*> out;
   for (const json* r : g.results) {
-    if (str(*r, "world") != world || find(*r, "faults") != nullptr || !num(*r, "offered_per_s")) continue;
+    if (str(*r, "world") != world || has_faults(*r) || !num(*r, "offered_per_s")) continue;
     const double offered = *num(*r, "offered_per_s");
-    const bool seen = std::any_of(out.begin(), out.end(), [&](const json* o) { return *num(*o, "offered_per_s") == offered; });
-    if (!seen) out.push_back(r);
+    auto same = std::find_if(out.begin(), out.end(), [&](const json* o) { return *num(*o, "offered_per_s") == offered; });
+    if (same == out.end()) out.push_back(r);
+    else if (num_or(*r, "requests.total", 0) > num_or(**same, "requests.total", 0)) *same = r;
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const json* a, const json* b) { return *num(*a, "offered_per_s") < *num(*b, "offered_per_s"); });
   return out;
 }
 
-Chart throughput_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
-  Chart c{"throughput.svg", "Successful throughput against offered load",
-          "Solid lines: measured ok requests per second. Dashed lines of the same color: the Little's-law "
-          "ceiling (pool size / mean connection hold time) of that strategy at that load; ceilings more than twice "
-          "the highest offered load are left out. Grey dotted line: offered = ok, what a strategy without losses "
-          "would reach.",
-          "", ""};
-  std::string plots;
-  double top = 0;
-  std::size_t points = 0;
-  const std::string world = chart_world(groups);
-  c.caption += " Runs of the " + world + " world.";
-  for (const auto& g : groups)
-    for (const json* r : load_points(g, world))
-      top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    std::string rows;
-    const auto runs = load_points(groups[i], world);
-    // A ceiling far above the offered load (a strategy that returns its
-    // connection during the partner call) would only flatten the chart.
-    bool ceiling_in_view = false;
-    for (const json* r : runs)
-      if (auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s"); ceiling && *ceiling <= 2 * top)
-        ceiling_in_view = true;
-    for (const json* r : runs) {
-      const auto offered = num(*r, "offered_per_s");
-      const auto ok = num(*r, "throughput_ok_per_s");
-      if (!offered || !ok) continue;
-      const auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s");
-      rows += fmt::format("{} {} {}\n", *offered, *ok, ceiling ? fmt::format("{}", *ceiling) : "NaN");
-      top = std::max({top, *offered, *ok});
-      ++points;
-    }
-    if (rows.empty()) continue;
-    const auto file = w.data(fmt::format("throughput_{}.dat", i), rows);
-    plots += fmt::format("{} using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}, \\\n", q(file.string()),
-                         color(i), q(groups[i].strategy));
-    if (ceiling_in_view)
-      plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title {}, \\\n",
-                           q(file.string()), color(i), q(groups[i].strategy + " ceiling"));
+// Distinct offered loads over the runs without faults: one means the load
+// charts are bars, not curves of one point each.
+std::size_t distinct_loads(const std::vector<json>& views) {
+  std::vector<double> seen;
+  for (const auto& r : views) {
+    if (has_faults(r)) continue;
+    const double o = num_or(r, "offered_per_s", 0);
+    if (std::none_of(seen.begin(), seen.end(), [&](double x) { return std::fabs(x - o) <= 1e-9 * std::max(1.0, o); }))
+      seen.push_back(o);
   }
-  if (points == 0) {
+  return seen.size();
+}
+
+std::string bar_label(const Headline& h, bool many_worlds) {
+  return many_worlds ? h.strategy + " (" + world_label(*h.run) + ")" : h.strategy;
+}
+
+bool many_worlds(const std::vector<Headline>& rows) {
+  for (const auto& h : rows)
+    if (world_label(*h.run) != world_label(*rows.front().run)) return true;
+  return false;
+}
+
+// One small panel per strategy (multiplot): the strategy's own series in its
+// color on top, every other strategy's in light grey behind it, so no series
+// can hide another.
+struct Panel {
+  std::string title;
+  std::string plots;  // gnuplot plot arguments, without "plot"
+  std::string pre;    // commands for this panel only (ranges)
+};
+
+std::string multiplot(const std::vector<Panel>& panels, const std::string& setup, int& height_px) {
+  const std::size_t cols = panels.size() <= 2 ? panels.size() : panels.size() == 4 ? 2 : 3;
+  const std::size_t rows = (panels.size() + cols - 1) / cols;
+  height_px = static_cast<int>(rows) * 330 + 20;
+  // Margins and spacing in screen fractions, scaled by the rows so each panel
+  // keeps room for its title above and its x label below.
+  const double r = static_cast<double>(rows);
+  std::string out = fmt::format("set multiplot layout {},{} margins 0.07,0.93,{:.3f},{:.3f} spacing 0.12,{:.3f}\n",
+                                rows, cols, 0.15 / r, 1 - 0.09 / r, 0.24 / r);
+  out += setup;
+  for (const auto& p : panels) out += fmt::format("{}set title {} offset 0,-0.5\nplot {}\n", p.pre, q(p.title), p.plots);
+  return out + "unset multiplot\n";
+}
+
+std::string panel_preamble(const fs::path& svg, const std::string& title, int height_px) {
+  return fmt::format(
+      "set terminal svg size 960,{} dynamic noenhanced font 'Helvetica,12' background rgb 'white' name {}\n"
+      "set output {}\n"
+      "set grid lc rgb '#dddddd' lt 1\nset border 3 lc rgb '#555555'\nset tics nomirror\n"
+      "set key top left Left reverse font ',10' samplen 2 noautotitle\n",
+      height_px, q(svg_name(title)), q(svg.string()));
+}
+
+std::string xtics(const std::vector<std::string>& bars);
+
+// Bars per headline row, value from `value`; `marker` (optional) draws a short
+// black line on each bar (the ceiling); `level` a dashed line across (offered).
+Chart headline_bars(Chart c, const std::vector<Headline>& rows_in, ChartWriter& w, const std::string& prefix,
+                    const std::string& ylabel, const std::function<std::optional<double>(const json&)>& value,
+                    const std::function<std::optional<double>(const json&)>& marker, std::optional<double> level,
+                    const std::string& marker_name, const std::string& level_name) {
+  // A strategy's worlds side by side, one fill color per world.
+  std::vector<std::string> strategies, worlds;
+  for (const auto& h : rows_in) {
+    if (std::find(strategies.begin(), strategies.end(), h.strategy) == strategies.end()) strategies.push_back(h.strategy);
+    if (std::find(worlds.begin(), worlds.end(), world_label(*h.run)) == worlds.end()) worlds.push_back(world_label(*h.run));
+  }
+  std::vector<const Headline*> rows;
+  for (const auto& s : strategies)
+    for (const auto& h : rows_in)
+      if (h.strategy == s) rows.push_back(&h);
+  const bool many = worlds.size() > 1;
+  static const char* world_colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2"};
+  std::vector<std::string> labels, bars(worlds.size());
+  std::string marks, values;
+  double top = level.value_or(0), lo = 0, hi = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& r = *rows[i]->run;
+    labels.push_back(bar_label(*rows[i], many));
+    const auto v = value(r);
+    if (!v) continue;
+    const auto wi = static_cast<std::size_t>(std::find(worlds.begin(), worlds.end(), world_label(r)) - worlds.begin());
+    bars[wi] += fmt::format("{} {}\n", i, *v);
+    values += fmt::format("{} {} \"{}\"\n", i, *v, fmt(v, 2));
+    top = std::max(top, *v);
+    lo = lo == 0 ? *v : std::min(lo, *v), hi = std::max(hi, *v);
+    if (marker)
+      if (auto m = marker(r); m && *m <= 3 * std::max(top, *v)) {
+        marks += fmt::format("{} {}\n", i, *m);
+        top = std::max(top, *m);
+      }
+  }
+  if (values.empty()) {
+    c.missing = "No headline run states this figure.";
+    return c;
+  }
+  std::string plots;
+  for (std::size_t k = 0; k < worlds.size(); ++k) {
+    if (bars[k].empty()) continue;
+    plots += fmt::format("{} using 1:2:(0.6) with boxes fs solid 0.85 border lc rgb '#333333' fc rgb '{}' title {}, ",
+                         q(w.data(fmt::format("{}_bars_{}.dat", prefix, k), bars[k]).string()),
+                         world_colors[k % (sizeof world_colors / sizeof world_colors[0])], q(worlds[k]));
+  }
+  plots += fmt::format("{} using 1:2:3 with labels offset 0,0.7 font ',10' notitle",
+                       q(w.data(prefix + "_values.dat", values).string()));
+  if (!marks.empty())
+    plots += fmt::format(", {} using ($1-0.3):2:(0.6):(0) with vectors nohead lw 3 lc rgb 'black' title {}",
+                         q(w.data(prefix + "_marks.dat", marks).string()), q(marker_name));
+  if (level) plots += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#b00020' title {}", *level, q(level_name));
+  std::string script = preamble(w.svg(c), c.title, "", ylabel, 560);
+  script += xtics(labels);
+  script += "set lmargin 18\nset bmargin 9\n";
+  const bool log = lo > 0 && hi / lo > 100;
+  if (log) script += fmt::format("set logscale y\nset yrange [{}:{}]\n", lo / 2, top * 3);
+  else script += fmt::format("set yrange [0:{}]\n", std::max(1e-9, top * 1.18));
+  script += fmt::format("set xrange [-0.6:{}]\n", rows.size() - 0.4);
+  script += "plot " + plots + "\n";
+  w.draw(c, script);
+  return c;
+}
+
+// The same strategy's runs in the other worlds (configured units, so they sit
+// on the same axes): one plot clause per group, open black squares named
+// after the world; "" when there are none.
+std::vector<std::string> other_world_points(const std::vector<StrategyGroup>& groups, const std::string& world,
+                                            ChartWriter& w, const std::string& prefix, const std::string& field) {
+  std::vector<std::string> out(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::map<std::string, std::string> by_world;
+    for (const json* r : groups[i].results) {
+      if (str(*r, "world") == world || has_faults(*r)) continue;
+      const auto offered = num(*r, "offered_per_s"), y = num(*r, field);
+      if (offered && y) by_world[world_label(*r)] += fmt::format("{} {}\n", *offered, *y);
+    }
+    int k = 0;
+    for (const auto& [label, data] : by_world) {
+      const auto file = w.data(fmt::format("{}_{}_w{}.dat", prefix, i, k), data);
+      out[i] += fmt::format("{} using 1:2 with points pt {} ps 1.4 lw 2 lc rgb 'black' title {}, ", q(file.string()),
+                            k == 0 ? 4 : 6, q(label));
+      ++k;
+    }
+  }
+  return out;
+}
+
+Chart throughput_chart(const std::vector<json>& views, const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"throughput.svg", "Successful throughput against offered load", "", "", ""};
+  const auto rows = headline_runs(views);
+  if (distinct_loads(views) <= 1) {
+    c.caption = "Every run offered the same load, so one bar per strategy and world: ok requests per second at "
+                "the headline load (configured units). The red dashed line is the offered load; a black bar "
+                "across a column is that run's Little's-law ceiling (pool size / mean connection hold), drawn "
+                "for strategies that hold a connection during the partner call.";
+    std::optional<double> offered;
+    if (!rows.empty()) offered = num(*rows.front().run, "offered_per_s");
+    return headline_bars(
+        c, rows, w, "throughput", "ok throughput (requests/s)",
+        [](const json& r) { return num(r, "throughput_ok_per_s"); },
+        [](const json& r) {
+          return holds_connection(r) ? num(r, "prediction.littles_law_ceiling_per_s") : std::nullopt;
+        },
+        offered, "Little's-law ceiling", "offered");
+  }
+  const std::string world = chart_world(groups);
+  c.caption = "One panel per strategy, runs of the " + world +
+              " world (configured units): its ok requests per second (thick line), its Little's-law ceiling "
+              "(dashed, for strategies that hold a connection during the call), offered = ok (grey dotted: what a "
+              "strategy without losses would reach), its runs in other worlds (open black squares, at their "
+              "configured load) and every other strategy in light grey behind it.";
+  double top = 0;
+  std::vector<std::string> files(groups.size());
+  std::vector<bool> ceiling_file(groups.size(), false);
+  for (const auto& g : groups)
+    for (const json* r : g.results)
+      if (!has_faults(*r)) top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::string data;
+    for (const json* r : load_points(groups[i], world)) {
+      const auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s");
+      const bool shown = ceiling && holds_connection(*r) && *ceiling <= 2 * top;
+      ceiling_file[i] = ceiling_file[i] || shown;
+      data += fmt::format("{} {} {}\n", num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0),
+                          shown ? fmt::format("{}", *ceiling) : "NaN");
+    }
+    if (!data.empty()) files[i] = w.data(fmt::format("throughput_{}.dat", i), data).string();
+  }
+  const auto others = other_world_points(groups, world, w, "throughput", "throughput_ok_per_s");
+  std::vector<Panel> panels;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (files[i].empty()) continue;
+    std::string plots;
+    for (std::size_t j = 0; j < groups.size(); ++j)
+      if (j != i && !files[j].empty())
+        plots += fmt::format("{} using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, ", q(files[j]));
+    plots += "x with lines dt 3 lc rgb '#777777' title 'offered = ok', ";
+    plots += others[i];
+    if (ceiling_file[i])
+      plots += fmt::format("{} using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '{}' title 'ceiling', ", q(files[i]),
+                           color(i));
+    plots += fmt::format("{} using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '{}' title 'ok/s'", q(files[i]),
+                         color(i));
+    panels.push_back({groups[i].strategy, plots, ""});
+  }
+  if (panels.empty()) {
     c.missing = "No result states both an offered load and a throughput.";
     return c;
   }
-  std::string script = preamble(w.svg(c), c.title, "offered load (requests/s)", "ok throughput (requests/s)");
-  script += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", top * 1.1, top * 1.25);
-  script += "plot " + plots + "x with lines dt 3 lc rgb '#999999' title 'offered = ok'\n";
-  w.draw(c, script);
+  int height = 0;
+  const std::string setup = fmt::format("set xrange [0:{}]\nset yrange [0:{}]\nset xlabel 'offered /s'\n"
+                                        "set ylabel 'ok /s'\n",
+                                        top * 1.05, top * 1.2);
+  const std::string body = multiplot(panels, setup, height);
+  w.draw(c, panel_preamble(w.svg(c), c.title, height) + body);
   return c;
 }
 
-Chart p99_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
-  Chart c{"p99.svg", "p99 latency against offered load",
-          "Latency from each request's intended start (open-loop schedule), so queueing is counted. "
-          "A logarithmic axis is used when the values span more than two decades.",
-          "", ""};
-  std::string plots;
-  double lo = 0, hi = 0;
+Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+  Chart c{"p99.svg", "p99 latency against offered load", "", "", ""};
+  const auto rows = headline_runs(views);
+  if (distinct_loads(views) <= 1) {
+    c.caption = "Every run offered the same load, so one bar per strategy and world: p99 latency of every "
+                "request from its intended start (open-loop schedule, so queueing is counted), in configured "
+                "milliseconds. A logarithmic axis is used when the bars span more than two decades.";
+    return headline_bars(
+        c, rows, w, "p99", "p99 latency (ms)", [](const json& r) { return num(r, "latency_ms.p99"); },
+        nullptr, std::nullopt, "", "");
+  }
   const std::string world = chart_world(groups);
-  c.caption += " Runs of the " + world + " world.";
+  c.caption = "One panel per strategy, runs of the " + world +
+              " world: p99 latency of every request from its intended start (so queueing is counted), its runs "
+              "in other worlds as open black squares (configured units), other strategies in light grey behind. "
+              "A logarithmic axis is used when the values span more than two decades.";
+  double lo = 0, hi = 0;
+  std::vector<std::string> files(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    std::string rows;
+    std::string data;
     for (const json* r : load_points(groups[i], world)) {
-      const auto offered = num(*r, "offered_per_s");
       const auto p99 = num(*r, "latency_ms.p99");
-      if (!offered || !p99) continue;
-      rows += fmt::format("{} {}\n", *offered, *p99);
-      lo = lo == 0 ? *p99 : std::min(lo, *p99);
+      if (!p99) continue;
+      data += fmt::format("{} {}\n", num_or(*r, "offered_per_s", 0), *p99);
+      if (*p99 > 0) lo = lo == 0 ? *p99 : std::min(lo, *p99);
       hi = std::max(hi, *p99);
     }
-    if (rows.empty()) continue;
-    const auto file = w.data(fmt::format("p99_{}.dat", i), rows);
-    plots += fmt::format("{} using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}, ", q(file.string()),
-                         color(i), q(groups[i].strategy));
+    if (!data.empty()) files[i] = w.data(fmt::format("p99_{}.dat", i), data).string();
   }
-  if (plots.empty()) {
+  const auto others = other_world_points(groups, world, w, "p99", "latency_ms.p99");
+  std::vector<Panel> panels;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (files[i].empty()) continue;
+    std::string plots;
+    for (std::size_t j = 0; j < groups.size(); ++j)
+      if (j != i && !files[j].empty())
+        plots += fmt::format("{} using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, ", q(files[j]));
+    plots += others[i];
+    plots += fmt::format("{} using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '{}' title 'p99'", q(files[i]),
+                         color(i));
+    panels.push_back({groups[i].strategy, plots, ""});
+  }
+  if (panels.empty()) {
     c.missing = "No result states a p99 latency with an offered load.";
     return c;
   }
-  std::string script = preamble(w.svg(c), c.title, "offered load (requests/s)", "p99 latency (ms)");
-  if (lo > 0 && hi / lo > 100) script += "set logscale y\n";
-  else script += "set yrange [0:*]\n";
-  script += "set xrange [0:*]\nplot " + plots.substr(0, plots.size() - 2) + "\n";
-  w.draw(c, script);
+  for (const auto& g : groups)
+    for (const json* r : g.results)
+      if (auto p99 = num(*r, "latency_ms.p99"); p99 && *p99 > 0 && !has_faults(*r))
+        lo = std::min(lo, *p99), hi = std::max(hi, *p99);
+  std::string setup = "set xrange [0:*]\nset xlabel 'offered /s' offset 0,0.6\nset ylabel 'p99 ms'\n";
+  if (lo > 0 && hi / lo > 100) setup += fmt::format("set logscale y\nset yrange [{}:{}]\n", lo / 2, hi * 2);
+  else setup += fmt::format("set yrange [0:{}]\n", std::max(1.0, hi * 1.15));
+  int height = 0;
+  const std::string body = multiplot(panels, setup, height);
+  w.draw(c, panel_preamble(w.svg(c), c.title, height) + body);
   return c;
 }
 
-Chart timeline_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+Chart timeline_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"pool_timeline.svg", "Pool connections over time",
-          "For the heaviest run of each strategy: solid lines are active (borrowed) connections, dashed lines "
-          "are requests waiting for a connection. The dotted black line is the pool size.",
+          "One panel per strategy and world at the headline load: active (borrowed) connections, thick, and "
+          "requests waiting for a connection, dashed, against the pool size (black dotted line). Each point is "
+          "the busiest sample of its interval, so peaks survive downsampling; time in configured seconds.",
           "", ""};
-  std::string plots;
-  double pool_size = 0, t_max = 0, y_max = 0;
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const json& r = *groups[i].representative();
+  const auto rows = headline_runs(views);
+  const bool worlds = many_worlds(rows);
+  std::vector<Panel> panels;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& r = *rows[i].run;
     const json* tl = find(r, "timeline");
     if (tl == nullptr || !tl->is_array() || tl->empty()) continue;
-    std::string rows;
+    std::string data;
+    double y_max = 0;
     for (const auto& s : *tl) {
       const double t = num_or(s, "t_s", 0), active = num_or(s, "active", 0), pending = num_or(s, "pending", 0);
-      rows += fmt::format("{} {} {}\n", t, active, pending);
-      t_max = std::max(t_max, t);
-      y_max = std::max({y_max, active, pending});
+      data += fmt::format("{} {} {}\n", t, active, pending);
+      y_max = std::max(y_max, active);
     }
-    pool_size = std::max(pool_size, num_or(r, "pool.size", 0));
-    const auto file = w.data(fmt::format("timeline_{}.dat", i), rows);
-    const std::string name = fmt::format("{} @ {}/s", groups[i].strategy, fmt(num(r, "offered_per_s")));
-    plots += fmt::format("{} using 1:2 with steps lw 2 lc rgb '{}' title {}, ", q(file.string()), color(i),
-                         q(name + " active"));
-    plots += fmt::format("{} using 1:3 with steps dt 2 lw 2 lc rgb '{}' title {}, ", q(file.string()), color(i),
-                         q(name + " pending"));
+    const double size = num_or(r, "pool.size", 0);
+    double pending_max = 0;
+    for (const auto& s : *tl) pending_max = std::max(pending_max, num_or(s, "pending", 0));
+    const auto file = w.data(fmt::format("timeline_{}.dat", i), data).string();
+    // Active against the pool size on the left axis; the queue, often ten
+    // times the pool, on an axis of its own at the right so it cannot flatten them.
+    std::string plots = fmt::format("{} using 1:2 axes x1y1 with steps lw 2.5 lc rgb '#4e79a7' title 'active', ", q(file));
+    plots += fmt::format("{} with lines axes x1y1 dt 3 lw 1.5 lc rgb 'black' title 'pool size {}', ", size, fmt(size, 0));
+    plots += fmt::format("{} using 1:3 axes x1y2 with steps dt 2 lw 1.5 lc rgb '#e15759' title 'pending (right axis)'",
+                         q(file));
+    const std::string pre = fmt::format("set xrange [0:*]\nset yrange [0:{}]\nset y2range [0:{}]\n",
+                                        std::max(1.0, std::max(y_max > size ? size : y_max, size) * 1.35),
+                                        std::max(1.0, pending_max * 1.35));
+    panels.push_back({bar_label(rows[i], worlds), plots, pre});
   }
-  if (plots.empty()) {
+  if (panels.empty()) {
     c.missing = "No result holds a timeline (the per-interval samples of active and pending connections).";
     return c;
   }
-  std::string script = preamble(w.svg(c), c.title, "time since the run's start (s)", "connections / requests");
-  y_max = std::max(y_max, pool_size);
-  script += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", std::max(t_max, 1e-3), std::max(1.0, y_max * 1.15));
-  if (pool_size > 0) plots += fmt::format("{} with lines dt 3 lw 1.5 lc rgb 'black' title 'pool size', ", pool_size);
-  script += "plot " + plots.substr(0, plots.size() - 2) + "\n";
-  w.draw(c, script);
+  int height = 0;
+  const std::string setup = "set xlabel 'time (s)' offset 0,0.6\nset ylabel 'connections'\nset ytics nomirror\n"
+                            "set y2tics\nset y2label 'pending' offset -1,0\n";
+  const std::string body = multiplot(panels, setup, height);
+  w.draw(c, panel_preamble(w.svg(c), c.title, height) + body);
   return c;
 }
 
@@ -299,26 +500,27 @@ std::string xtics(const std::vector<std::string>& bars) {
   return t;
 }
 
-Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w) {
+Chart time_split_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"time_split.svg", "Where a request's time goes",
-          "Mean time per request in the heaviest run of each strategy, stacked: worker queue, pool wait, "
-          "lock wait, partner calls, database work. The hatched bar beside it is the time a connection was "
-          "held while idle (it overlaps the partner time for strategies that hold a connection): the waste "
-          "Little's law turns into a ceiling.",
+          "Mean time per request at the headline load of each strategy and world (configured units), stacked: "
+          "worker queue, pool wait, lock wait, partner calls, database work. The hatched bar beside it is the "
+          "time a connection was held while idle (it overlaps the partner time for strategies that hold a "
+          "connection): the waste Little's law turns into a ceiling.",
           "", ""};
   const std::vector<std::string> keys = {"queue", "pool_wait", "lock_wait", "partner", "db"};
   const std::vector<std::string> names = {"worker queue", "pool wait", "lock wait", "partner", "database"};
+  const auto rows = headline_runs(views);
+  const bool worlds = many_worlds(rows);
   std::vector<std::string> bars;
   std::vector<std::vector<double>> values;
   std::string idle_rows;
-  for (const auto& g : groups) {
-    const json& r = *g.representative();
-    const json* split = find(r, "time_split_ms");
+  for (const auto& h : rows) {
+    const json* split = find(*h.run, "time_split_ms");
     if (split == nullptr || !split->is_object()) continue;
     std::vector<double> v;
     for (const auto& k : keys) v.push_back(num_or(*split, k, 0));
     idle_rows += fmt::format("{} {}\n", bars.size(), num_or(*split, "held_idle", 0));
-    bars.push_back(g.strategy);
+    bars.push_back(bar_label(h, worlds));
     values.push_back(std::move(v));
   }
   if (bars.empty()) {
@@ -335,7 +537,7 @@ Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w)
   plots += fmt::format("{} using ($1+0.38):($2/2):(0.07):($2/2) with boxxyerror fs pattern 4 border lc rgb 'black' "
                        "fc rgb 'black' title 'connection held while idle'",
                        q(idle.string()));
-  std::string script = preamble(w.svg(c), c.title, "strategy (heaviest run)", "mean time per request (ms)");
+  std::string script = preamble(w.svg(c), c.title, "", "mean time per request (ms)");
   script += xtics(bars);
   script += fmt::format("set xrange [-0.6:{}]\nset yrange [0:{}]\n", bars.size() - 0.4, std::max(1.0, top * 1.15));
   script += "plot " + plots + "\n";
@@ -343,47 +545,43 @@ Chart time_split_chart(const std::vector<StrategyGroup>& groups, ChartWriter& w)
   return c;
 }
 
-Chart violations_chart(const std::vector<StrategyGroup>& groups, const std::vector<json>& results,
-                       ChartWriter& w) {
+Chart violations_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"violations.svg", "Partner violations per strategy",
-          "Violations the partner (the oracle) counted, summed over every run of the strategy, stacked by kind. "
-          "Zero is the only acceptable height.",
+          "Violations the partner (the oracle) counted at the headline load of each strategy and world, stacked "
+          "by kind: the numbers of the verdict table. Counts that are not violations (ambiguous_commit, "
+          "retry_overlap, stale_token_rejected) are left out. Zero is the only acceptable height.",
           "", ""};
-  const auto kinds = violation_kinds(results);
+  const auto rows = headline_runs(views);
+  const bool worlds = many_worlds(rows);
+  std::vector<std::string> kinds;
+  for (const auto& h : rows)
+    for (const auto& [k, _] : violations_of(*h.run).kinds)
+      if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+  std::sort(kinds.begin(), kinds.end());
   std::vector<std::string> bars;
   std::vector<std::vector<double>> values;
-  double total = 0;
-  for (const auto& g : groups) {
-    std::vector<double> v;
+  for (const auto& h : rows) {
+    const Violations v = violations_of(*h.run);
+    std::vector<double> row;
     for (const auto& k : kinds) {
       double n = 0;
-      for (const json* r : g.results) n += num_or(*r, "partner.violations." + k, 0);
-      v.push_back(n);
-      total += n;
+      for (const auto& [kind, x] : v.kinds)
+        if (kind == k) n = x;
+      row.push_back(n);
     }
-    bars.push_back(g.strategy);
-    values.push_back(std::move(v));
-  }
-  // Only kinds that occurred get a legend entry; an all-zero chart says so.
-  std::vector<std::string> shown;
-  std::vector<std::vector<double>> shown_values(bars.size());
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    bool any = false;
-    for (const auto& v : values) any = any || v[k] > 0;
-    if (!any) continue;
-    shown.push_back(kinds[k]);
-    for (std::size_t i = 0; i < bars.size(); ++i) shown_values[i].push_back(values[i][k]);
+    bars.push_back(bar_label(h, worlds));
+    values.push_back(std::move(row));
   }
   double top = 0;
   std::string plots;
-  if (!shown.empty())
-    plots = stacked_bars(w, "violations", bars, shown, shown_values,
+  if (!kinds.empty())
+    plots = stacked_bars(w, "violations", bars, kinds, values,
                          {"#e15759", "#f28e2b", "#edc948", "#b07aa1", "#76b7b2", "#ff9da7", "#9c755f", "#4e79a7"},
                          top);
-  std::string script = preamble(w.svg(c), c.title, "strategy", "violations (count)");
+  std::string script = preamble(w.svg(c), c.title, "", "violations (count)");
   script += xtics(bars);
   script += fmt::format("set xrange [-0.6:{}]\nset yrange [0:{}]\n", bars.size() - 0.4, std::max(1.0, top * 1.15));
-  if (total == 0) {
+  if (kinds.empty()) {
     script += "set label 1 'no violation in any run' at graph 0.5, graph 0.5 center font ',16'\n";
     plots = "NaN title '', ";
   }
@@ -391,7 +589,6 @@ Chart violations_chart(const std::vector<StrategyGroup>& groups, const std::vect
   w.draw(c, script);
   return c;
 }
-
 
 // The captured race on a time axis: one row per request, one box per step.
 // Where the orange and blue boxes of the two rows overlap, both requests were
@@ -485,8 +682,8 @@ std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path&
   fs::create_directories(charts_dir);
   ChartWriter w(charts_dir, options);
   const auto groups = group_by_strategy(results);
-  return {throughput_chart(groups, w), p99_chart(groups, w), timeline_chart(groups, w), time_split_chart(groups, w),
-          violations_chart(groups, results, w), race_chart(results, w)};
+  return {throughput_chart(results, groups, w), p99_chart(results, groups, w), timeline_chart(results, w),
+          time_split_chart(results, w), violations_chart(results, w), race_chart(results, w)};
 }
 
 }  // namespace lockbench::report::detail

@@ -6,6 +6,7 @@
 
 #include "core/units.hpp"
 #include "report/documents.hpp"
+#include "report/fields.hpp"
 
 namespace lockbench::report {
 
@@ -19,14 +20,22 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
+// Every document is drawn from configured views (fields.hpp): a time-scaled
+// run is compared in the units it was configured in. summary.csv keeps the
+// measured values.
 std::string render_markdown(const std::vector<nlohmann::json>& results, const ReportOptions& options) {
-  return detail::markdown(results, options, {});
+  return detail::markdown(detail::configured_views(results), options, {});
 }
 
 std::string render_html(const std::vector<nlohmann::json>& results, const std::filesystem::path& charts_dir,
                         const ReportOptions& options) {
-  return detail::html(results, options, detail::make_charts(results, charts_dir, options));
+  const auto views = detail::configured_views(results);
+  return detail::html(views, options, detail::make_charts(views, charts_dir, options));
 }
+
+double violations_total(const nlohmann::json& result) { return detail::violations_total(result); }
+
+bool is_informational_kind(std::string_view kind) { return detail::is_count_not_violation(kind); }
 
 void write_report(const std::vector<nlohmann::json>& results, const std::filesystem::path& out_dir,
                   const ReportOptions& options) {
@@ -34,9 +43,10 @@ void write_report(const std::vector<nlohmann::json>& results, const std::filesys
   std::error_code ec;
   std::filesystem::create_directories(out_dir / "charts", ec);
   if (ec) throw SettingError(fmt::format("--out: cannot create '{}': {}", out_dir.string(), ec.message()));
-  const auto charts = detail::make_charts(results, out_dir / "charts", options);
-  write_text(out_dir / "report.md", detail::markdown(results, options, charts));
-  write_text(out_dir / "report.html", detail::html(results, options, charts));
+  const auto views = detail::configured_views(results);
+  const auto charts = detail::make_charts(views, out_dir / "charts", options);
+  write_text(out_dir / "report.md", detail::markdown(views, options, charts));
+  write_text(out_dir / "report.html", detail::html(views, options, charts));
   write_text(out_dir / "summary.csv", render_csv(results));
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockbench::report {
@@ -39,5 +40,12 @@ std::string render_markdown(const std::vector<nlohmann::json>& results, const Re
 std::string render_csv(const std::vector<nlohmann::json>& results);
 std::string render_html(const std::vector<nlohmann::json>& results, const std::filesystem::path& charts_dir,
                         const ReportOptions& options = {});
+
+// A run's violations as every section of the report and `compare` count them:
+// every key under partner.violations is a violation except the informational
+// ones (ambiguous_commit, retry_overlap, stale_token_rejected), including
+// kinds this code has never heard of. For the CLI's table and CI gates.
+double violations_total(const nlohmann::json& result);
+bool is_informational_kind(std::string_view kind);
 
 }  // namespace lockbench::report

@@ -59,6 +59,13 @@ TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_er
     ASSERT_NE(figure, std::string::npos) << chart;
     EXPECT_LT(html.find("<svg", figure), html.find("</figure>", figure)) << chart << " has no inlined SVG";
   }
+  // The sequence diagrams are drawn, not shown as Mermaid source.
+  for (const char* id : {"sequence-race", "sequence-pool"}) {
+    const auto figure = html.find(std::string("<figure id=\"") + id + "\"");
+    ASSERT_NE(figure, std::string::npos) << id;
+    EXPECT_LT(html.find("<svg", figure), html.find("</figure>", figure)) << id << " has no SVG";
+  }
+  EXPECT_EQ(html.find("sequenceDiagram"), std::string::npos);
 
   // A blank page of the same size is the floor a rendered report must clear.
   std::ofstream(dir / "blank.html") << "<!DOCTYPE html><html><body></body></html>\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -68,15 +69,66 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// The Markdown table whose header line starts with `header_start`: header
+// cells, then each row's cells.
+struct MdTable {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::size_t at = std::string::npos;  // offset of the header line
+  std::size_t column(const std::string& name) const {
+    const auto it = std::find(headers.begin(), headers.end(), name);
+    EXPECT_NE(it, headers.end()) << "no column " << name;
+    return static_cast<std::size_t>(it - headers.begin());
+  }
+};
+
+std::vector<std::string> md_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') cell += '|', ++i;
+    else if (line[i] == '|') cells.push_back(cell), cell.clear();
+    else cell += line[i];
+  }
+  for (auto& c : cells) {
+    while (!c.empty() && c.front() == ' ') c.erase(c.begin());
+    while (!c.empty() && c.back() == ' ') c.pop_back();
+  }
+  return cells;
+}
+
+MdTable md_table(const std::string& md, const std::string& header_start) {
+  MdTable t;
+  t.at = md.find("\n" + header_start);
+  if (t.at == std::string::npos) return t;
+  ++t.at;
+  std::istringstream in(md.substr(t.at));
+  std::string line;
+  std::getline(in, line);
+  t.headers = md_cells(line);
+  std::getline(in, line);  // |---|
+  while (std::getline(in, line) && line.rfind("|", 0) == 0) t.rows.push_back(md_cells(line));
+  return t;
+}
+
+const std::vector<std::string>* row_of(const MdTable& t, const std::string& strategy, const std::string& world = "") {
+  for (const auto& r : t.rows)
+    if (r[0] == strategy && (world.empty() || r[1] == world)) return &r;
+  ADD_FAILURE() << "no row for " << strategy << " " << world;
+  return nullptr;
+}
+
 TEST(ReportMarkdown, has_every_section_heading_in_order) {
   const std::string md = render_markdown(fixtures::sweep());
   ASSERT_EQ(md.rfind("# lockbench report\n", 0), 0u);
-  const std::vector<std::string> headings = {"## Summary per strategy",
-                                             "## Prediction against measurement",
-                                             "## Comparison table, measured",
+  const std::vector<std::string> headings = {"## Verdict",
+                                             "### What the runs show",
+                                             "## Charts",
                                              "## The double-link race, as it happened",
                                              "## Pool exhaustion under `held-tx`",
-                                             "## Charts",
+                                             "## Per-run detail",
+                                             "## Prediction against measurement",
+                                             "## Comparison table, measured",
                                              "## Violations the partner listed",
                                              "## Runs"};
   std::size_t previous = 0;
@@ -88,46 +140,162 @@ TEST(ReportMarkdown, has_every_section_heading_in_order) {
   }
 }
 
-TEST(ReportMarkdown, summary_table_has_a_column_for_every_violation_kind_and_lock_failure) {
+TEST(ReportFirstScreen, the_verdict_table_comes_first_with_every_column_and_one_row_per_strategy) {
   const std::string md = render_markdown(fixtures::sweep());
-  const auto lines = lines_of(md);
-  const auto header = std::find_if(lines.begin(), lines.end(),
-                                   [](const std::string& l) { return l.rfind("| strategy | offered /s |", 0) == 0; });
-  ASSERT_NE(header, lines.end());
-  for (const char* col : {"ok /s", "ok p50 ms", "ok p99 ms", "all p99 ms", "pool timeouts", "probe failures", "overlap_person",
-                          "flow_interleaving", "person_split", "lost_promotion", "identity_lost",
-                          "identity_duplicated", "double_charge", "lease steals",
-                          "unlock failures", "recovery after crash ms"})
-    EXPECT_NE(header->find(std::string("| ") + col + " |"), std::string::npos) << col;
-  // Separator row, then one row per result, all with the header's column count.
-  const auto columns = std::count(header->begin(), header->end(), '|');
-  ASSERT_TRUE((header + 1)->rfind("|---", 0) == 0);
-  int rows = 0;
-  for (auto it = header + 2; it != lines.end() && it->rfind("|", 0) == 0; ++it, ++rows)
-    EXPECT_EQ(std::count(it->begin(), it->end(), '|') - std::count(it->begin(), it->end(), '\\'), columns) << *it;
-  EXPECT_EQ(rows, static_cast<int>(fixtures::sweep().size()));
-  // An extra kind that no run counted is named below the table, not given a column.
-  EXPECT_EQ(header->find("stale_fencing_token"), std::string::npos);
-  EXPECT_NE(md.find("counted 0 in every run: stale_fencing_token."), std::string::npos);
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  ASSERT_NE(v.at, std::string::npos) << md.substr(0, 2000);
+  EXPECT_LT(v.at, md.find("## Charts"));
+  EXPECT_LT(v.at, md.find("| run | strategy |"));  // before the per-run detail
+  for (const char* col : {"exclusion held?", "pool-safe?", "ok /s of offered", "ok /s of Little's-law ceiling",
+                          "ok p99", "lease steals", "leaked locks", "orphan effects"})
+    v.column(col);
+  // held-tx, advisory-xact, row-lease, none: one world, so one row each.
+  ASSERT_EQ(v.rows.size(), 4u);
+  for (const auto& r : v.rows) EXPECT_EQ(r.size(), v.headers.size());
 }
 
-TEST(ReportMarkdown, an_extra_violation_kind_that_was_counted_gets_its_own_column) {
+TEST(ReportFirstScreen, ticks_and_crosses_follow_the_numbers) {
   auto results = fixtures::sweep();
-  results[0]["partner"]["violations"]["stale_fencing_token"] = 4;
   const std::string md = render_markdown(results);
-  EXPECT_NE(md.find("| double_charge | stale_fencing_token |"), std::string::npos);
-  EXPECT_EQ(md.find("counted 0 in every run"), std::string::npos);
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  const auto excl = v.column("exclusion held?"), pool = v.column("pool-safe?"), ceiling = v.column("ok /s of Little's-law ceiling");
+  const auto* held = row_of(v, "held-tx:wait");
+  const auto* none = row_of(v, "none");
+  const auto* lease = row_of(v, "row-lease");
+  ASSERT_TRUE(held && none && lease);
+  // held-tx at 20/s (the headline): excludes, exhausts its pool near the ceiling.
+  EXPECT_EQ((*held)[excl].rfind("✅ 0 in", 0), 0u) << (*held)[excl];
+  EXPECT_EQ((*held)[pool].rfind("❌ ", 0), 0u) << (*held)[pool];
+  EXPECT_NE((*held)[pool].find(" pool timeouts, 22/30 probes failed"), std::string::npos) << (*held)[pool];
+  EXPECT_NE((*held)[ceiling].find("of 6.67 ("), std::string::npos) << (*held)[ceiling];
+  // none: 37 + 21 + 3 + 5 = 66 violations; its pool was fine.
+  EXPECT_EQ((*none)[excl].rfind("❌ 66 (overlap_person 37", 0), 0u) << (*none)[excl];
+  EXPECT_EQ((*none)[pool].rfind("✅ 0 pool timeouts", 0), 0u) << (*none)[pool];
+  EXPECT_EQ((*none)[ceiling].rfind("– (no connection held", 0), 0u);
+  // row-lease: stolen leases and their overlaps show.
+  EXPECT_EQ((*lease)[excl].rfind("❌ 2 (overlap_person 2)", 0), 0u) << (*lease)[excl];
+  EXPECT_EQ((*lease)[v.column("lease steals")], "2");
+
+  // The same held-tx run with a healthy pool gets a tick.
+  for (auto& r : results)
+    if (r["strategy"] == "held-tx:wait") r["requests"]["pool_timeout"] = 0, r["pool"]["timeouts"] = 0, r["probe"]["failed"] = 0;
+  const MdTable healthy = md_table(render_markdown(results), "| strategy | world | offered /s | exclusion held? |");
+  EXPECT_EQ((*row_of(healthy, "held-tx:wait"))[pool].rfind("✅ 0 pool timeouts, 0/30", 0), 0u);
 }
 
-TEST(ReportMarkdown, comparison_table_puts_measured_values_in_the_seed_rows) {
-  const std::string md = render_markdown(fixtures::sweep());
-  EXPECT_NE(md.find("| Requirement | held-tx:wait | advisory-xact:try | row-lease | none |"), std::string::npos);
-  for (const char* row : {"| Exclusion across workers", "| Protects non-existent records", "| External infrastructure",
-                          "| Auto clean-up on crash", "| Safe with slow HTTP I/O"})
-    EXPECT_NE(md.find(row), std::string::npos) << row;
-  EXPECT_NE(md.find("❌ 66 violations"), std::string::npos);           // none: 37 + 21 + 3 + 5
-  EXPECT_NE(md.find("key free again 5000 ms after the crash"), std::string::npos);  // row-lease crash run
-  EXPECT_NE(md.find("✅ 0 violations"), std::string::npos);            // held-tx excluded
+TEST(ReportFirstScreen, the_paragraph_is_computed_from_the_numbers) {
+  auto results = fixtures::sweep();
+  const std::string md = render_markdown(results);
+  const auto text = md.substr(md.find("### What the runs show"), md.find("## Charts") - md.find("### What the runs show"));
+  EXPECT_NE(text.find("`held-tx:wait` and `advisory-xact:try` held exclusion but ran the pool dry"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("did not exclude"), std::string::npos) << text;
+  EXPECT_NE(text.find("`row-lease` had 2 leases stolen"), std::string::npos) << text;
+  // Heal advisory-xact's pool: the sentence moves it to the clean strategies.
+  for (auto& r : results)
+    if (r["strategy"] == "advisory-xact:try") r["requests"]["pool_timeout"] = 0, r["probe"]["failed"] = 0;
+  const std::string healed = render_markdown(results);
+  EXPECT_NE(healed.find("`advisory-xact:try` held exclusion and kept the pool healthy"), std::string::npos);
+  EXPECT_NE(healed.find("`held-tx:wait` held exclusion but ran the pool dry"), std::string::npos);
+}
+
+TEST(ReportFirstScreen, per_run_rows_are_never_indistinguishable) {
+  auto results = fixtures::sweep();
+  // Two runs equal in everything but their duration, and one exact duplicate.
+  json longer = fixtures::held_tx(20);
+  longer["settings"]["duration"] = "10m";
+  longer["duration_s"] = 600.0;
+  results.push_back(longer);
+  results.push_back(fixtures::held_tx(20));
+  const MdTable d = md_table(render_markdown(results), "| run | strategy | world |");
+  ASSERT_EQ(d.rows.size(), results.size());
+  for (const char* col : {"pods", "duration s", "faults", "seed", "violations", "notes (not violations)"}) d.column(col);
+  std::set<std::vector<std::string>> distinct(d.rows.begin(), d.rows.end());
+  EXPECT_EQ(distinct.size(), d.rows.size());
+  // The crash runs say so.
+  bool crash_named = false;
+  for (const auto& r : d.rows) crash_named = crash_named || r[d.column("faults")].find("crash at") != std::string::npos;
+  EXPECT_TRUE(crash_named);
+}
+
+TEST(ReportFirstScreen, a_time_scaled_run_is_compared_in_configured_units_not_picked_as_the_heaviest_load) {
+  // A real run at time scale 0.1 of 20/s configured: it ran at 200/s, with
+  // latencies and waits ten times shorter than configured.
+  json real = fixtures::held_tx(20);
+  real["world"] = "real";
+  real["time_scale"] = 0.1;
+  real["offered_per_s"] = 200.0;
+  real["throughput_ok_per_s"] = 28.5;
+  real["prediction"]["littles_law_ceiling_per_s"] = 66.7;
+  real["latency_ok_ms"] = {{"p50", 1200.0}, {"p90", 2800.0}, {"p99", 5980.0}, {"p999", 6000.0}, {"max", 6100.0}};
+  real["time_split_ms"]["pool_wait"] = 4500.0;
+  real["unscaled"] = {{"throughput_ok_per_s", 2.85}};
+  const std::vector<json> results = {fixtures::held_tx(20), fixtures::held_tx(5), real};
+  const std::string md = render_markdown(results);
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  const auto* row = row_of(v, "held-tx:wait", "real x0.1");
+  ASSERT_TRUE(row);
+  EXPECT_EQ((*row)[v.column("offered /s")], "20");
+  EXPECT_EQ((*row)[v.column("ok /s of offered")], "2.85 of 20 (14 %)");
+  EXPECT_EQ((*row)[v.column("ok /s of Little's-law ceiling")], "2.85 of 6.67 (43 %)");
+  EXPECT_EQ((*row)[v.column("ok p99")], "59.8 s");
+  // The comparison table speaks of the headline of each world, never of 200/s.
+  EXPECT_NE(md.find("real x0.1: 2.85 of 20 (ceiling 6.67)"), std::string::npos);
+  EXPECT_EQ(md.find("of 200"), std::string::npos);
+  EXPECT_NE(md.find("Some runs were time-scaled"), std::string::npos);
+  // The time-split chart's pool wait for the real run is the configured 45 s.
+  const TempDir dir("scaled");
+  ReportOptions options;
+  options.charts = false;
+  write_report(results, dir, options);
+  // Bar 1 (the real run): worker queue 0.5 ms -> 5, then pool wait 4500 ms -> 45000 on top.
+  EXPECT_NE(slurp(dir / "charts" / "gnuplot" / "split_1.dat").find("1 5 45005"), std::string::npos)
+      << slurp(dir / "charts" / "gnuplot" / "split_1.dat");
+  EXPECT_EQ(render_markdown({fixtures::held_tx(5)}).find("time-scaled"), std::string::npos);
+}
+
+TEST(ReportCounts, informational_kinds_are_notes_and_every_section_agrees) {
+  json quiet = fixtures::base_result("row-lease", 10, 4);
+  quiet["partner"]["violations"]["ambiguous_commit"] = 48;
+  quiet["partner"]["violations"]["retry_overlap"] = 7;
+  const std::string md = render_markdown({quiet});
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  const auto& cell = v.rows.at(0)[v.column("exclusion held?")];
+  EXPECT_EQ(cell.rfind("✅", 0), 0u) << cell;
+  EXPECT_NE(cell.find("notes, not violations: ambiguous_commit 48, retry_overlap 7"), std::string::npos) << cell;
+  const MdTable d = md_table(md, "| run | strategy | world |");
+  EXPECT_EQ(d.rows.at(0)[d.column("violations")], "0");
+  EXPECT_EQ(d.rows.at(0)[d.column("notes (not violations)")], "ambiguous_commit 48, retry_overlap 7");
+  const MdTable c = md_table(md, "| Requirement |");
+  EXPECT_NE(c.rows.at(0)[1].find("notes, not violations: ambiguous_commit 48, retry_overlap 7"), std::string::npos)
+      << c.rows.at(0)[1];
+  EXPECT_EQ(md.find("| ambiguous_commit |"), std::string::npos) << "an informational kind got a violation column";
+}
+
+TEST(ReportCounts, a_kind_the_report_does_not_know_is_a_violation_and_orphan_effects_get_their_column) {
+  json r = fixtures::base_result("row-lease", 10, 4);
+  r["partner"]["violations"]["duplicate_reward"] = 3;      // new from the partner: a violation
+  r["partner"]["violations"]["db_partner_divergence"] = 2;  // an orphan effect
+  const std::string md = render_markdown({r});
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  EXPECT_EQ(v.rows.at(0)[v.column("exclusion held?")].rfind("❌ 3 (duplicate_reward 3)", 0), 0u);
+  EXPECT_EQ(v.rows.at(0)[v.column("orphan effects")], "❌ 2 (db_partner_divergence 2)");
+  const MdTable d = md_table(md, "| run | strategy | world |");
+  EXPECT_EQ(d.rows.at(0)[d.column("violations")], "5");
+  const MdTable c = md_table(md, "| Requirement |");
+  EXPECT_EQ(c.rows.at(0)[1].rfind("❌ 5 violations", 0), 0u) << c.rows.at(0)[1];
+}
+
+TEST(ReportCounts, strategy_info_from_the_registry_wins_over_the_fallback) {
+  json r = fixtures::base_result("split-tx", 10, 4);  // a strategy the report has no facts for
+  r["strategy_info"] = {{"holds_connection_during_call", true}, {"excludes_across_pods", true},
+                        {"crash_safe", false}, {"needs_existing_row", true}};
+  const std::string md = render_markdown({r});
+  EXPECT_NE(md.find("holds a connection during the call"), std::string::npos);
+  EXPECT_NE(md.find("❌ No: needs an existing row"), std::string::npos);
+  EXPECT_NE(md.find("⚠️ not crash-safe by design"), std::string::npos);
+  r.erase("strategy_info");
+  EXPECT_EQ(render_markdown({r}).find("holds a connection during the call"), std::string::npos);
 }
 
 TEST(ReportMarkdown, has_mermaid_blocks_for_the_race_and_the_pool_exhaustion) {
@@ -145,16 +313,56 @@ TEST(ReportMarkdown, says_so_when_no_race_or_exhaustion_was_captured) {
   EXPECT_EQ(md.find("```mermaid"), std::string::npos);
 }
 
-TEST(ReportMarkdown, time_scaled_runs_get_unscaled_columns_and_a_note) {
-  auto r = fixtures::held_tx(20);
-  r["world"] = "real";
-  r["time_scale"] = 0.01;
-  r["unscaled"] = {{"throughput_ok_per_s", 0.063}, {"latency_ms", {{"p50", 1.2e6}, {"p99", 3.01e6}}}};
-  const std::string md = render_markdown({r, fixtures::held_tx(5)});
-  EXPECT_NE(md.find("| ok /s unscaled | ok p99 ms unscaled |"), std::string::npos);
-  EXPECT_NE(md.find("| 0.1 | 3010000 |"), std::string::npos);
-  EXPECT_NE(md.find("Some runs were time-scaled"), std::string::npos);
-  EXPECT_EQ(render_markdown({fixtures::held_tx(5)}).find("unscaled"), std::string::npos);
+TEST(ReportCharts, runs_at_one_offered_load_get_bar_charts_and_a_sweep_gets_one_panel_per_strategy) {
+  ReportOptions options;
+  options.charts = false;  // the scripts are written all the same
+  const TempDir single("single");
+  auto same = std::vector<json>{fixtures::held_tx(20), fixtures::base_result("none", 20, 4),
+                                fixtures::base_result("row-lease", 20, 4)};
+  write_report(same, single, options);
+  for (const char* chart : {"throughput", "p99"}) {
+    const std::string gp = slurp(single / "charts" / "gnuplot" / (std::string(chart) + ".gp"));
+    EXPECT_NE(gp.find("with boxes"), std::string::npos) << chart << ":\n" << gp;
+    EXPECT_EQ(gp.find("linespoints"), std::string::npos) << chart;
+  }
+  const TempDir sweep("sweep");
+  write_report(fixtures::sweep(), sweep, options);
+  const std::string gp = slurp(sweep / "charts" / "gnuplot" / "throughput.gp");
+  EXPECT_NE(gp.find("set multiplot layout"), std::string::npos);
+  // One panel per strategy that has load points (the crash-only row-lease has none).
+  std::size_t panels = 0;
+  for (std::size_t at = 0; (at = gp.find("\nplot ", at)) != std::string::npos; ++at) ++panels;
+  EXPECT_EQ(panels, 3u);
+  // Pool timelines: one panel per headline row, active against the pool size.
+  const std::string tl = slurp(sweep / "charts" / "gnuplot" / "pool_timeline.gp");
+  EXPECT_NE(tl.find("set multiplot layout"), std::string::npos);
+  EXPECT_NE(tl.find("title 'pool size 10'"), std::string::npos);
+  EXPECT_NE(tl.find("title 'active'"), std::string::npos);
+}
+
+TEST(ReportHtmlPage, draws_the_race_and_the_pool_exhaustion_as_svg_sequence_diagrams) {
+  const TempDir dir("sequence");
+  ReportOptions options;
+  options.charts = false;
+  write_report(fixtures::sweep(), dir, options);
+  const std::string page = slurp(dir / "report.html");
+  for (const char* id : {"sequence-race", "sequence-pool"}) {
+    const auto fig = page.find(std::string("<figure id=\"") + id + "\"");
+    ASSERT_NE(fig, std::string::npos) << id;
+    const auto svg = page.find("<svg", fig), end = page.find("</figure>", fig);
+    ASSERT_LT(svg, end) << id << " has no SVG";
+    const std::string drawing = page.substr(svg, end - svg);
+    EXPECT_NE(drawing.find("<line"), std::string::npos) << id << ": no arrows";
+    EXPECT_NE(drawing.find("marker-end"), std::string::npos);
+  }
+  const auto race = page.substr(page.find("id=\"sequence-race\""));
+  EXPECT_NE(race.find(">request r-17</text>"), std::string::npos);
+  EXPECT_NE(race.find("both requests were calling the partner"), std::string::npos);
+  const auto pool = page.substr(page.find("id=\"sequence-pool\""));
+  EXPECT_NE(pool.find(">request r-40</text>"), std::string::npos);
+  EXPECT_EQ(page.find("sequenceDiagram"), std::string::npos) << "raw Mermaid text in the page";
+  // The verdict table comes before the charts in the page too.
+  EXPECT_LT(page.find("<h2 id=\"verdict\">"), page.find("<h2>Charts</h2>"));
 }
 
 TEST(SummaryCsv, has_a_header_and_one_row_per_result_with_equal_field_counts) {
@@ -259,7 +467,7 @@ TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
   }
   std::size_t svgs = 0;
   for (std::size_t at = 0; (at = page.find("<svg", at)) != std::string::npos; ++at) ++svgs;
-  EXPECT_EQ(svgs, 6u);
+  EXPECT_EQ(svgs, 8u);  // six charts and two sequence diagrams
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("src="), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);

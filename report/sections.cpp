@@ -1,7 +1,9 @@
 #include "report/sections.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,17 +15,394 @@ namespace {
 
 std::string count(const json& r, std::string_view path) { return fmt(num(r, path), 0); }
 
-// Sum of one field over a strategy's results.
-double sum(const StrategyGroup& g, std::string_view path) {
-  double total = 0;
-  for (const json* r : g.results) total += num_or(*r, path, 0);
-  return total;
-}
-
 std::optional<double> mean_hold_ms(const json& r) {
   if (auto v = num(r, "pool.hold_ms.mean")) return v;
   return num(r, "prediction.mean_hold_ms");
 }
+
+// Latency of ok requests (what a served user waited); results written before
+// latency_ok_ms existed fall back to every request's figure.
+std::optional<double> ok_latency(const json& r, const char* q) {
+  if (auto v = num(r, std::string("latency_ok_ms.") + q)) return v;
+  return num(r, std::string("latency_ms.") + q);
+}
+
+// Requests that timed out waiting for a connection (pool.timeouts also counts
+// the health probes' timeouts, which have a column of their own).
+double pool_timeouts(const json& r) {
+  if (auto n = num(r, "requests.pool_timeout")) return *n;
+  return num_or(r, "pool.timeouts", 0);
+}
+
+bool pool_safe(const json& r) { return pool_timeouts(r) == 0 && num_or(r, "probe.failed", 0) == 0; }
+
+std::string pct(double part, double whole) {
+  if (!(whole > 0)) return "–";
+  return fmt::format("{:.0f} %", 100.0 * part / whole);
+}
+
+// "2.97" or "2.97–3.02".
+std::string range(std::vector<double> v, int decimals = 2) {
+  if (v.empty()) return "–";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const auto one = [&](double x) { return fmt::format("{:.{}f}", x, decimals); };
+  return one(*lo) == one(*hi) ? one(*lo) : one(*lo) + "–" + one(*hi);
+}
+
+// "`a`", "`a` and `b`", "`a`, `b` and `c`".
+std::string names(const std::vector<std::string>& n) {
+  std::string out;
+  for (std::size_t i = 0; i < n.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == n.size() ? " and " : ", ") + ("`" + n[i] + "`");
+  return out;
+}
+
+// What the runs injected, from the settings and the faults block: "" for none.
+std::string faults_text(const json& r) {
+  std::vector<std::string> parts;
+  const auto set = [&](const char* key) {
+    const json* v = find(r, std::string("settings.") + key);
+    if (v == nullptr || v->is_null()) return std::string();
+    const std::string s = v->is_string() ? v->get<std::string>() : v->dump();
+    return s == "0" || s == "{}" || s.empty() ? std::string() : s;
+  };
+  if (auto v = set("crash-at"); !v.empty()) parts.push_back("crash at " + v);
+  if (auto v = set("pause-at"); !v.empty()) parts.push_back("pause at " + v + " for " + set("pause-for"));
+  if (auto v = set("clock-skew"); !v.empty()) parts.push_back("clock skew " + v);
+  if (const json* pf = find(r, "settings.partner-faults"); pf != nullptr && pf->is_object() && !pf->empty()) {
+    std::string keys;
+    for (const auto& [k, _] : pf->items()) keys += (keys.empty() ? "" : ", ") + k;
+    parts.push_back("partner faults (" + keys + ")");
+  }
+  if (parts.empty() && has_faults(r)) {
+    if (auto crash = num(r, "faults.crash_at_s")) parts.push_back(fmt::format("crash at {} s", fmt(crash)));
+    else parts.push_back("faults injected");
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+// 1-based position of a result in the input: the run number every table shares.
+std::size_t run_number(const std::vector<json>& views, const json* r) {
+  return static_cast<std::size_t>(r - views.data()) + 1;
+}
+
+bool uniform(const std::vector<json>& views, std::string_view field) {
+  for (const auto& r : views)
+    if (str(r, field) != str(views.front(), field)) return false;
+  return true;
+}
+
+// Settings whose values differ between runs (strategy and seed have columns
+// of their own): these tell otherwise equal rows apart.
+std::vector<std::string> differing_settings(const std::vector<json>& views) {
+  std::set<std::string> keys;
+  for (const auto& r : views)
+    if (const json* s = find(r, "settings"); s != nullptr && s->is_object())
+      for (const auto& [k, _] : s->items()) keys.insert(k);
+  std::vector<std::string> out;
+  for (const auto& k : keys) {
+    if (k == "strategy" || k == "seed" || k == "world" || k == "scenario") continue;
+    const std::string first = str(views.front(), "settings." + k, "–");
+    for (const auto& r : views)
+      if (str(r, "settings." + k, "–") != first) {
+        out.push_back(k);
+        break;
+      }
+  }
+  return out;
+}
+
+std::string exclusion_cell(const json& r) {
+  const Violations v = violations_of(r);
+  std::string cell;
+  const double excl = v.exclusion;
+  if (excl == 0) cell = fmt::format("✅ 0 in {} partner calls", fmt(num(r, "partner.calls"), 0));
+  else {
+    std::vector<std::pair<std::string, double>> kinds;
+    for (const auto& k : v.kinds)
+      if (classify_kind(k.first) == KindClass::exclusion) kinds.push_back(k);
+    cell = fmt::format("❌ {} ({})", fmt(excl, 0), kinds_text(kinds, 2));
+  }
+  if (!v.note_kinds.empty()) cell += "; notes, not violations: " + kinds_text(v.note_kinds);
+  if (has_faults(r)) cell += " (fault run)";
+  return cell;
+}
+
+std::string pool_cell(const json& r) {
+  std::string cell = fmt::format("{} {} pool timeouts, {}/{} probes failed", pool_safe(r) ? "✅" : "❌",
+                                 fmt(pool_timeouts(r), 0), count(r, "probe.failed"), count(r, "probe.total"));
+  if (holds_connection(r)) cell += "; holds a connection during the call";
+  return cell;
+}
+
+std::string ceiling_cell(const json& r) {
+  const auto ceiling = num(r, "prediction.littles_law_ceiling_per_s");
+  const auto ok = num(r, "throughput_ok_per_s");
+  if (!holds_connection(r) || !ceiling || !ok) return "– (no connection held during the call)";
+  return fmt::format("{} of {} ({})", fmt(ok, 2), fmt(ceiling, 2), pct(*ok, *ceiling));
+}
+
+std::string leaks_cell(const json& r) {
+  std::string cell = count(r, "locks.leaked");
+  if (num_or(r, "locks.unlock_failures", 0) > 0) cell += fmt::format(" ({} failed unlocks)", count(r, "locks.unlock_failures"));
+  return cell;
+}
+
+std::string orphan_cell(const json& r) {
+  const Violations v = violations_of(r);
+  if (v.orphan == 0) return "✅ 0";
+  std::vector<std::pair<std::string, double>> kinds;
+  for (const auto& k : v.kinds)
+    if (classify_kind(k.first) == KindClass::orphan) kinds.push_back(k);
+  return fmt::format("❌ {} ({})", fmt(v.orphan, 0), kinds_text(kinds));
+}
+
+}  // namespace
+
+Table verdict_table(const std::vector<json>& views) {
+  Table t;
+  const bool one_scenario = uniform(views, "scenario");
+  t.headers = {"strategy", "world"};
+  if (!one_scenario) t.headers.push_back("scenario");
+  for (const char* h : {"offered /s", "exclusion held?", "pool-safe?", "ok /s of offered",
+                        "ok /s of Little's-law ceiling", "ok p99", "lease steals", "leaked locks", "orphan effects"})
+    t.headers.push_back(h);
+  t.numeric.assign(t.headers.size(), false);
+  for (const auto& h : headline_runs(views)) {
+    const json& r = *h.run;
+    std::vector<std::string> row = {h.strategy, world_label(r)};
+    if (!one_scenario) row.push_back(h.scenario);
+    row.push_back(fmt(num(r, "offered_per_s")) + (h.off_headline ? " (not at the headline load)" : ""));
+    row.push_back(exclusion_cell(r));
+    row.push_back(pool_cell(r));
+    row.push_back(fmt::format("{} of {} ({})", fmt(num(r, "throughput_ok_per_s"), 2), fmt(num(r, "offered_per_s")),
+                              pct(num_or(r, "throughput_ok_per_s", 0), num_or(r, "offered_per_s", 0))));
+    row.push_back(ceiling_cell(r));
+    row.push_back(duration_text(ok_latency(r, "p99")));
+    row.push_back(count(r, "locks.lease_steals"));
+    row.push_back(leaks_cell(r));
+    row.push_back(orphan_cell(r));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string verdict_paragraphs(const std::vector<json>& views) {
+  const auto rows = headline_runs(views);
+  std::vector<std::string> worlds;
+  for (const auto& h : rows)
+    if (std::find(worlds.begin(), worlds.end(), h.world + "\n" + h.scenario) == worlds.end())
+      worlds.push_back(h.world + "\n" + h.scenario);
+  std::string out;
+  for (const auto& w : worlds) {
+    std::vector<const Headline*> in;
+    for (const auto& h : rows)
+      if (h.world + "\n" + h.scenario == w) in.push_back(&h);
+    const json& first = *in.front()->run;
+    std::string p = fmt::format("**{}** (`{}`, {} requests/s offered, {} of load{}): ", world_label(first),
+                                in.front()->scenario, fmt(num(first, "offered_per_s")),
+                                duration_text(num_or(first, "duration_s", 0) * 1000),
+                                num_or(first, "time_scale", 1) != 1 ? ", figures in configured units" : "");
+    std::vector<std::string> clean, dry, racy, both;
+    std::vector<double> clean_ok, dry_ok, dry_ratio, racy_v, both_v;
+    double dry_timeouts = 0, dry_probes = 0, dry_probe_total = 0;
+    std::map<std::string, double> racy_kinds;
+    for (const Headline* h : in) {
+      const json& r = *h->run;
+      const Violations v = violations_of(r);
+      const bool excl = v.exclusion == 0, pool = pool_safe(r);
+      const double ok = num_or(r, "throughput_ok_per_s", 0);
+      if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok);
+      if (excl && !pool) {
+        dry.push_back(h->strategy), dry_ok.push_back(ok);
+        if (auto c = num(r, "prediction.littles_law_ceiling_per_s"); c && *c > 0 && holds_connection(r))
+          dry_ratio.push_back(100 * ok / *c);
+        dry_timeouts += pool_timeouts(r);
+        dry_probes += num_or(r, "probe.failed", 0);
+        dry_probe_total += num_or(r, "probe.total", 0);
+      }
+      if (!excl) {
+        (pool ? racy : both).push_back(h->strategy);
+        (pool ? racy_v : both_v).push_back(v.exclusion);
+        for (const auto& [k, n] : v.kinds) racy_kinds[k] += n;
+      }
+    }
+    const double offered = num_or(first, "offered_per_s", 0);
+    std::vector<std::string> sentences;
+    if (!clean.empty())
+      sentences.push_back(fmt::format("{} held exclusion and kept the pool healthy, at {} ok/s ({} of offered)",
+                                      names(clean), range(clean_ok),
+                                      range([&] {
+                                        std::vector<double> r;
+                                        for (double x : clean_ok) r.push_back(offered > 0 ? 100 * x / offered : 0);
+                                        return r;
+                                      }(), 0) + " %"));
+    if (!dry.empty()) {
+      std::string s = fmt::format("{} held exclusion but ran the pool dry: {} ok/s", names(dry), range(dry_ok));
+      if (!dry_ratio.empty()) s += fmt::format(", {} % of their Little's-law ceiling", range(dry_ratio, 0));
+      s += fmt::format(", {} pool timeouts and {} of {} health probes failed", fmt(dry_timeouts, 0),
+                       fmt(dry_probes, 0), fmt(dry_probe_total, 0));
+      sentences.push_back(s);
+    }
+    std::vector<std::pair<std::string, double>> kinds(racy_kinds.begin(), racy_kinds.end());
+    std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const std::string most = kinds.empty() ? "" : ", mostly " + kinds.front().first;
+    if (!racy.empty())
+      sentences.push_back(fmt::format("{} did not exclude: {} violations per run{}", names(racy), range(racy_v, 0),
+                                      most));
+    if (!both.empty())
+      sentences.push_back(fmt::format("{} neither excluded ({} violations) nor kept the pool", names(both),
+                                      range(both_v, 0)));
+    for (const Headline* h : in) {
+      const json& r = *h->run;
+      std::vector<std::string> extra;
+      if (num_or(r, "locks.leaked", 0) > 0) extra.push_back(fmt::format("leaked {} locks", count(r, "locks.leaked")));
+      if (num_or(r, "locks.unlock_failures", 0) > 0)
+        extra.push_back(fmt::format("failed {} unlocks", count(r, "locks.unlock_failures")));
+      if (num_or(r, "locks.lease_steals", 0) > 0)
+        extra.push_back(fmt::format("had {} leases stolen", count(r, "locks.lease_steals")));
+      const Violations v = violations_of(r);
+      if (v.orphan > 0) extra.push_back(fmt::format("left {} orphan effects", fmt(v.orphan, 0)));
+      if (!v.note_kinds.empty()) extra.push_back("counted " + kinds_text(v.note_kinds) + " (notes, not violations)");
+      if (extra.empty()) continue;
+      std::string s = "`" + h->strategy + "` ";
+      for (std::size_t i = 0; i < extra.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == extra.size() ? " and " : ", ") + extra[i];
+      sentences.push_back(s);
+    }
+    if (clean.empty()) sentences.push_back("no strategy both held exclusion and kept the pool at this load");
+    else if (clean.size() > 1) {
+      const auto best = std::max_element(clean_ok.begin(), clean_ok.end()) - clean_ok.begin();
+      sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`", clean[best]));
+    }
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+      std::string s = sentences[i];
+      if (i == 0 && !s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+      if (i > 0 && !s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+      p += s + ". ";
+    }
+    out += p.substr(0, p.size() - 1) + "\n\n";
+  }
+  // Worlds side by side: the same strategy and scenario at the same configured load.
+  struct Pair {
+    std::string strategy, world;
+    double sim, other;
+  };
+  std::vector<Pair> pairs;
+  for (const auto& a : rows)
+    for (const auto& b : rows) {
+      if (a.world != "sim" || b.world == "sim" || a.strategy != b.strategy || a.scenario != b.scenario) continue;
+      const double oa = num_or(*a.run, "offered_per_s", 0), ob = num_or(*b.run, "offered_per_s", 0);
+      const double ka = num_or(*a.run, "throughput_ok_per_s", 0), kb = num_or(*b.run, "throughput_ok_per_s", 0);
+      if (oa <= 0 || std::fabs(oa - ob) > 1e-6 * oa || ka <= 0) continue;
+      pairs.push_back({a.strategy, world_label(*b.run), ka, kb});
+    }
+  if (!pairs.empty()) {
+    constexpr double kClose = 0.10;
+    std::size_t close = 0;
+    std::string apart;
+    for (const auto& p : pairs) {
+      if (std::fabs(p.other / p.sim - 1) <= kClose) {
+        ++close;
+        continue;
+      }
+      apart += fmt::format("{}`{}` ({} ok/s in {}, {} in sim)", apart.empty() ? "" : "; ", p.strategy,
+                           fmt(p.other, 2), p.world, fmt(p.sim, 2));
+    }
+    out += fmt::format("At the same configured load, ok/s in the other world was within {:.0f} % of the "
+                       "simulator's for {} of {} strategies{}.\n\n",
+                       100 * kClose, close, pairs.size(), apart.empty() ? "" : "; apart: " + apart);
+  }
+  return out;
+}
+
+Table detail_table(const std::vector<json>& views) {
+  Table t;
+  const bool one_scenario = uniform(views, "scenario");
+  const auto differ = differing_settings(views);
+  t.headers = {"run", "strategy", "world"};
+  if (!one_scenario) t.headers.push_back("scenario");
+  for (const char* h : {"pods", "offered /s", "duration s", "faults", "seed"}) t.headers.push_back(h);
+  std::vector<std::string> shown_settings;
+  for (const auto& k : differ)
+    if (k != "pods" && k != "rate" && k != "duration" && k != "time-scale" && k != "crash-at" && k != "pause-at" &&
+        k != "pause-for" && k != "clock-skew" && k != "partner-faults")
+      shown_settings.push_back(k);
+  if (!shown_settings.empty()) t.headers.push_back("other settings that differ");
+  const std::size_t names = t.headers.size();
+  for (const char* h : {"ok /s", "ok p50 ms", "ok p99 ms", "all p99 ms", "conflicts", "pool timeouts",
+                        "probes failed", "violations", "violation kinds", "notes (not violations)", "lease steals",
+                        "unlock failures", "locks leaked", "recovery after crash ms"})
+    t.headers.push_back(h);
+  t.numeric.assign(t.headers.size(), true);
+  for (std::size_t i = 0; i < names; ++i) t.numeric[i] = false;
+  t.numeric[names + 8] = t.numeric[names + 9] = false;
+  for (const auto& g : group_by_strategy(views)) {
+    for (const json* rp : g.results) {
+      const json& r = *rp;
+      const Violations v = violations_of(r);
+      std::vector<std::string> row = {std::to_string(run_number(views, rp)), g.strategy, world_label(r)};
+      if (!one_scenario) row.push_back(str(r, "scenario"));
+      row.insert(row.end(), {fmt(num(r, "settings.pods").value_or(1), 0), fmt(num(r, "offered_per_s")),
+                             fmt(num(r, "duration_s"), 0), faults_text(r).empty() ? "none" : faults_text(r),
+                             str(r, "seed")});
+      if (!shown_settings.empty()) {
+        std::string s;
+        for (const auto& k : shown_settings) s += (s.empty() ? "" : ", ") + k + "=" + str(r, "settings." + k, "–");
+        row.push_back(s);
+      }
+      row.insert(row.end(), {fmt(num(r, "throughput_ok_per_s"), 2), fmt(ok_latency(r, "p50")), fmt(ok_latency(r, "p99")),
+                             fmt(num(r, "latency_ms.p99")), count(r, "requests.conflict"), fmt(pool_timeouts(r), 0),
+                             count(r, "probe.failed") + "/" + count(r, "probe.total"), fmt(v.total, 0),
+                             v.kinds.empty() ? "–" : kinds_text(v.kinds, 3),
+                             v.note_kinds.empty() ? "–" : kinds_text(v.note_kinds), count(r, "locks.lease_steals"),
+                             count(r, "locks.unlock_failures"), count(r, "locks.leaked"),
+                             num(r, "faults.recovery_ms") ? fmt(num(r, "faults.recovery_ms")) : "not measured"});
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return t;
+}
+
+std::string uncounted_kinds_note(const std::vector<json>& views) {
+  std::string zero;
+  for (const auto& k : violation_kinds(views)) {
+    if (is_count_not_violation(k)) continue;
+    bool counted = false;
+    for (const auto& r : views) counted = counted || num_or(r, "partner.violations." + k, 0) > 0;
+    if (!counted) zero += (zero.empty() ? "" : ", ") + k;
+  }
+  std::string note;
+  if (!zero.empty()) note += "Violation kinds the partner checks, counted 0 in every run: " + zero + ". ";
+  note += "Counted as notes, not violations: ambiguous_commit (a commit whose answer was lost), retry_overlap "
+          "(a request overlapping its own retry), stale_token_rejected (fencing refusing a stale holder).";
+  return note;
+}
+
+Table prediction_table(const std::vector<json>& views) {
+  Table t;
+  t.headers = {"run", "strategy", "world", "offered /s", "pool size", "mean hold ms", "Little's-law ceiling /s",
+               "measured ok /s", "ok / ceiling", "Erlang-C wait ms", "measured pool wait p50 ms", "note"};
+  t.numeric = {false, false, false, true, true, true, true, true, true, true, true, false};
+  for (const auto& g : group_by_strategy(views)) {
+    for (const json* rp : g.results) {
+      const json& r = *rp;
+      const auto ceiling = num(r, "prediction.littles_law_ceiling_per_s");
+      const auto ok = num(r, "throughput_ok_per_s");
+      std::string ratio = "–";
+      if (ceiling && ok && *ceiling > 0) ratio = fmt::format("{:.0f}%", 100.0 * *ok / *ceiling);
+      t.rows.push_back({std::to_string(run_number(views, rp)), g.strategy, world_label(r),
+                        fmt(num(r, "offered_per_s")), count(r, "pool.size"), fmt(mean_hold_ms(r)), fmt(ceiling),
+                        fmt(ok, 2), ratio, fmt(num(r, "prediction.erlang_c_wait_ms")), fmt(num(r, "pool.wait_ms.p50")),
+                        str(r, "prediction.note")});
+    }
+  }
+  return t;
+}
+
+namespace {
 
 // What the seeds' table says for rows that are design facts, not measurements.
 struct DesignFacts {
@@ -31,119 +410,30 @@ struct DesignFacts {
   std::string crash;         // expected clean-up on crash
 };
 
-DesignFacts facts_for(const std::string& base) {
-  if (base == "none") return {"N/A: nothing to protect with", "N/A: nothing is held"};
-  if (base == "held-tx") return {"❌ No: needs the row to lock", "✅ rollback frees the row when the session ends"};
-  if (base == "advisory-xact")
-    return {"✅ Yes: the key is any number", "✅ freed at rollback when the session ends"};
-  if (base == "advisory-session")
-    return {"✅ Yes: the key is any number", "⚠️ freed only when the session ends (pooled: never)"};
-  if (base == "row-lease") return {"❌ No: needs the row", "⚠️ after the lease TTL"};
-  if (base == "optimistic") return {"❌ No: needs the row and its version", "✅ nothing is held"};
-  return {"?", "?"};
+DesignFacts facts_for(const json& r, const std::string& base) {
+  DesignFacts f;
+  if (base == "none") f = {"N/A: nothing to protect with", "N/A: nothing is held"};
+  else if (base == "held-tx") f = {"❌ No: needs the row to lock", "✅ rollback frees the row when the session ends"};
+  else if (base == "advisory-xact") f = {"✅ Yes: the key is any number", "✅ freed at rollback when the session ends"};
+  else if (base == "advisory-session")
+    f = {"✅ Yes: the key is any number", "⚠️ freed only when the session ends (pooled: never)"};
+  else if (base == "row-lease") f = {"❌ No: needs the row", "⚠️ after the lease TTL"};
+  else if (base == "optimistic") f = {"❌ No: needs the row and its version", "✅ nothing is held"};
+  // The registry's facts, when the result carries them, win over the list above.
+  if (auto needs = strategy_fact(r, "needs_existing_row"))
+    f.non_existent = *needs ? "❌ No: needs an existing row" : "✅ Yes: no row needed";
+  if (auto safe = strategy_fact(r, "crash_safe"))
+    f.crash = *safe ? "✅ crash-safe by design" : "⚠️ not crash-safe by design";
+  if (f.non_existent.empty()) f.non_existent = "not stated";
+  if (f.crash.empty()) f.crash = "not stated";
+  return f;
 }
 
 }  // namespace
 
-std::vector<std::string> summary_violation_kinds(const std::vector<json>& results) {
-  std::vector<std::string> kinds;
-  const auto& contract = contract_violation_kinds();
-  for (const auto& k : violation_kinds(results)) {
-    bool counted = std::find(contract.begin(), contract.end(), k) != contract.end();
-    for (const auto& r : results) counted = counted || num_or(r, "partner.violations." + k, 0) > 0;
-    if (counted) kinds.push_back(k);
-  }
-  return kinds;
-}
-
-std::string uncounted_kinds_note(const std::vector<json>& results) {
-  const auto shown = summary_violation_kinds(results);
-  std::string left;
-  for (const auto& k : violation_kinds(results))
-    if (std::find(shown.begin(), shown.end(), k) == shown.end()) left += (left.empty() ? "" : ", ") + k;
-  return left.empty() ? "" : "Other kinds the partner checks, counted 0 in every run: " + left + ".";
-}
-
-static bool uniform(const std::vector<json>& results, std::string_view field) {
-  for (const auto& r : results)
-    if (str(r, field) != str(results.front(), field)) return false;
-  return true;
-}
-
-Table summary_table(const std::vector<json>& results) {
-  Table t;
-  // World and scenario get columns only when they differ between runs (the
-  // report's first line names them otherwise): the table is wide enough.
-  const bool one_world = uniform(results, "world"), one_scenario = uniform(results, "scenario");
-  t.headers = {"strategy"};
-  if (!one_world) t.headers.push_back("world");
-  if (!one_scenario) t.headers.push_back("scenario");
-  const std::size_t names = t.headers.size();
-  // Latency of ok requests (what a served user waited) and of every request
-  // (fast refusals included) side by side: one alone misleads.
-  for (const char* h : {"offered /s", "ok /s", "ok p50 ms", "ok p99 ms", "all p99 ms"}) t.headers.push_back(h);
-  // Time-scaled real runs also get their figures in the configured units.
-  bool scaled = false;
-  for (const auto& r : results) scaled = scaled || find(r, "unscaled") != nullptr;
-  if (scaled)
-    for (const char* h : {"ok /s unscaled", "ok p99 ms unscaled"}) t.headers.push_back(h);
-  for (const char* h : {"conflicts", "pool timeouts", "probe failures"}) t.headers.push_back(h);
-  const auto kinds = summary_violation_kinds(results);
-  for (const auto& k : kinds) t.headers.push_back(k);
-  for (const char* h : {"lease steals", "unlock failures", "locks leaked", "recovery after crash ms"})
-    t.headers.push_back(h);
-  t.numeric.assign(t.headers.size(), true);
-  for (std::size_t i = 0; i < names; ++i) t.numeric[i] = false;
-  for (const auto& g : group_by_strategy(results)) {
-    for (const json* rp : g.results) {
-      const json& r = *rp;
-      std::vector<std::string> row = {g.strategy};
-      if (!one_world) row.push_back(str(r, "world"));
-      if (!one_scenario) row.push_back(str(r, "scenario"));
-      // Results written before latency_ok_ms existed fall back to every request's figures.
-      const auto ok_lat = [&](const std::string& prefix, const char* q) {
-        const auto v = num(r, prefix + "latency_ok_ms." + q);
-        return v ? v : num(r, prefix + "latency_ms." + q);
-      };
-      row.insert(row.end(), {fmt(num(r, "offered_per_s")), fmt(num(r, "throughput_ok_per_s")), fmt(ok_lat("", "p50")),
-                             fmt(ok_lat("", "p99")), fmt(num(r, "latency_ms.p99"))});
-      if (scaled)
-        row.insert(row.end(), {fmt(num(r, "unscaled.throughput_ok_per_s")), fmt(ok_lat("unscaled.", "p99"))});
-      row.insert(row.end(), {count(r, "requests.conflict"), count(r, "requests.pool_timeout"), count(r, "probe.failed")});
-      for (const auto& k : kinds) row.push_back(fmt(num(r, "partner.violations." + k), 0));
-      row.push_back(count(r, "locks.lease_steals"));
-      row.push_back(count(r, "locks.unlock_failures"));
-      row.push_back(count(r, "locks.leaked"));
-      row.push_back(num(r, "faults.recovery_ms") ? fmt(num(r, "faults.recovery_ms")) : "not measured");
-      t.rows.push_back(std::move(row));
-    }
-  }
-  return t;
-}
-
-Table prediction_table(const std::vector<json>& results) {
-  Table t;
-  t.headers = {"strategy",       "offered /s",          "pool size",       "mean hold ms",
-               "Little's-law ceiling /s", "measured ok /s", "ok / ceiling", "Erlang-C wait ms",
-               "measured pool wait p50 ms", "note"};
-  t.numeric = {false, true, true, true, true, true, true, true, true, false};
-  for (const auto& g : group_by_strategy(results)) {
-    for (const json* rp : g.results) {
-      const json& r = *rp;
-      const auto ceiling = num(r, "prediction.littles_law_ceiling_per_s");
-      const auto ok = num(r, "throughput_ok_per_s");
-      std::string ratio = "–";
-      if (ceiling && ok && *ceiling > 0) ratio = fmt::format("{:.0f}%", 100.0 * *ok / *ceiling);
-      t.rows.push_back({g.strategy, fmt(num(r, "offered_per_s")), count(r, "pool.size"), fmt(mean_hold_ms(r)),
-                        fmt(ceiling), fmt(ok), ratio, fmt(num(r, "prediction.erlang_c_wait_ms")),
-                        fmt(num(r, "pool.wait_ms.p50")), str(r, "prediction.note")});
-    }
-  }
-  return t;
-}
-
-Table comparison_table(const std::vector<json>& results) {
-  const auto groups = group_by_strategy(results);
+Table comparison_table(const std::vector<json>& views) {
+  const auto groups = group_by_strategy(views);
+  const auto headlines = headline_runs(views);
   Table t;
   t.headers = {"Requirement"};
   for (const auto& g : groups) t.headers.push_back(g.strategy);
@@ -154,22 +444,27 @@ Table comparison_table(const std::vector<json>& results) {
   std::vector<std::string> infra = {"External infrastructure"};
   std::vector<std::string> crash = {"Auto clean-up on crash"};
   std::vector<std::string> slow = {"Safe with slow HTTP I/O: measured pool timeouts and failed probes"};
-  std::vector<std::string> capacity = {"Throughput at the heaviest load (ok /s of offered /s)"};
-  std::vector<std::string> overhead = {"Connection held per request (mean ms)"};
+  std::vector<std::string> capacity = {"Throughput at the headline load (ok /s of offered /s, configured units)"};
+  std::vector<std::string> overhead = {"Connection held per request at the headline load (mean ms)"};
   std::vector<std::string> refused = {"Requests refused (409 conflict)"};
 
   for (const auto& g : groups) {
     const std::string base = base_strategy(g.strategy);
-    // Exclusion is judged on runs without injected faults: a pod that crashes
-    // between unlink and link splits a person whatever the lock did.
-    double violations = 0, calls = 0, steals = 0, unlock_failures = 0;
+    // Exclusion is judged on runs without injected faults (a pod that crashes
+    // between unlink and link splits a person whatever the lock did); the
+    // fault runs' counts are named beside it, from the same function.
+    double violations = 0, calls = 0, steals = 0, unlock_failures = 0, fault_violations = 0;
+    std::map<std::string, double> notes;
     int fault_runs = 0;
     for (const json* r : g.results) {
-      if (find(*r, "faults") != nullptr) {
+      const Violations v = violations_of(*r);
+      for (const auto& [k, n] : v.note_kinds) notes[k] += n;
+      if (has_faults(*r)) {
         ++fault_runs;
+        fault_violations += v.total;
         continue;
       }
-      violations += violations_total(*r);
+      violations += v.total;
       calls += num_or(*r, "partner.calls", 0);
       steals += num_or(*r, "locks.lease_steals", 0);
       unlock_failures += num_or(*r, "locks.unlock_failures", 0);
@@ -179,10 +474,15 @@ Table comparison_table(const std::vector<json>& results) {
                            : fmt::format("❌ {} violations in {} partner calls", fmt(violations, 0), fmt(calls, 0));
     if (steals > 0) cell += fmt::format(", {} leases stolen", fmt(steals, 0));
     if (unlock_failures > 0) cell += fmt::format(", {} failed unlocks", fmt(unlock_failures, 0));
-    if (fault_runs > 0) cell += fmt::format(" ({} crash/pause runs not counted here)", fault_runs);
+    if (fault_runs > 0)
+      cell += fmt::format("; {} crash/pause runs counted apart: {} violations", fault_runs, fmt(fault_violations, 0));
+    if (!notes.empty()) {
+      std::vector<std::pair<std::string, double>> n(notes.begin(), notes.end());
+      cell += "; notes, not violations: " + kinds_text(n);
+    }
     excl.push_back(cell);
 
-    const DesignFacts facts = facts_for(base);
+    const DesignFacts facts = facts_for(*g.results.front(), base);
     nonexist.push_back(facts.non_existent);
     infra.push_back("None (uses the existing PostgreSQL)");
 
@@ -196,31 +496,39 @@ Table comparison_table(const std::vector<json>& results) {
     else
       crash.push_back("not measured (expected: " + facts.crash + ")");
 
-    const double timeouts = sum(g, "requests.pool_timeout");
-    const double probes_failed = sum(g, "probe.failed");
+    double timeouts = 0, probes_failed = 0;
+    for (const json* r : g.results) timeouts += pool_timeouts(*r), probes_failed += num_or(*r, "probe.failed", 0);
     slow.push_back(timeouts + probes_failed == 0
                        ? "✅ 0 pool timeouts, 0 failed probes"
                        : fmt::format("❌ {} pool timeouts, {} failed probes", fmt(timeouts, 0),
                                      fmt(probes_failed, 0)));
 
-    const json& heavy = *g.representative();
-    std::string cap = fmt::format("{} of {}", fmt(num(heavy, "throughput_ok_per_s")),
-                                  fmt(num(heavy, "offered_per_s")));
-    if (auto ceiling = num(heavy, "prediction.littles_law_ceiling_per_s"))
-      cap += fmt::format(" (ceiling {})", fmt(ceiling));
-    capacity.push_back(cap);
-    overhead.push_back(fmt(mean_hold_ms(heavy)));
-    refused.push_back(fmt(sum(g, "requests.conflict"), 0));
+    std::string cap, hold;
+    double conflicts = 0;
+    for (const json* r : g.results) conflicts += num_or(*r, "requests.conflict", 0);
+    for (const auto& h : headlines) {
+      if (h.strategy != g.strategy) continue;
+      const json& r = *h.run;
+      std::string one = fmt::format("{}: {} of {}", world_label(r), fmt(num(r, "throughput_ok_per_s"), 2),
+                                    fmt(num(r, "offered_per_s")));
+      if (auto ceiling = num(r, "prediction.littles_law_ceiling_per_s"); ceiling && holds_connection(r))
+        one += fmt::format(" (ceiling {})", fmt(ceiling, 2));
+      cap += (cap.empty() ? "" : "; ") + one;
+      hold += (hold.empty() ? "" : "; ") + world_label(r) + ": " + fmt(mean_hold_ms(r));
+    }
+    capacity.push_back(cap.empty() ? "–" : cap);
+    overhead.push_back(hold.empty() ? "–" : hold);
+    refused.push_back(fmt(conflicts, 0));
   }
   t.rows = {excl, nonexist, infra, crash, slow, capacity, overhead, refused};
   return t;
 }
 
-Table violation_details_table(const std::vector<json>& results, std::size_t limit) {
+Table violation_details_table(const std::vector<json>& views, std::size_t limit) {
   Table t;
-  t.headers = {"strategy", "kind", "subject", "detail", "requests"};
+  t.headers = {"run", "strategy", "kind", "subject", "detail", "requests"};
   t.numeric.assign(t.headers.size(), false);
-  for (const auto& r : results) {
+  for (const auto& r : views) {
     const json* details = find(r, "partner.details");
     if (details == nullptr || !details->is_array()) continue;
     for (const auto& d : *details) {
@@ -228,47 +536,67 @@ Table violation_details_table(const std::vector<json>& results, std::size_t limi
       std::string ids;
       if (d.contains("request_ids") && d["request_ids"].is_array())
         for (const auto& id : d["request_ids"]) ids += (ids.empty() ? "" : ", ") + str(id, "");
-      t.rows.push_back({str(r, "strategy"), str(d, "kind"), str(d, "subject"), str(d, "detail"), ids});
+      std::string kind = str(d, "kind");
+      if (is_count_not_violation(kind)) kind += " (note)";
+      t.rows.push_back({std::to_string(run_number(views, &r)), str(r, "strategy"), kind, str(d, "subject"),
+                        str(d, "detail"), ids});
     }
   }
   return t;
 }
 
-Table runs_table(const std::vector<json>& results) {
+Table runs_table(const std::vector<json>& views) {
   Table t;
-  t.headers = {"strategy", "world", "scenario", "seed", "offered /s", "duration s", "requests", "time scale",
-               "settings"};
-  t.numeric = {false, false, false, true, true, true, true, true, false};
-  for (const auto& r : results) {
+  t.headers = {"run", "strategy", "world", "scenario", "seed", "offered /s", "duration s", "requests", "time scale",
+               "lockbench", "settings"};
+  t.numeric = {false, false, false, false, true, true, true, true, true, false, false};
+  for (const auto& r : views) {
     std::string settings;
     if (const json* s = find(r, "settings"); s != nullptr && s->is_object())
       for (const auto& [k, v] : s->items())
         settings += (settings.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    t.rows.push_back({str(r, "strategy"), str(r, "world"), str(r, "scenario"), str(r, "seed"),
-                      fmt(num(r, "offered_per_s")), fmt(num(r, "duration_s")), count(r, "requests.total"),
-                      fmt(num(r, "time_scale"), 3), settings});
+    std::string version = str(r, "provenance.lockbench_version", "–");
+    if (auto commit = str(r, "provenance.git_commit"); !commit.empty()) version += " (" + commit + ")";
+    t.rows.push_back({std::to_string(run_number(views, &r)), str(r, "strategy"), str(r, "world"),
+                      str(r, "scenario"), str(r, "seed"), fmt(num(r, "offered_per_s")), fmt(num(r, "duration_s"), 0),
+                      count(r, "requests.total"), fmt::format("{:g}", num_or(r, "time_scale", 1)), version, settings});
   }
   return t;
 }
 
-std::string scope_line(const std::vector<json>& results) {
-  if (results.empty()) return "";
+std::string scope_line(const std::vector<json>& views) {
+  if (views.empty()) return "";
   std::string line;
-  if (uniform(results, "world")) line += "world `" + str(results.front(), "world") + "`";
-  if (uniform(results, "scenario"))
-    line += (line.empty() ? "" : ", ") + std::string("scenario `") + str(results.front(), "scenario") + "`";
+  if (uniform(views, "world")) line += "world `" + str(views.front(), "world") + "`";
+  if (uniform(views, "scenario"))
+    line += (line.empty() ? "" : ", ") + std::string("scenario `") + str(views.front(), "scenario") + "`";
   return line.empty() ? "" : "All runs: " + line + ".";
 }
 
-std::string time_scale_note(const std::vector<json>& results) {
-  for (const auto& r : results) {
+std::string time_scale_note(const std::vector<json>& views) {
+  for (const auto& r : views) {
     const auto scale = num(r, "time_scale");
     if (scale && *scale != 1.0)
-      return "Some runs were time-scaled (see the time scale column of Runs): every configured duration was "
-             "multiplied by the scale, and the times shown are the measured wall times; the \"unscaled\" "
-             "columns give them back in the configured units.";
+      return "Some runs were time-scaled (world \"real x0.1\" and the like): every configured duration was "
+             "multiplied by the scale. Every rate, time and duration in this report is in configured units "
+             "(measured rates times the scale, measured times divided by it), so a time-scaled run sits beside an "
+             "unscaled one at the load it was configured for; summary.csv keeps the measured values.";
   }
   return "";
+}
+
+std::string markdown_inline_to_html(const std::string& text) {
+  std::string out;
+  bool code = false, bold = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') out += (code = !code) ? "<code>" : "</code>";
+    else if (c == '*' && i + 1 < text.size() && text[i + 1] == '*' && !code) {
+      out += (bold = !bold) ? "<b>" : "</b>";
+      ++i;
+    } else out += html_escape(std::string_view(&text[i], 1));
+  }
+  return out;
 }
 
 }  // namespace lockbench::report::detail

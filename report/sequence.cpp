@@ -1,6 +1,7 @@
 #include "report/sequence.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -61,29 +62,71 @@ std::vector<Event> events_of(const json& result) {
   return events;
 }
 
-// One arrow in the diagram, placed at a time; ties keep insertion order.
-struct Line {
-  double t_ms;
-  std::size_t seq;
+}  // namespace
+
+namespace detail {
+
+// One row of a sequence diagram, placed at a time; ties keep insertion order.
+struct SeqItem {
+  enum Kind { message, reply, note } kind = message;
+  std::string from, to;  // participant ids; a note spans from..to (to may be empty)
   std::string text;
+  double t_ms = 0;
+  std::size_t seq = 0;
 };
+
+struct Sequence {
+  std::vector<std::pair<std::string, std::string>> participants;  // id, label
+  std::vector<SeqItem> items;                                     // in time order after sorted()
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::SeqItem;
+using detail::Sequence;
 
 class Diagram {
  public:
-  void at(double t_ms, std::string text) { lines_.push_back({t_ms, lines_.size(), std::move(text)}); }
-  std::string render(const std::vector<std::string>& header) {
-    std::stable_sort(lines_.begin(), lines_.end(), [](const Line& a, const Line& b) {
+  void message(double t_ms, std::string from, std::string to, std::string text) {
+    add({SeqItem::message, std::move(from), std::move(to), std::move(text), t_ms, 0});
+  }
+  void reply(double t_ms, std::string from, std::string to, std::string text) {
+    add({SeqItem::reply, std::move(from), std::move(to), std::move(text), t_ms, 0});
+  }
+  void note(double t_ms, std::string over, std::string to, std::string text) {
+    add({SeqItem::note, std::move(over), std::move(to), std::move(text), t_ms, 0});
+  }
+  Sequence finish(std::vector<std::pair<std::string, std::string>> participants) {
+    std::stable_sort(items_.begin(), items_.end(), [](const SeqItem& a, const SeqItem& b) {
       return a.t_ms != b.t_ms ? a.t_ms < b.t_ms : a.seq < b.seq;
     });
-    std::string out = "sequenceDiagram\n";
-    for (const auto& h : header) out += "    " + h + "\n";
-    for (const auto& l : lines_) out += "    " + l.text + "\n";
-    return out;
+    return {std::move(participants), std::move(items_)};
   }
 
  private:
-  std::vector<Line> lines_;
+  void add(SeqItem i) {
+    i.seq = items_.size();
+    items_.push_back(std::move(i));
+  }
+  std::vector<SeqItem> items_;
 };
+
+std::string mermaid(const Sequence& s) {
+  std::string out = "sequenceDiagram\n";
+  for (const auto& [id, name] : s.participants) out += "    participant " + id + " as " + name + "\n";
+  for (const auto& i : s.items) {
+    switch (i.kind) {
+      case SeqItem::message: out += "    " + i.from + "->>" + i.to + ": " + i.text + "\n"; break;
+      case SeqItem::reply: out += "    " + i.from + "-->>" + i.to + ": " + i.text + "\n"; break;
+      case SeqItem::note:
+        out += "    Note over " + i.from + (i.to.empty() ? "" : "," + i.to) + ": " + i.text + "\n";
+        break;
+    }
+  }
+  return out;
+}
 
 bool is_partner(const std::string& step) { return step.rfind("partner.", 0) == 0; }
 bool is_db(const std::string& step) {
@@ -102,36 +145,37 @@ void draw(Diagram& d, const Event& e, const std::string& who, const std::string&
   const bool answer = took >= kAnswerArrowMs;
   if (e.step == "queue") {
     if (took >= 0.05)
-      d.at(e.start_ms, fmt::format("Note over {}: t={} queued {} for a worker", who, ms(e.start_ms), ms(took)));
+      d.note(e.start_ms, who, "", fmt::format("t={} queued {} for a worker", ms(e.start_ms), ms(took)));
   } else if (e.step == "pool.acquire") {
     const std::string got = e.conn ? fmt::format("conn {}", *e.conn) : std::string("no connection");
     if (answer) {
-      d.at(e.start_ms, fmt::format("{}->>{}: t={} acquire connection", who, pool, ms(e.start_ms)));
-      d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}{}", pool, who, ms(e.end_ms), got, ms(took), detail));
+      d.message(e.start_ms, who, pool, fmt::format("t={} acquire connection", ms(e.start_ms)));
+      d.reply(e.end_ms, pool, who, fmt::format("t={} {} after {}{}", ms(e.end_ms), got, ms(took), detail));
     } else {
-      d.at(e.start_ms, fmt::format("{}->>{}: t={} acquire connection, got {}", who, pool, ms(e.start_ms), got));
+      d.message(e.start_ms, who, pool, fmt::format("t={} acquire connection, got {}", ms(e.start_ms), got));
     }
   } else if (e.step == "pool.release") {
-    d.at(e.start_ms, fmt::format("{}->>{}: t={} release {}", who, pool, ms(e.start_ms),
-                                 e.conn ? fmt::format("conn {}", *e.conn) : std::string("connection")));
+    d.message(e.start_ms, who, pool,
+              fmt::format("t={} release {}", ms(e.start_ms),
+                          e.conn ? fmt::format("conn {}", *e.conn) : std::string("connection")));
   } else if (is_partner(e.step)) {
     const std::string call = e.step.substr(std::string("partner.").size());
     // Details often start with the call's name ("unlink x from y"): do not say it twice.
     const std::string what = label(e.detail).rfind(call, 0) == 0 ? label(e.detail) : call + detail;
-    d.at(e.start_ms, fmt::format("{}->>{}: t={} {}", who, partner, ms(e.start_ms), what));
-    d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} done after {}", partner, who, ms(e.end_ms), call, ms(took)));
+    d.message(e.start_ms, who, partner, fmt::format("t={} {}", ms(e.start_ms), what));
+    d.reply(e.end_ms, partner, who, fmt::format("t={} {} done after {}", ms(e.end_ms), call, ms(took)));
   } else if (is_db(e.step)) {
     if (answer) {
-      d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{}", who, db, ms(e.start_ms), e.step, detail));
-      d.at(e.end_ms, fmt::format("{}-->>{}: t={} {} after {}", db, who, ms(e.end_ms), e.step, ms(took)));
+      d.message(e.start_ms, who, db, fmt::format("t={} {}{}", ms(e.start_ms), e.step, detail));
+      d.reply(e.end_ms, db, who, fmt::format("t={} {} after {}", ms(e.end_ms), e.step, ms(took)));
     } else {
-      d.at(e.start_ms, fmt::format("{}->>{}: t={} {}{} ({})", who, db, ms(e.start_ms), e.step, detail, ms(took)));
+      d.message(e.start_ms, who, db, fmt::format("t={} {}{} ({})", ms(e.start_ms), e.step, detail, ms(took)));
     }
   } else if (e.step == "outcome") {
     // The outcome event spans the whole request: its answer is known at the end.
-    d.at(e.end_ms, fmt::format("Note over {}: t={} outcome {}", who, ms(e.end_ms), label(e.detail)));
+    d.note(e.end_ms, who, "", fmt::format("t={} outcome {}", ms(e.end_ms), label(e.detail)));
   } else {
-    d.at(e.start_ms, fmt::format("Note over {}: t={} {}{}", who, ms(e.start_ms), label(e.step), detail));
+    d.note(e.start_ms, who, "", fmt::format("t={} {}{}", ms(e.start_ms), label(e.step), detail));
   }
 }
 
@@ -149,7 +193,9 @@ std::optional<std::pair<double, double>> partner_span(const std::vector<Event>& 
 
 }  // namespace
 
-std::optional<std::string> race_diagram(const json& result) {
+namespace {
+
+std::optional<Sequence> race_sequence(const json& result) {
   const json* race = detail::find(result, "trace.race");
   if (race == nullptr || !race->is_object()) return std::nullopt;
   const json* ids = detail::find(*race, "request_ids");
@@ -168,25 +214,25 @@ std::optional<std::string> race_diagram(const json& result) {
     const double from = std::max(sa->first, sb->first), to = std::min(sa->second, sb->second);
     if (from < to)
       // Notes do not wrap in Mermaid: span every participant so the sentence fits.
-      d.at(to, fmt::format("Note over A,Partner: from t={} to t={} both requests were calling the partner for {}: "
-                           "nothing excluded them",
-                           ms(from), ms(to), person));
+      d.note(to, "A", "Partner",
+             fmt::format("from t={} to t={} both requests were calling the partner for {}: nothing excluded them",
+                         ms(from), ms(to), person));
   }
   const std::string kind = str(*race, "kind");
-  const std::string verdict = fmt::format(
-      "Note over A,Partner: {}whole {} run, as the partner counted it: overlap_person {}, person_split {}, "
-      "lost_promotion {}",
-      kind.empty() ? "" : "flagged as " + label(kind) + ". ", label(str(result, "strategy")),
-      detail::fmt(detail::num(result, "partner.violations.overlap_person"), 0),
-      detail::fmt(detail::num(result, "partner.violations.person_split"), 0),
-      detail::fmt(detail::num(result, "partner.violations.lost_promotion"), 0));
-  d.at(1e300, verdict);
-  return d.render({fmt::format("participant A as request {}", label(a)),
-                   fmt::format("participant B as request {}", label(b)), "participant Pool as connection pool",
-                   "participant DB as PostgreSQL", "participant Partner as partner (identity provider)"});
+  // The run's counts come from the one function every section uses.
+  const detail::Violations v = detail::violations_of(result);
+  d.note(1e300, "A", "Partner",
+         fmt::format("{}whole {} run, as the partner counted it: {} violations{}",
+                     kind.empty() ? "" : "flagged as " + label(kind) + ". ", label(str(result, "strategy")),
+                     detail::fmt(v.total, 0), v.kinds.empty() ? "" : ", " + label(detail::kinds_text(v.kinds, 3))));
+  return d.finish({{"A", "request " + label(a)},
+                   {"B", "request " + label(b)},
+                   {"Pool", "connection pool"},
+                   {"DB", "PostgreSQL"},
+                   {"Partner", "partner (identity provider)"}});
 }
 
-std::optional<std::string> pool_exhaustion_diagram(const json& result) {
+std::optional<Sequence> pool_exhaustion_sequence(const json& result) {
   const auto events = events_of(result);
   // The first request that gave up waiting for a connection.
   const Event* victim_out = nullptr;
@@ -220,13 +266,12 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
   const std::size_t shown = std::min<std::size_t>(holders.size(), 3);
 
   Diagram d;
-  std::vector<std::string> header;
-  for (std::size_t i = 0; i < shown; ++i)
-    header.push_back(fmt::format("participant H{} as request {}", i + 1, label(holders[i])));
-  header.push_back("participant Pool as connection pool");
-  header.push_back("participant DB as PostgreSQL");
-  header.push_back("participant Partner as partner");
-  header.push_back(fmt::format("participant V as request {}", label(victim)));
+  std::vector<std::pair<std::string, std::string>> header;
+  for (std::size_t i = 0; i < shown; ++i) header.emplace_back(fmt::format("H{}", i + 1), "request " + label(holders[i]));
+  header.emplace_back("Pool", "connection pool");
+  header.emplace_back("DB", "PostgreSQL");
+  header.emplace_back("Partner", "partner");
+  header.emplace_back("V", "request " + label(victim));
   for (const auto& e : events) {
     for (std::size_t i = 0; i < shown; ++i)
       if (e.request_id == holders[i]) draw(d, e, fmt::format("H{}", i + 1), "Pool", "DB", "Partner");
@@ -235,19 +280,134 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
   const double size = num_or(result, "pool.size", 0);
   // The trace is a sample: it may hold only some of the requests that had the
   // connections, so say how many it shows rather than claim a count.
-  std::string held = fmt::format("Note over {},V: t={} all {} connections busy, held in transactions while their "
-                                 "requests wait on a row lock or the partner. {} holders traced",
-                                 shown ? "H1" : "Pool", ms(wait_from), detail::fmt(size, 0), holders.size());
+  std::string held = fmt::format("t={} all {} connections busy, held in transactions while their requests wait on "
+                                 "a row lock or the partner. {} holders traced",
+                                 ms(wait_from), detail::fmt(size, 0), holders.size());
   if (holders.size() > shown) held += fmt::format(", {} not drawn", holders.size() - shown);
-  d.at(wait_from, held);
-  d.at(1e300, fmt::format("Note over Pool,V: {}: {} pool timeouts, {} of {} health probes failed, "
-                          "ceiling {} requests/s",
-                          label(str(result, "strategy")),
-                          detail::fmt(detail::num(result, "requests.pool_timeout"), 0),
-                          detail::fmt(detail::num(result, "probe.failed"), 0),
-                          detail::fmt(detail::num(result, "probe.total"), 0),
-                          detail::fmt(detail::num(result, "prediction.littles_law_ceiling_per_s"))));
-  return d.render(header);
+  d.note(wait_from, shown ? "H1" : "Pool", "V", held);
+  d.note(1e300, "Pool", "V",
+         fmt::format("{}: {} pool timeouts, {} of {} health probes failed, ceiling {} requests/s",
+                     label(str(result, "strategy")), detail::fmt(detail::num(result, "requests.pool_timeout"), 0),
+                     detail::fmt(detail::num(result, "probe.failed"), 0),
+                     detail::fmt(detail::num(result, "probe.total"), 0),
+                     detail::fmt(detail::num(result, "prediction.littles_law_ceiling_per_s"))));
+  return d.finish(std::move(header));
+}
+
+std::string xml(std::string_view text) { return detail::html_escape(text); }
+
+// Greedy word wrap to at most `width` characters a line.
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(at, end - at);
+    at = end + 1;
+    while (word.size() > width) {  // a word longer than a line is cut
+      if (!line.empty()) lines.push_back(line), line.clear();
+      lines.push_back(word.substr(0, width));
+      word = word.substr(width);
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > width) lines.push_back(line), line.clear();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  if (lines.empty()) lines.emplace_back();
+  return lines;
+}
+
+// A sequence diagram as SVG: participants in boxes over dashed lifelines,
+// one row per item top to bottom in time order, solid arrows for calls,
+// dashed for answers, yellow notes. Text is wrapped to the space it has.
+std::string svg(const Sequence& s, const std::string& id, const std::string& title) {
+  constexpr double kCol = 230, kMargin = 20, kLine = 14, kCharPx = 6.4, kTop = 64;
+  std::map<std::string, double> x;
+  for (std::size_t i = 0; i < s.participants.size(); ++i)
+    x[s.participants[i].first] = kMargin + kCol / 2 + kCol * static_cast<double>(i);
+  const double width = 2 * kMargin + kCol * static_cast<double>(s.participants.size());
+  const auto chars = [&](double px) { return static_cast<std::size_t>(std::max(8.0, px / kCharPx)); };
+  std::string body;
+  double y = kTop + 14;
+  for (const auto& item : s.items) {
+    const double x1 = x.count(item.from) ? x[item.from] : kMargin;
+    const double x2 = !item.to.empty() && x.count(item.to) ? x[item.to] : x1;
+    if (item.kind == detail::SeqItem::note) {
+      const double left = std::min(x1, x2) - kCol / 2 + 8, right = std::max(x1, x2) + kCol / 2 - 8;
+      const auto lines = wrap(item.text, chars(right - left - 12));
+      const double h = kLine * static_cast<double>(lines.size()) + 10;
+      body += fmt::format("<rect x='{:.0f}' y='{:.0f}' width='{:.0f}' height='{:.0f}' fill='#fff5c2' "
+                          "stroke='#c9a800'/>\n",
+                          left, y, right - left, h);
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        body += fmt::format("<text x='{:.0f}' y='{:.0f}' font-size='11'>{}</text>\n", left + 6,
+                            y + 15 + kLine * static_cast<double>(i), xml(lines[i]));
+      y += h + 8;
+      continue;
+    }
+    const double span = std::max(std::fabs(x2 - x1), kCol) - 16;
+    const auto lines = wrap(item.text, chars(span));
+    const double mid = (x1 + x2) / 2;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      body += fmt::format("<text x='{:.0f}' y='{:.0f}' font-size='11' text-anchor='middle'>{}</text>\n", mid,
+                          y + 11 + kLine * static_cast<double>(i), xml(lines[i]));
+    y += kLine * static_cast<double>(lines.size()) + 4;
+    const bool answer = item.kind == detail::SeqItem::reply;
+    body += fmt::format("<line x1='{:.0f}' y1='{:.0f}' x2='{:.0f}' y2='{:.0f}' stroke='#333' stroke-width='1.3'{} "
+                        "marker-end='url(#{}-arrow)'/>\n",
+                        x1, y, x2 + (x2 > x1 ? -2 : 2), y, answer ? " stroke-dasharray='5,4'" : "", id);
+    y += 12;
+  }
+  const double height = y + 20;
+  std::string out = fmt::format(
+      "<svg xmlns='http://www.w3.org/2000/svg' id='{}' class='sequence' viewBox='0 0 {:.0f} {:.0f}' width='{:.0f}' "
+      "height='{:.0f}' font-family='Helvetica, Arial, sans-serif' role='img'>\n<title>{}</title>\n"
+      "<defs><marker id='{}-arrow' viewBox='0 0 10 10' refX='9' refY='5' markerWidth='8' markerHeight='8' "
+      "orient='auto-start-reverse'><path d='M0,0 L10,5 L0,10 z' fill='#333'/></marker></defs>\n"
+      "<rect width='100%' height='100%' fill='white'/>\n",
+      id, width, height, width, height, xml(title), id);
+  for (const auto& [pid, name] : s.participants) {
+    const double cx = x[pid];
+    out += fmt::format("<line x1='{:.0f}' y1='{:.0f}' x2='{:.0f}' y2='{:.0f}' stroke='#999' stroke-dasharray='3,3'/>\n",
+                       cx, kTop - 12, cx, height - 10);
+    const auto lines = wrap(name, chars(kCol - 30));
+    out += fmt::format("<rect x='{:.0f}' y='10' width='{:.0f}' height='{:.0f}' rx='4' fill='#eaf1fb' "
+                       "stroke='#4e79a7'/>\n",
+                       cx - kCol / 2 + 12, kCol - 24, kTop - 22);
+    for (std::size_t i = 0; i < lines.size() && i < 2; ++i)
+      out += fmt::format("<text x='{:.0f}' y='{:.0f}' font-size='12' font-weight='bold' text-anchor='middle'>{}"
+                         "</text>\n",
+                         cx, (lines.size() == 1 ? 36.0 : 29.0) + 14 * static_cast<double>(i), xml(lines[i]));
+  }
+  return out + body + "</svg>\n";
+}
+
+}  // namespace
+
+std::optional<std::string> race_diagram(const json& result) {
+  auto s = race_sequence(result);
+  if (!s) return std::nullopt;
+  return mermaid(*s);
+}
+
+std::optional<std::string> pool_exhaustion_diagram(const json& result) {
+  auto s = pool_exhaustion_sequence(result);
+  if (!s) return std::nullopt;
+  return mermaid(*s);
+}
+
+std::optional<std::string> race_diagram_svg(const json& result, const std::string& id) {
+  auto s = race_sequence(result);
+  if (!s) return std::nullopt;
+  return svg(*s, id, "The double-link race, as it happened");
+}
+
+std::optional<std::string> pool_exhaustion_diagram_svg(const json& result, const std::string& id) {
+  auto s = pool_exhaustion_sequence(result);
+  if (!s) return std::nullopt;
+  return svg(*s, id, "Pool exhaustion");
 }
 
 }  // namespace lockbench::report

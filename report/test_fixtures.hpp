@@ -67,8 +67,6 @@ inline json base_result(const std::string& strategy, double offered_per_s, doubl
           {"flow_interleaving", 0},
           {"person_split", 0},
           {"lost_promotion", 0},
-          {"identity_lost", 0},
-          {"identity_duplicated", 0},
           {"double_charge", 0}}},
         {"max_inflight_per_person", 1},
         {"details", json::array()}}},
@@ -76,6 +74,7 @@ inline json base_result(const std::string& strategy, double offered_per_s, doubl
        {{"littles_law_ceiling_per_s", ceiling},
         {"mean_hold_ms", hold_ms},
         {"erlang_c_wait_ms", nullptr},
+        {"configured_ceiling_per_s", nullptr},  // set by core for strategies that hold a connection
         {"note", "ceiling = pool / mean hold"}}},
       {"time_scale", 1.0},
       {"time_split_ms",
@@ -133,6 +132,7 @@ inline json none_hot_with_race() {
 inline json held_tx(double offered_per_s) {
   json r = base_result("held-tx:wait", offered_per_s, 1500);
   const double ceiling = 10 / 1.5;
+  r["prediction"]["configured_ceiling_per_s"] = ceiling;
   if (offered_per_s > ceiling) {
     const int total = r["requests"]["total"];
     const int ok = static_cast<int>(ceiling * 30 * 0.95);
@@ -216,6 +216,7 @@ inline std::vector<json> sweep() {
   for (double rate : {2.0, 5.0, 10.0, 20.0}) all.push_back(held_tx(rate));
   for (double rate : {2.0, 5.0, 10.0, 20.0}) {
     json a = base_result("advisory-xact:try", rate, 1480);
+    a["prediction"]["configured_ceiling_per_s"] = 10 / 1.48;
     if (rate > 10 / 1.48) {
       a["requests"]["pool_timeout"] = 40;
       a["probe"]["failed"] = 9;

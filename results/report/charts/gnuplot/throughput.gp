@@ -1,19 +1,24 @@
-set terminal svg size 960,500 dynamic noenhanced font 'Helvetica,14' background rgb 'white' name 'Successful_throughput_against_offered_load'
+set terminal svg size 960,680 dynamic noenhanced font 'Helvetica,12' background rgb 'white' name 'Successful_throughput_against_offered_load'
 set output 'throughput.svg'
-set xlabel 'offered load (requests/s)'
-set ylabel 'ok throughput (requests/s)'
 set grid lc rgb '#dddddd' lt 1
 set border 3 lc rgb '#555555'
 set tics nomirror
-set key outside right top vertical Left reverse noautotitle
-set xrange [0:22]
-set yrange [0:25]
-plot 'gnuplot/throughput_0.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1f77b4' title 'none', \
-'gnuplot/throughput_1.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d62728' title 'held-tx:wait', \
-'gnuplot/throughput_1.dat' using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '#d62728' title 'held-tx:wait ceiling', \
-'gnuplot/throughput_2.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#2ca02c' title 'advisory-xact:try', \
-'gnuplot/throughput_2.dat' using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '#2ca02c' title 'advisory-xact:try ceiling', \
-'gnuplot/throughput_3.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#ff7f0e' title 'advisory-session:pooled', \
-'gnuplot/throughput_4.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#9467bd' title 'row-lease', \
-'gnuplot/throughput_5.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#8c564b' title 'optimistic', \
-x with lines dt 3 lc rgb '#999999' title 'offered = ok'
+set key top left Left reverse font ',10' samplen 2 noautotitle
+set multiplot layout 2,3 margins 0.07,0.93,0.075,0.955 spacing 0.12,0.120
+set xrange [0:21]
+set yrange [0:24]
+set xlabel 'offered /s'
+set ylabel 'ok /s'
+set title 'none' offset 0,-0.5
+plot 'gnuplot/throughput_1.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_2.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_3.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_4.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_5.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_0_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_0.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#1f77b4' title 'ok/s'
+set title 'held-tx:wait' offset 0,-0.5
+plot 'gnuplot/throughput_0.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_2.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_3.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_4.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_5.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_1_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_1.dat' using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '#d62728' title 'ceiling', 'gnuplot/throughput_1.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#d62728' title 'ok/s'
+set title 'advisory-xact:try' offset 0,-0.5
+plot 'gnuplot/throughput_0.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_1.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_3.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_4.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_5.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_2_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_2.dat' using 1:3 with linespoints dt 2 lw 1.5 pt 2 lc rgb '#2ca02c' title 'ceiling', 'gnuplot/throughput_2.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#2ca02c' title 'ok/s'
+set title 'advisory-session:pooled' offset 0,-0.5
+plot 'gnuplot/throughput_0.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_1.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_2.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_4.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_5.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_3_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_3.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#ff7f0e' title 'ok/s'
+set title 'row-lease' offset 0,-0.5
+plot 'gnuplot/throughput_0.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_1.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_2.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_3.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_5.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_4_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_4.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#9467bd' title 'ok/s'
+set title 'optimistic' offset 0,-0.5
+plot 'gnuplot/throughput_0.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_1.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_2.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_3.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, 'gnuplot/throughput_4.dat' using 1:2 with lines lw 1 lc rgb '#d0d0d0' notitle, x with lines dt 3 lc rgb '#777777' title 'offered = ok', 'gnuplot/throughput_5_w0.dat' using 1:2 with points pt 4 ps 1.4 lw 2 lc rgb 'black' title 'real x0.1', 'gnuplot/throughput_5.dat' using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '#8c564b' title 'ok/s'
+unset multiplot

@@ -1,0 +1,121 @@
+// `lockbench compare`: matching by setting, deltas, the regressions it flags
+// and its exit status.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/units.hpp"
+#include "report/compare.hpp"
+#include "report/test_fixtures.hpp"
+
+namespace lockbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class Sets {
+ public:
+  explicit Sets(const std::string& name)
+      : dir_(fs::temp_directory_path() / ("lockbench_compare_test_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "a");
+    fs::create_directories(dir_ / "b");
+  }
+  ~Sets() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void write(const std::string& set, const std::vector<json>& results) {
+    for (std::size_t i = 0; i < results.size(); ++i)
+      std::ofstream(dir_ / set / (std::to_string(100 + i) + ".json")) << results[i].dump();
+  }
+  std::string a() const { return (dir_ / "a").string(); }
+  std::string b() const { return (dir_ / "b").string(); }
+
+ private:
+  fs::path dir_;
+};
+
+int compare_sets(const std::vector<json>& a, const std::vector<json>& b, std::string& out,
+                 const std::string& format = "md") {
+  Sets s(format);
+  s.write("a", a);
+  s.write("b", b);
+  std::ostringstream text;
+  const int status = run_compare(s.a(), s.b(), {}, format, text);
+  out = text.str();
+  return status;
+}
+
+TEST(Compare, identical_sets_flag_nothing_and_exit_0) {
+  std::string out;
+  EXPECT_EQ(compare_sets(fixtures::sweep(), fixtures::sweep(), out), 0);
+  EXPECT_NE(out.find("**No regression.**"), std::string::npos) << out;
+  EXPECT_EQ(out.find("❌"), std::string::npos) << out;
+  EXPECT_NE(out.find("| sim · switch-primary · held-tx:wait · 20/s · pool 10 | 6.33 | 6.33 | +0.0 %"), std::string::npos)
+      << out;
+}
+
+TEST(Compare, lower_throughput_is_flagged_as_a_regression_and_exits_1) {
+  auto b = fixtures::sweep();
+  b[3]["throughput_ok_per_s"] = b[3]["throughput_ok_per_s"].get<double>() * 0.7;  // held-tx at 20/s
+  std::string out;
+  EXPECT_EQ(compare_sets(fixtures::sweep(), b, out), 1);
+  EXPECT_NE(out.find("**❌ 1 regression flagged.**"), std::string::npos) << out;
+  EXPECT_NE(out.find("ok/s down 30.0 %"), std::string::npos) << out;
+  // A drop within the threshold is a delta, not a regression.
+  b = fixtures::sweep();
+  b[3]["throughput_ok_per_s"] = b[3]["throughput_ok_per_s"].get<double>() * 0.95;
+  EXPECT_EQ(compare_sets(fixtures::sweep(), b, out), 0) << out;
+  EXPECT_NE(out.find("-5.0 %"), std::string::npos) << out;
+}
+
+TEST(Compare, a_slower_p99_and_a_new_violation_kind_are_flagged_but_a_note_is_not) {
+  auto b = fixtures::sweep();
+  b[0]["latency_ms"]["p99"] = 10000.0;  // held-tx at 2/s: 2400 ms before (no latency_ok_ms: every request's)
+  b[4]["partner"]["violations"]["overlap_person"] = 3;       // advisory-xact at 2/s starts to race
+  b[5]["partner"]["violations"]["ambiguous_commit"] = 9;     // informational: never a regression
+  std::string out;
+  EXPECT_EQ(compare_sets(fixtures::sweep(), b, out, "json"), 1);
+  const json j = json::parse(out);
+  EXPECT_TRUE(j["regressed"].get<bool>());
+  std::size_t flagged = 0;
+  for (const auto& r : j["runs"]) {
+    if (r["regressions"].empty()) continue;
+    ++flagged;
+    const std::string why = r["regressions"][0];
+    if (r["key"].get<std::string>().find("held-tx:wait · 2/s") != std::string::npos)
+      EXPECT_EQ(why.rfind("ok p99 up 316.7 %", 0), 0u) << why;
+    else
+      EXPECT_EQ(why, "new violations: overlap_person 3") << r["key"];
+  }
+  EXPECT_EQ(flagged, 2u) << j.dump(2);
+}
+
+TEST(Compare, runs_without_a_match_are_listed_not_compared) {
+  auto b = fixtures::sweep();
+  b.pop_back();                                   // none is gone
+  b.push_back(fixtures::base_result("optimistic", 7, 3));  // a new one
+  std::string out;
+  EXPECT_EQ(compare_sets(fixtures::sweep(), b, out), 0);
+  EXPECT_NE(out.find("Only in A (not compared):\n\n- sim · switch-primary · none · 4/s · pool 10"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Only in B (not compared):\n\n- sim · switch-primary · optimistic · 7/s · pool 10"),
+            std::string::npos);
+}
+
+TEST(Compare, refuses_an_unknown_format_and_a_missing_set) {
+  Sets s("bad");
+  s.write("a", fixtures::sweep());
+  s.write("b", fixtures::sweep());
+  std::ostringstream out;
+  EXPECT_THROW(run_compare(s.a(), s.b(), {}, "yaml", out), SettingError);
+  EXPECT_THROW(run_compare(s.a(), s.b() + "/absent.json", {}, "md", out), SettingError);
+}
+
+}  // namespace
+}  // namespace lockbench::report
