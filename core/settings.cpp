@@ -48,7 +48,10 @@ Settings Settings::scaled() const {
   s.retry_backoff_cap = d(retry_backoff_cap);
   s.lease_ttl = d(lease_ttl);
   s.lock_timeout = d(lock_timeout);
-  s.db_latency = db_latency.scaled(f);
+  s.db_latency = db_latency.scaled(f);  // the real world ignores these four: it has the real costs
+  s.partner_overhead = d(partner_overhead);
+  s.pool_handoff = d(pool_handoff);
+  s.worker_handoff = d(worker_handoff);
   if (crash_at) s.crash_at = d(*crash_at);
   if (pause_at) s.pause_at = d(*pause_at);
   s.pause_for = d(pause_for);
@@ -97,6 +100,9 @@ nlohmann::json Settings::to_json() const {
       {"lease-ttl", fd(lease_ttl)},
       {"lock-timeout", fd(lock_timeout)},
       {"db-latency", db_latency.to_string()},
+      {"partner-overhead", fd(partner_overhead)},
+      {"pool-handoff", fd(pool_handoff)},
+      {"worker-handoff", fd(worker_handoff)},
       {"time-scale", time_scale},
       {"trace-requests", trace_requests},
   };

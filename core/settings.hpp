@@ -73,8 +73,14 @@ struct Settings {
   Duration lease_ttl = 30s;
   Duration lock_timeout = 5s;
 
-  // Database statement latency in the simulator (the real world measures it).
+  // The real stack's own costs, as the simulator models them (the real world
+  // has them): one SQL statement, the HTTP overhead of one partner call, the
+  // pool handing a connection to a waiting thread, a worker picking up a
+  // request. `lockbench calibrate` measures them into a settings file.
   Distribution db_latency = Distribution::fixed(0.5);
+  Duration partner_overhead = 0s;
+  Duration pool_handoff = 0s;
+  Duration worker_handoff = 0s;
 
   // Real world: every configured duration is multiplied by time_scale, rates divided.
   double time_scale = 1;

@@ -24,6 +24,9 @@ struct Root {
 Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, std::uint32_t slot, RequestCtx** cx_out) {
   RequestCtx cx(w, w.recorder(), w.settings(), r);
   *cx_out = &cx;
+  // The calibrated cost of handing a request to a worker thread (a wake-up).
+  if (const Duration handoff = w.settings().worker_handoff; handoff > Duration::zero())
+    co_await Sleep{w.loop(), handoff, pod.owner()};
   const Duration started = w.now();
   cx.split().queue = started - r.intended;
   if (w.tracing()) cx.trace("queue", r.intended, started);
@@ -106,7 +109,8 @@ void Pod::give_back(SimConn* c) {
     waiters_.pop_front();
     w_.pool_changed(0, -1, 0);
     w.borrow->got = c;  // stays active: handed straight to the first waiter
-    w_.loop().resume_at(w_.now(), owner_, w.handle);
+    // ... who wakes up after the calibrated hand-off time (a thread wake-up in the real pool).
+    w_.loop().resume_at(w_.now() + w_.settings().pool_handoff, owner_, w.handle);
     return;
   }
   --active_;

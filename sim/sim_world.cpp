@@ -87,7 +87,11 @@ Task<ConnHandle> SimWorld::acquire(RequestCtx& cx) {
 }
 
 Task<PartnerReply> SimWorld::partner_attempt(RequestCtx& cx, const PartnerCall& call) {
-  co_return co_await partner_.attempt(call, pod_for(cx.request().id).owner());
+  const int owner = pod_for(cx.request().id).owner();
+  // The calibrated cost of one call over HTTP on top of the partner's own delay
+  // (the client's request and answer, loopback): paid before the call arrives.
+  if (s_.partner_overhead > Duration::zero()) co_await Sleep{loop_, s_.partner_overhead, owner};
+  co_return co_await partner_.attempt(call, owner);
 }
 
 // ---- pool gauges and timeline
