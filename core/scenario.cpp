@@ -94,6 +94,16 @@ std::vector<std::string> identities_of(Key key, int n) {
 }
 
 nlohmann::json partner_reset_doc(const Settings& s) {
+  // Up to 10,000 keys the persons are listed (about 100 bytes each: under the
+  // partner's 1 MiB body limit, and accepted by every partner version). Beyond
+  // that, the compact form: persons 1..count with `identities` identities each,
+  // named as identities_of() names them, made by the partner when first touched,
+  // so a 10-million-key run costs the partner what its requests touch.
+  constexpr int kListedPersonsMax = 10'000;
+  if (s.keys > kListedPersonsMax)
+    return {{"seed", s.seed},
+            {"person_range", {{"count", s.keys}, {"identities", s.identities_per_person}}},
+            {"orders", nlohmann::json::array()}};
   nlohmann::json persons = nlohmann::json::array();
   for (Key k = 1; k <= s.keys; ++k) {
     const auto ids = identities_of(k, s.identities_per_person);
