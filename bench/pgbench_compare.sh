@@ -25,7 +25,7 @@ url=$("$root/scripts/pg" start "$pgdir")
 
 cat >"$out/lease.sql" <<'SQL'
 \set id :client_id + 1
-UPDATE users SET locked_at = now(), lock_owner = 'bench-' || :id::text, lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END WHERE id = :id AND (locked_at IS NULL OR locked_at < now() - '30000000 microseconds'::interval) RETURNING lease_taken_over;
+UPDATE users SET locked_at = now(), lock_owner = 'bench-' || :id::text, lease_token = lease_token + 1, lease_taken_over = CASE WHEN locked_at IS NULL THEN NULL ELSE lock_owner END WHERE id = :id AND (locked_at IS NULL OR locked_at < now() - '30000000 microseconds'::interval) RETURNING lease_taken_over, lease_token;
 UPDATE users SET locked_at = NULL, lock_owner = NULL WHERE id = :id AND lock_owner = 'bench-' || :id::text;
 SQL
 
