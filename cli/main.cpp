@@ -207,7 +207,8 @@ int main(int argc, char** argv) {
   sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
   sweep->add_option("--jobs", sweep_jobs,
                     "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
-                        "); each result is the same as alone. A sweep with any real-world run is sequential");
+                        "); each result is the same as alone. A sweep with any real-world run is sequential")
+      ->type_name("N");
 
   std::vector<std::string> report_inputs;
   std::string report_out, report_title = "lockbench report";
