@@ -48,6 +48,24 @@ TEST(LargeKeySpace, TheResetDocumentListsSmallKeySpacesAndIsCompactForLargeOnes)
   EXPECT_EQ(large["person_range"]["count"], 10'000'000);
   EXPECT_EQ(large["person_range"]["identities"], s.identities_per_person);
   EXPECT_LT(large.dump().size(), 200u);  // far below the partner's 1 MiB body limit
+  // Whenever the list form is chosen it fits the partner's default 1 MiB body
+  // limit, and the 10,000-key anchor run is still listed (every partner reads that).
+  for (int ids : {1, 3, 16}) {
+    for (int keys : {2'000, 5'000, 10'000, 10'600, 11'000, 20'000}) {
+      s.keys = keys;
+      s.identities_per_person = ids;
+      const auto doc = partner_reset_doc(s);
+      if (doc.contains("persons")) {
+        EXPECT_LT(doc.dump().size(), 1u << 20) << keys << " keys, " << ids << " identities";
+      }
+      if (ids == 3 && keys == 10'000) {
+        EXPECT_TRUE(doc.contains("persons"));
+      }
+      if (keys == 20'000) {
+        EXPECT_TRUE(doc.contains("person_range")) << ids << " identities";
+      }
+    }
+  }
 }
 
 TEST(LargeKeySpace, AKeySpaceAboveTheListedLimitRunsWithEveryRequestServed) {
