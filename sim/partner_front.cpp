@@ -28,7 +28,7 @@ partner::Call call_of(const PartnerCall& c) {
 }
 
 // The partner's reset: partner_reset_doc(s), the same document the real world
-// posts. When it is the compact form ("person_range", for more than 10,000 keys)
+// posts. When it is the compact form ("person_range", past about 10,600 keys)
 // and this build's model does not read that form yet, the persons are listed
 // here instead, as typed values (no JSON on the way): the run is the same, but
 // the partner then holds every person from the start (about 1 KB per key; the
