@@ -6,3 +6,10 @@ if(TARGET lockbench_real)
   lockbench_target(strategy_bench)
   target_link_libraries(strategy_bench PRIVATE lockbench_real benchmark::benchmark)
 endif()
+# pool_rate: the same pairs as BM_row_lease, counted as pgbench counts them
+# (N threads, fixed time, every finished pair): bench/pgbench_compare.sh uses it.
+if(TARGET lockbench_real)
+  add_executable(pool_rate ${CMAKE_CURRENT_LIST_DIR}/pool_rate.cpp)
+  lockbench_target(pool_rate)
+  target_link_libraries(pool_rate PRIVATE lockbench_real)
+endif()

@@ -1,12 +1,22 @@
 // sim_bench: how fast the simulator replays the seeds' incident.
 //
-//   incident  pool 10, 200 workers (accept 100), switch-primary, partner
-//             lognormal p50 1.5 s / p99 4 s, 20 requests/s offered (Poisson),
-//             1 hour of virtual time, seed 1; once per default strategy.
+//   BM_incident/<strategy>   pool 10, 200 workers (accept 100), switch-primary,
+//                            partner lognormal p50 1.5 s / p99 4 s, 20 requests/s
+//                            offered (Poisson), 1 hour of virtual time, seed 1:
+//                            one run per iteration, for each default strategy.
+//   BM_incident_all          the six runs one after the other in one iteration:
+//                            the figure of issue 14's goal (all six under 0.5 s).
 //
-// Prints, per strategy: wall time, events run, events per second, and the run's
-// own outcome counts (so a regression in speed is seen beside what was simulated).
-// Usage: sim_bench [--duration 1h] [--seed N] [--json]
+// Counters: events_per_s and requests_per_s (simulated events and requests per
+// second of wall time), events and requests per run, and the run's own ok count
+// and violations (so a change in speed is seen beside what was simulated).
+// BM_incident_all adds wall_s and vs_goal (wall_s / 0.5 s; below 1 meets the goal).
+// Everything goes through Google Benchmark's reporters, so
+// --benchmark_format=json prints one JSON document and nothing else.
+//
+// Usage: sim_bench [Google Benchmark flags] [--duration 1h] [--seed N]
+#include <benchmark/benchmark.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,53 +26,99 @@
 #include "strategies/registry.hpp"
 #include "core/units.hpp"
 
+namespace {
+
 using namespace lockbench;
 
+Settings& incident() {
+  static Settings s = [] {
+    Settings x;
+    x.scenario = "switch-primary";
+    x.maximum_pool_size = 10;
+    x.max_threads = 200;
+    x.accept_count = 100;
+    x.partner_latency = Distribution::lognormal(1500, 4000);
+    x.rate_per_s = 20;
+    x.duration = std::chrono::hours(1);
+    return x;
+  }();
+  return s;
+}
+
+struct RunFigures {
+  double events = 0, requests = 0, ok = 0, violations = 0;
+};
+
+RunFigures run_once(const std::string& spec) {
+  Settings s = incident();
+  s.strategy = spec;
+  const nlohmann::json r = run_sim(s);
+  RunFigures f;
+  f.events = r["sim"]["events"].get<double>();
+  f.requests = r["requests"]["total"].get<double>();
+  f.ok = r["requests"]["ok"].get<double>();
+  for (const auto& [kind, n] : r["partner"]["violations"].items()) f.violations += n.get<double>();
+  return f;
+}
+
+void set_counters(benchmark::State& state, const RunFigures& f) {
+  using benchmark::Counter;
+  state.counters["events_per_s"] = Counter(f.events, Counter::kIsIterationInvariantRate);
+  state.counters["requests_per_s"] = Counter(f.requests, Counter::kIsIterationInvariantRate);
+  state.counters["events"] = f.events;
+  state.counters["requests"] = f.requests;
+  state.counters["ok"] = f.ok;
+  state.counters["violations"] = f.violations;
+}
+
+void BM_incident(benchmark::State& state, const std::string& spec) {
+  RunFigures f;
+  for (auto _ : state) f = run_once(spec);
+  set_counters(state, f);
+}
+
+void BM_incident_all(benchmark::State& state) {
+  RunFigures total;
+  double wall_s_sum = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunFigures sum;
+    for (const auto& spec : all_strategies()) {
+      const RunFigures f = run_once(spec);
+      sum.events += f.events;
+      sum.requests += f.requests;
+      sum.ok += f.ok;
+      sum.violations += f.violations;
+    }
+    wall_s_sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    total = sum;
+  }
+  set_counters(state, total);
+  const double wall_s = wall_s_sum / static_cast<double>(state.iterations());
+  state.counters["wall_s"] = wall_s;
+  state.counters["vs_goal"] = wall_s / 0.5;  // issue 14: all six in under 0.5 s
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  Settings s;
-  s.scenario = "switch-primary";
-  s.maximum_pool_size = 10;
-  s.max_threads = 200;
-  s.accept_count = 100;
-  s.partner_latency = Distribution::lognormal(1500, 4000);
-  s.rate_per_s = 20;
-  s.duration = std::chrono::hours(1);
-  bool json = false;
+  benchmark::Initialize(&argc, argv);
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--duration") && i + 1 < argc) s.duration = parse_duration(argv[++i], "--duration");
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) s.seed = std::stoull(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json")) json = true;
-    else {
-      std::fprintf(stderr, "usage: sim_bench [--duration 1h] [--seed N] [--json]\n");
+    if (!std::strcmp(argv[i], "--duration") && i + 1 < argc) {
+      incident().duration = parse_duration(argv[++i], "--duration");
+    } else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) {
+      incident().seed = std::stoull(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: sim_bench [--benchmark_* flags] [--duration 1h] [--seed N]\n");
       return 2;
     }
   }
-  std::printf("incident: pool 10, 200 workers, partner lognormal p50 1.5s p99 4s, 20/s, %s virtual, seed %llu\n",
-              format_duration(s.duration).c_str(), static_cast<unsigned long long>(s.seed));
-  std::printf("%-26s %9s %11s %12s %8s %7s %9s %9s %10s\n", "strategy", "wall_ms", "events", "events/s", "requests",
-              "ok", "timeouts", "rejected", "violations");
-  double wall_total_ms = 0;
-  std::uint64_t events_total = 0;
-  for (const auto& spec : all_strategies()) {
-    s.strategy = spec;
-    const auto t0 = std::chrono::steady_clock::now();
-    const nlohmann::json r = run_sim(s);
-    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const auto events = r["sim"]["events"].get<std::uint64_t>();
-    std::int64_t violations = 0;
-    for (const char* k : {"overlap_person", "flow_interleaving", "person_split", "lost_promotion"})
-      violations += r["partner"]["violations"].value(k, 0);
-    wall_total_ms += wall_ms;
-    events_total += events;
-    std::printf("%-26s %9.1f %11llu %12.0f %8lld %7lld %9lld %9lld %10lld\n", r["strategy"].get<std::string>().c_str(),
-                wall_ms, static_cast<unsigned long long>(events), events / (wall_ms / 1000),
-                static_cast<long long>(r["requests"]["total"].get<std::int64_t>()),
-                static_cast<long long>(r["requests"]["ok"].get<std::int64_t>()),
-                static_cast<long long>(r["requests"]["pool_timeout"].get<std::int64_t>()),
-                static_cast<long long>(r["requests"]["rejected"].get<std::int64_t>()), static_cast<long long>(violations));
-    if (json) std::printf("%s\n", r.dump().c_str());
-  }
-  std::printf("%-26s %9.1f %11llu %12.0f\n", "total", wall_total_ms, static_cast<unsigned long long>(events_total),
-              events_total / (wall_total_ms / 1000));
+  for (const auto& spec : all_strategies())
+    benchmark::RegisterBenchmark(("BM_incident/" + spec).c_str(), BM_incident, spec)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  benchmark::RegisterBenchmark("BM_incident_all", BM_incident_all)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
   return 0;
 }

@@ -1,4 +1,5 @@
 // lockbench: run, sweep, report, explain, lint, validate, calibrate.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.hpp"
+#include "cli/parallel_runs.hpp"
 #include "cli/settings_io.hpp"
 #include "core/run.hpp"
 #include "report/compare.hpp"
@@ -119,7 +121,7 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
-              bool json_out, bool quiet) {
+              bool json_out, bool quiet, int jobs) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -158,11 +160,20 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   for (const auto& s : runs) require_servers(s);  // before any run: --vary world=sim,real needs them too
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
   std::vector<json> results;
-  int i = 0;
-  for (const auto& s : runs) {
-    if (!quiet && !json_out) std::cerr << "[" << ++i << "/" << runs.size() << "] " << s.strategy << "\n";
-    results.push_back(run_one(s, quiet || json_out));
-  }
+  // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
+  const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
+  const int threads = any_real ? 1 : jobs;
+  const bool show = !quiet && !json_out;
+  run_indexed(
+      runs.size(), threads,
+      [&](std::size_t i) {
+        if (show && threads == 1) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << "\n";
+        return run_one(runs[i], quiet || json_out || threads > 1);  // one progress line cannot show parallel runs
+      },
+      [&](std::size_t i, json&& r) {
+        if (show && threads > 1) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << " done\n";
+        results.push_back(std::move(r));
+      });
   if (!out.empty()) write_results(results, out);
   if (json_out) std::cout << json(results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, results);
@@ -197,12 +208,17 @@ int main(int argc, char** argv) {
   FlagValues sweep_values;
   std::string sweep_config, sweep_out;
   bool sweep_json = false, sweep_quiet = false;
+  std::string sweep_jobs;
   auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
   add_setting_flags(sweep, sweep_values, sweep_config);
   sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")->required();
   sweep->add_option("--out", sweep_out, "directory for the result files");
   sweep->add_flag("--json", sweep_json, "print the results as a JSON array");
   sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
+  sweep->add_option("--jobs", sweep_jobs,
+                    "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
+                        "); each result is the same as alone. A sweep with any real-world run is sequential")
+      ->type_name("N");
 
   std::vector<std::string> report_inputs;
   std::string report_out, report_title = "lockbench report";
@@ -253,7 +269,9 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet);
-    if (*sweep) return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json, sweep_quiet);
+    if (*sweep)
+      return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json,
+                       sweep_quiet, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs());
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;

@@ -5,17 +5,47 @@
 
 namespace lockbench {
 
-KeyChooser::KeyChooser(const Settings& s) : dist_(s.key_dist), keys_(s.keys) {
-  if (dist_ == KeyDist::zipf) {
-    zipf_cdf_.resize(static_cast<std::size_t>(keys_));
-    double sum = 0;
-    for (int k = 1; k <= keys_; ++k) {
-      sum += 1.0 / std::pow(static_cast<double>(k), s.zipf_s);
-      zipf_cdf_[static_cast<std::size_t>(k - 1)] = sum;
-    }
-    for (auto& c : zipf_cdf_) c /= sum;
-  }
+namespace {
+// log1p(x) / x and expm1(x) / x, with their Taylor series near 0 (where the
+// quotients lose precision): together they make h_integral smooth through s = 1.
+double log1p_over_x(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x)); }
+double expm1_over_x(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x)); }
+}  // namespace
+
+ZipfSampler::ZipfSampler(std::int64_t n, double s) : n_(std::max<std::int64_t>(1, n)), s_(s) {
+  h_integral_x1_ = h_integral(1.5) - 1;
+  h_integral_n_ = h_integral(static_cast<double>(n_) + 0.5);
+  s_threshold_ = 2 - h_integral_inverse(h_integral(2.5) - h(2));
 }
+
+double ZipfSampler::h(double x) const { return std::exp(-s_ * std::log(x)); }
+
+double ZipfSampler::h_integral(double x) const {
+  const double log_x = std::log(x);
+  return expm1_over_x((1 - s_) * log_x) * log_x;
+}
+
+double ZipfSampler::h_integral_inverse(double x) const {
+  double t = x * (1 - s_);
+  if (t < -1) t = -1;  // rounding near the lower end of the domain
+  return std::exp(log1p_over_x(t) * x);
+}
+
+std::int64_t ZipfSampler::next(Rng& rng) const {
+  // Bounded: the expected number of rounds is below 1.1; 1000 rounds without
+  // acceptance would take a broken generator, and then the last candidate is used.
+  std::int64_t k = 1;
+  for (int round = 0; round < 1000; ++round) {
+    const double u = h_integral_n_ + rng.uniform01() * (h_integral_x1_ - h_integral_n_);
+    const double x = h_integral_inverse(u);
+    k = std::clamp(static_cast<std::int64_t>(x + 0.5), std::int64_t{1}, n_);
+    if (static_cast<double>(k) - x <= s_threshold_ || u >= h_integral(static_cast<double>(k) + 0.5) - h(static_cast<double>(k)))
+      return k;
+  }
+  return k;
+}
+
+KeyChooser::KeyChooser(const Settings& s) : dist_(s.key_dist), keys_(s.keys), zipf_(s.keys, s.zipf_s) {}
 
 Key KeyChooser::next(Rng& rng) const {
   switch (dist_) {
@@ -23,11 +53,8 @@ Key KeyChooser::next(Rng& rng) const {
       return 1;
     case KeyDist::uniform:
       return 1 + static_cast<Key>(rng.below(static_cast<std::uint64_t>(keys_)));
-    case KeyDist::zipf: {
-      const double u = rng.uniform01();
-      const auto it = std::lower_bound(zipf_cdf_.begin(), zipf_cdf_.end(), u);
-      return 1 + static_cast<Key>(std::min<std::ptrdiff_t>(it - zipf_cdf_.begin(), keys_ - 1));
-    }
+    case KeyDist::zipf:
+      return zipf_.next(rng);
   }
   return 1;
 }

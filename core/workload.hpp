@@ -20,7 +20,30 @@ struct Request {
   int user = -1;             // closed loop: the virtual user who sent it
 };
 
+// Zipf(s) over 1..n, P(k) proportional to k^-s, by rejection-inversion
+// (Hörmann and Derflinger 1996, "Rejection-inversion to generate variates from
+// monotone discrete distributions"; the same algorithm as Apache Commons'
+// RejectionInversionZipfSampler). O(1) memory and about one uniform draw per
+// sample (the acceptance rate is above 90 % for every s and n), so 10 million
+// keys cost no more than ten. Deterministic for a given Rng state.
+class ZipfSampler {
+ public:
+  ZipfSampler(std::int64_t n, double s);
+  std::int64_t next(Rng& rng) const;
+
+ private:
+  double h(double x) const;                   // x^-s
+  double h_integral(double x) const;          // an antiderivative of h
+  double h_integral_inverse(double x) const;  // its inverse
+  std::int64_t n_;
+  double s_;
+  double h_integral_x1_;  // h_integral(1.5) - 1
+  double h_integral_n_;   // h_integral(n + 0.5)
+  double s_threshold_;    // squeeze: k - x below this is accepted at once
+};
+
 // Picks keys: hot (always key 1), uniform over 1..K, zipf(s) over 1..K.
+// O(1) memory whatever K is.
 class KeyChooser {
  public:
   explicit KeyChooser(const Settings& s);
@@ -29,7 +52,7 @@ class KeyChooser {
  private:
   KeyDist dist_;
   int keys_;
-  std::vector<double> zipf_cdf_;
+  ZipfSampler zipf_;
 };
 
 // Makes requests in arrival order. Open loop: Poisson at `rate` until

@@ -72,6 +72,42 @@ TEST(CliSim, SweepThenReportWritesTheThreeDocuments) {
   fs::remove_all(dir);
 }
 
+TEST(CliSim, ASweepOnTwoJobsWritesTheSameFilesByteForByteAsOnOne) {
+  const auto dir = fs::temp_directory_path() / ("lockbench-jobs-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string sweep = kBin + " sweep --world sim --quiet --vary rate=5,15 --vary strategy=all --duration 60s "
+                                   "--keys 20 --partner-latency lognormal:p50=1.5s,p99=4s --seed 11";
+  for (const char* jobs : {"1", "2"}) {
+    const auto r = run_command(sweep + " --jobs " + jobs + " --out " + (dir / jobs).string());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir / "1")) files.push_back(e.path().filename());
+  ASSERT_EQ(files.size(), 12u);
+  std::size_t compared = 0;
+  for (const auto& f : files) {
+    ASSERT_TRUE(fs::exists(dir / "2" / f)) << f;
+    const auto one = lockbench::testing::slurp(dir / "1" / f), two = lockbench::testing::slurp(dir / "2" / f);
+    auto a = json::parse(one), b = json::parse(two);
+    if (!a.contains("provenance") && !b.contains("provenance")) {
+      EXPECT_EQ(one, two) << f;  // nothing of the machine or the wall clock in it: byte for byte
+    } else {
+      a.erase("provenance");  // when, where and by which build: the only part that may differ
+      b.erase("provenance");
+      EXPECT_EQ(a.dump(2), b.dump(2)) << f;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 12u);
+  fs::remove_all(dir);
+}
+
+TEST(CliSim, ASweepRefusesABadJobsCountWithOneLineAndExit2) {
+  const auto r = run_command(kBin + " sweep --world sim --quiet --vary rate=5 --duration 10s --jobs 0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+}
+
 TEST(CliSim, ExplainListsEveryStrategyAndExplainsOne) {
   const auto list = run_command(kBin + " explain");
   ASSERT_EQ(list.status, 0);
