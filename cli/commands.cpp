@@ -7,6 +7,7 @@
 
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
+#include "core/redact.hpp"
 #include "core/run.hpp"
 #include "core/scenario.hpp"
 #include "report/lint.hpp"
@@ -147,7 +148,7 @@ int cmd_calibrate(const Settings& s, const std::string& out) {
     throw SettingError("--db and --partner: calibrate measures a real database; give both");
   const double ms = measure_statement_ms(s);
   std::ostringstream text;
-  text << "# Measured by `lockbench calibrate` against " << s.db_url << "\n"
+  text << "# Measured by `lockbench calibrate` against " << redact_secrets(s.db_url) << "\n"
        << "# mean latency of one SQL statement through the pool (libpqxx, loopback)\n"
        << "db-latency = \"fixed:" << format_duration(from_ms(ms)) << "\"\n";
   write_file_atomically(out, text.str());

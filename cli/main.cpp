@@ -1,4 +1,11 @@
 // lockbench: run, sweep, report, explain, lint, validate, calibrate.
+//
+// run and sweep check --out before the first run and write each result as
+// soon as its run ends. SIGINT/SIGTERM during them: the current run stops
+// (core/run.hpp's should_stop), its result is written marked interrupted, no
+// further run starts, and the exit status is 130 / 143. A second signal kills.
+// Nothing lockbench prints carries a password (core/redact.hpp).
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +22,7 @@
 
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
+#include "core/redact.hpp"
 #include "core/run.hpp"
 #include "core/scenario.hpp"
 #include "core/strategy.hpp"
@@ -28,6 +36,24 @@ using nlohmann::json;
 
 namespace lockbench::cli {
 namespace {
+
+// The signal that asked us to stop (0 = none). Written by the handler only.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+// SIGINT/SIGTERM stop the run in progress; SA_RESETHAND: a second one kills.
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() { return g_stop_signal != 0; }
+int interrupted_exit_code() { return 128 + static_cast<int>(g_stop_signal); }
 
 // Flag values as given, by setting name; applied after parsing in table order.
 using FlagValues = std::map<std::string, std::string>;
@@ -81,21 +107,79 @@ json run_one(const Settings& s, bool quiet) {
   hooks.progress = [&](std::int64_t done, std::int64_t ok) {
     progress.update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(ok));
   };
+  hooks.should_stop = stop_requested;
   json r = s.world == "real" ? run_real(s, hooks) : run_sim(s, hooks);
   progress.finish();
   return r;
 }
 
+// Before anything starts: a run too large for this machine was refused by
+// validate(); a large one is announced.
+void announce_memory(const std::vector<Settings>& runs) {
+  for (const auto& s : runs) {
+    const std::string note = s.memory_note();
+    if (!note.empty()) {
+      std::cerr << "lockbench: " << note << "\n";
+      return;
+    }
+  }
+}
+
+// Runs `runs` in order, writing each result as soon as it exists; stops at a
+// signal. Returns the results (resumed ones included) and the exit status.
+struct Outcomes {
+  std::vector<json> results;
+  int status = 0;
+};
+Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool resume, bool quiet, bool show_steps) {
+  for (const auto& s : runs) require_servers(s);
+  announce_memory(runs);
+  std::optional<ResultSink> sink;
+  if (!out.empty()) sink.emplace(out, runs);  // a bad --out fails here, before the first run
+  if (resume && (!sink || !sink->to_directory()))
+    throw SettingError("--resume: needs --out DIRECTORY (one file per run) to find the runs already done");
+  install_stop_handlers();
+  Outcomes o;
+  int incomplete = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (stop_requested()) break;
+    if (resume) {
+      json done = sink->existing(i);
+      if (!done.is_null()) {
+        if (show_steps) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << ": already done\n";
+        o.results.push_back(std::move(done));
+        continue;
+      }
+    }
+    if (show_steps) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << "\n";
+    json r = run_one(runs[i], quiet);
+    if (sink) sink->write(i, r);
+    if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
+    o.results.push_back(std::move(r));
+  }
+  if (stop_requested()) {
+    std::cerr << "lockbench: interrupted (" << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << "): "
+              << o.results.size() << " of " << runs.size() << " results"
+              << (sink ? " written to " + out : std::string()) << "; the last one is marked interrupted\n";
+    o.status = interrupted_exit_code();
+  } else if (incomplete > 0) {
+    std::cerr << "lockbench: " << incomplete << " result(s) incomplete: the partner's checks were unavailable "
+              << "(partner.unavailable_reason)\n";
+    o.status = 1;
+  }
+  return o;
+}
+
 int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet) {
   require_servers(base);
-  const auto specs = strategies_of(base);
-  std::vector<json> results;
-  for (const auto& spec : specs) {
+  std::vector<Settings> runs;
+  for (const auto& spec : strategies_of(base)) {
     Settings s = base;
     s.strategy = spec;
-    results.push_back(run_one(s, quiet || json_out));
+    runs.push_back(s);
   }
-  if (!out.empty()) write_results(results, out);
+  const Outcomes o = run_all(runs, out, false, quiet || json_out, false);
+  const auto& results = o.results;
   if (json_out) {
     std::cout << (results.size() == 1 ? results[0] : json(results)).dump(2) << "\n";
     print_table(std::cerr, results);
@@ -103,12 +187,12 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
     print_table(std::cout, results);
     if (!out.empty()) std::cout << "results written to " << out << "\n";
   }
-  return 0;
+  return o.status;
 }
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
-              bool json_out, bool quiet) {
+              bool json_out, bool quiet, bool resume) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -147,16 +231,10 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   }
   for (const auto& s : runs) require_servers(s);  // before any run: --vary world=sim,real needs them too
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
-  std::vector<json> results;
-  int i = 0;
-  for (const auto& s : runs) {
-    if (!quiet && !json_out) std::cerr << "[" << ++i << "/" << runs.size() << "] " << s.strategy << "\n";
-    results.push_back(run_one(s, quiet || json_out));
-  }
-  if (!out.empty()) write_results(results, out);
-  if (json_out) std::cout << json(results).dump(2) << "\n";
-  print_table(json_out ? std::cerr : std::cout, results);
-  return 0;
+  const Outcomes o = run_all(runs, out, resume, quiet || json_out, !quiet && !json_out);
+  if (json_out) std::cout << json(o.results).dump(2) << "\n";
+  print_table(json_out ? std::cerr : std::cout, o.results);
+  return o.status;
 }
 
 }  // namespace
@@ -186,13 +264,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> vary;
   FlagValues sweep_values;
   std::string sweep_config, sweep_out;
-  bool sweep_json = false, sweep_quiet = false;
+  bool sweep_json = false, sweep_quiet = false, sweep_resume = false;
   auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
   add_setting_flags(sweep, sweep_values, sweep_config);
   sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")->required();
   sweep->add_option("--out", sweep_out, "directory for the result files");
   sweep->add_flag("--json", sweep_json, "print the results as a JSON array");
   sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
+  sweep->add_flag("--resume", sweep_resume,
+                  "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
 
   std::vector<std::string> report_inputs;
   std::string report_out, report_title = "lockbench report";
@@ -234,7 +314,8 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet);
-    if (*sweep) return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json, sweep_quiet);
+    if (*sweep) return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json, sweep_quiet,
+                                sweep_resume);
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;
@@ -253,10 +334,10 @@ int main(int argc, char** argv) {
     if (*val) return cmd_validate(settings_from(val_values, val_config, *val), *val, val_out);
     if (*cal) return cmd_calibrate(settings_from(cal_values, cal_config, *cal), cal_out);
   } catch (const SettingError& e) {
-    std::cerr << "lockbench: " << e.what() << "\n";
+    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "lockbench: " << e.what() << "\n";
+    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -1,6 +1,11 @@
 #include "core/result.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -68,6 +73,17 @@ const std::vector<std::string>& violation_kinds() {
   return kinds;
 }
 
+std::string new_run_id() {
+  static std::atomic<unsigned> counter{0};
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%x-%llx-%x", static_cast<unsigned>(::getpid()), static_cast<unsigned long long>(ms),
+                ++counter);
+  return buf;
+}
+
 double erlang_c(int c, double a) {
   if (a <= 0) return 0;
   if (a >= c) return 1;
@@ -101,6 +117,8 @@ nlohmann::json make_result(const RunSummary& run) {
   j["scenario"] = s.scenario;
   j["strategy"] = run.strategy;
   j["seed"] = s.seed;
+  j["run_id"] = run.run_id.empty() ? new_run_id() : run.run_id;
+  j["interrupted"] = run.interrupted;
   j["settings"] = s.to_json();
   j["settings"]["strategy"] = run.strategy;
   j["time_scale"] = scale;
@@ -136,12 +154,17 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"leaked", rec.locks.leaked.load()}};
 
   nlohmann::json partner = run.partner;
-  if (!partner.contains("calls")) partner["calls"] = 0;
-  if (!partner.contains("violations")) partner["violations"] = nlohmann::json::object();
+  const bool available = partner.value("available", true);
+  partner["available"] = available;
+  if (!partner.contains("calls")) partner["calls"] = available ? nlohmann::json(0) : nlohmann::json(nullptr);
+  if (!partner.contains("violations") || !available) partner["violations"] = nlohmann::json::object();
+  // Unavailable: no count pretends to be 0.
   for (const auto& k : violation_kinds())
-    if (!partner["violations"].contains(k)) partner["violations"][k] = 0;
+    if (!partner["violations"].contains(k)) partner["violations"][k] = available ? nlohmann::json(0) : nlohmann::json(nullptr);
+  if (!available) partner["verdict"] = "unavailable";
   if (!partner.contains("details")) partner["details"] = nlohmann::json::array();
   j["partner"] = partner;
+  j["complete"] = !run.interrupted && available;
 
   // Prediction beside measurement.
   nlohmann::json pred;

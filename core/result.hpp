@@ -16,6 +16,8 @@ struct RunSummary {
   const Settings* settings = nullptr;  // as the user configured them (before time scaling)
   std::string world;
   std::string strategy;  // spec, e.g. "advisory-xact:try"
+  std::string run_id;    // unique per run (new_run_id); names the real world's sessions
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
   bool holds_connection = false;
   int partner_calls = 0;  // partner calls in the critical section
   const Recorder* recorder = nullptr;
@@ -27,7 +29,14 @@ struct RunSummary {
   nlohmann::json extra = nlohmann::json::object();
 };
 
+// The result. `complete` is false when the run was interrupted or the
+// partner's checks were unavailable (partner.available = false: every
+// violation count is null and partner.verdict is "unavailable").
 nlohmann::json make_result(const RunSummary& run);
+
+// A run id unique on this machine: process id, start time and a counter, e.g.
+// "3f2a-1c9e4b7-1" (hex; no characters special to SQL LIKE).
+std::string new_run_id();
 
 // Erlang C: probability that an arrival waits in an M/M/c queue with offered
 // load a = lambda / mu (in servers), and the mean wait lambda, mu, c give.

@@ -92,9 +92,31 @@ struct Settings {
   // The effective settings of a real run: durations times time_scale, rates divided.
   Settings scaled() const;
   nlohmann::json to_json() const;
-  // Throws SettingError naming the first setting out of range.
+  // Throws SettingError naming the first setting out of range, including a
+  // run too large for this machine (see memory_estimate_bytes).
   void validate() const;
+
+  // Requests a run keeps in memory (its schedule, samples and trace events):
+  // the expected arrivals over the duration (open: rate x duration; closed:
+  // users / think time x duration; burst: K).
+  double expected_requests() const;
+  double memory_estimate_bytes() const;
+  // One line when the estimate is large enough to mention ("" otherwise).
+  std::string memory_note() const;
 };
+
+// Every duration setting is at most this long, before and after --time-scale:
+// sums of a few of them (a run's drain bound) must stay far from the
+// nanosecond clock's 292-year range.
+inline constexpr Duration kSettingDurationMax = std::chrono::hours(24 * 365);
+// Memory a run's per-request state takes (measured: `/usr/bin/time -v lockbench
+// run --world sim` at 1 M requests, rounded up) and the largest run refused above.
+inline constexpr double kBytesPerRequest = 1024;
+inline constexpr double kMemoryNoteBytes = 1024.0 * 1024 * 1024;  // mention above 1 GiB
+// The bound: at most this share of the machine's physical memory (and 64 GiB).
+inline constexpr double kMemoryShareMax = 0.5;
+inline constexpr double kMemoryBytesMax = 64.0 * 1024 * 1024 * 1024;
+double memory_bytes_allowed();
 
 std::string_view arrival_name(Arrival);
 std::string_view key_dist_name(KeyDist);

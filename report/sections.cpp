@@ -110,7 +110,9 @@ Table summary_table(const std::vector<json>& results) {
       if (scaled)
         row.insert(row.end(), {fmt(num(r, "unscaled.throughput_ok_per_s")), fmt(ok_lat("unscaled.", "p99"))});
       row.insert(row.end(), {count(r, "requests.conflict"), count(r, "requests.pool_timeout"), count(r, "probe.failed")});
-      for (const auto& k : kinds) row.push_back(fmt(num(r, "partner.violations." + k), 0));
+      // A partner lost mid-run has no verdict: "unavailable", never 0.
+      const bool unavailable = str(r, "partner.available") == "false";
+      for (const auto& k : kinds) row.push_back(unavailable ? "unavailable" : fmt(num(r, "partner.violations." + k), 0));
       row.push_back(count(r, "locks.lease_steals"));
       row.push_back(count(r, "locks.unlock_failures"));
       row.push_back(count(r, "locks.leaked"));
@@ -163,10 +165,14 @@ Table comparison_table(const std::vector<json>& results) {
     // Exclusion is judged on runs without injected faults: a pod that crashes
     // between unlink and link splits a person whatever the lock did.
     double violations = 0, calls = 0, steals = 0, unlock_failures = 0;
-    int fault_runs = 0;
+    int fault_runs = 0, unavailable_runs = 0;
     for (const json* r : g.results) {
       if (find(*r, "faults") != nullptr) {
         ++fault_runs;
+        continue;
+      }
+      if (str(*r, "partner.available") == "false") {  // no verdict to count
+        ++unavailable_runs;
         continue;
       }
       violations += violations_total(*r);
@@ -180,6 +186,7 @@ Table comparison_table(const std::vector<json>& results) {
     if (steals > 0) cell += fmt::format(", {} leases stolen", fmt(steals, 0));
     if (unlock_failures > 0) cell += fmt::format(", {} failed unlocks", fmt(unlock_failures, 0));
     if (fault_runs > 0) cell += fmt::format(" ({} crash/pause runs not counted here)", fault_runs);
+    if (unavailable_runs > 0) cell += fmt::format(" ({} runs with the partner's checks unavailable)", unavailable_runs);
     excl.push_back(cell);
 
     const DesignFacts facts = facts_for(base);
