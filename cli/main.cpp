@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "all subcommands' help");
   // One line per refusal, like every other bad input.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("lockbench: ") + e.what() + " (see lockbench --help)\n";
+    return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
   });
 
   FlagValues values;
