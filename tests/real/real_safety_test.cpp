@@ -1,0 +1,245 @@
+// A real run harms nothing it did not create and loses nothing it measured
+// (issue 8), against the test PostgreSQL and fake partners:
+//  - sessions of others (another database, the same database, another
+//    lockbench run) survive a run; two runs on one server both complete;
+//  - leftovers of earlier runs are reported at start, leases still set at the
+//    end are counted as leaked and released;
+//  - a stop mid-run and a killed partner each give a result marked
+//    incomplete, with no lock and no lease left held.
+// Counts and states only; the only waits are bounded sleeps that place an
+// event (a kill, a stop) inside a run several seconds long.
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "core/run.hpp"
+#include "real/leftovers.hpp"
+#include "private_partner.hpp"
+#include "test_env.hpp"
+
+namespace lockbench {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+// Far above any key a run uses: an unrelated application's lock id.
+constexpr std::int64_t kForeignLockId = 900'000'000'001;
+
+Settings base(const std::string& strategy) {
+  Settings s;
+  s.world = "real";
+  s.db_url = test::test_db();
+  s.partner_url = test::test_partner();
+  s.strategy = strategy;
+  s.scenario = "switch-primary";
+  s.seed = 11;
+  s.max_threads = 32;
+  s.probe_interval = 0s;
+  s.connection_timeout = 5s;
+  s.lock_timeout = 2s;
+  s.keys = 50;
+  s.arrival = Arrival::open;
+  s.rate_per_s = 10;
+  s.duration = 2s;
+  s.partner_latency = Distribution::fixed(100);
+  return s;
+}
+
+std::int64_t violations_total(const json& r) {
+  std::int64_t n = 0;
+  for (const auto& [kind, count] : r["partner"]["violations"].items())
+    if (count.is_number()) n += count.get<std::int64_t>();
+  return n;
+}
+
+// Session advisory locks this connection's backend holds.
+std::int64_t my_advisory_locks(pqxx::connection& c) {
+  pqxx::nontransaction tx(c);
+  return tx.exec1("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()")[0]
+      .as<std::int64_t>();
+}
+
+std::int64_t lockbench_advisory_locks(const std::string& url) {
+  pqxx::connection c(url);
+  pqxx::nontransaction tx(c);
+  return tx.exec1("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                  "WHERE l.locktype = 'advisory' AND a.application_name LIKE 'lockbench/%'")[0]
+      .as<std::int64_t>();
+}
+
+std::int64_t leases_in_table(const std::string& url) {
+  pqxx::connection c(url);
+  return real::leases_held(c);
+}
+
+std::string unique(const std::string& prefix) { return prefix + "_" + std::to_string(::getpid()); }
+
+TEST(RealSafety, UnrelatedSessionsHoldingAdvisoryLocksInAnotherDatabaseAndInThisOneSurviveARun) {
+  LOCKBENCH_NEED_PARTNER();
+  test::ScratchDatabase other(test::test_db(), unique("lockbench_unrelated"));
+  pqxx::connection elsewhere(other.url());  // an application in another database
+  pqxx::connection here(test::test_db() + "?application_name=psql");  // a psql in the target database
+  for (auto* c : {&elsewhere, &here}) {
+    pqxx::nontransaction tx(*c);
+    tx.exec_params("SELECT pg_advisory_lock($1)", kForeignLockId);
+  }
+  const json r = run_real(base("advisory-session:pinned"));
+  EXPECT_EQ(r["complete"], true);
+  EXPECT_GT(r["requests"]["ok"].get<int>(), 0) << r["requests"].dump();
+  // Both sessions are alive and still hold their lock: nothing of theirs was terminated.
+  EXPECT_EQ(my_advisory_locks(elsewhere), 1);
+  EXPECT_EQ(my_advisory_locks(here), 1);
+  // They are not lockbench's: not reported as leftovers of a run.
+  EXPECT_EQ(r["leftovers_at_start"]["advisory_locks"], 0);
+}
+
+TEST(RealSafety, TwoRealRunsOnOneServerAtTheSameTimeBothCompleteCleanly) {
+  LOCKBENCH_NEED_PARTNER();
+  test::ScratchDatabase second_db(test::test_db(), unique("lockbench_second"));
+  test::PrivatePartner second_partner;
+  ASSERT_FALSE(second_partner.url().empty()) << "fake_partner did not start";
+  // advisory-session:pinned holds session advisory locks through each partner
+  // call: exactly what a cluster-wide "terminate every advisory-lock holder" ended.
+  Settings a = base("advisory-session:pinned");
+  a.duration = 4s;
+  a.partner_latency = Distribution::fixed(200);
+  Settings b = a;
+  b.db_url = second_db.url();
+  b.partner_url = second_partner.url();
+  json ra, rb;
+  std::thread first([&] { ra = run_real(a); });
+  std::this_thread::sleep_for(1500ms);  // b prepares while a's sessions hold their locks
+  std::thread second([&] { rb = run_real(b); });
+  first.join();
+  second.join();
+  for (const json* r : {&ra, &rb}) {
+    ASSERT_TRUE(r->is_object());
+    EXPECT_EQ((*r)["complete"], true);
+    EXPECT_GT((*r)["requests"]["total"].get<int>(), 20);
+    EXPECT_EQ((*r)["requests"]["error"], 0) << (*r)["requests"].dump();
+    EXPECT_EQ((*r)["requests"]["pool_timeout"], 0) << (*r)["requests"].dump();
+    EXPECT_EQ(violations_total(*r), 0) << (*r)["partner"]["violations"].dump();
+    EXPECT_EQ((*r)["locks"]["leaked"], 0);
+    EXPECT_EQ((*r)["real"]["backends_terminated"], 0);
+  }
+  EXPECT_NE(ra["run_id"], rb["run_id"]);
+}
+
+TEST(RealSafety, LeftoversOfAnEarlierRunAreReportedAtStartAndTheirSessionIsNotEnded) {
+  LOCKBENCH_NEED_PARTNER();
+  // An earlier run's pod, still connected and holding a lock; and three leases
+  // its crashed twin never released.
+  pqxx::connection old_pod(test::test_db() + "?application_name=lockbench/earlier-run/pod1");
+  {
+    pqxx::nontransaction tx(old_pod);
+    tx.exec_params("SELECT pg_advisory_lock($1)", kForeignLockId);
+  }
+  run_real(base("none"));  // the users table exists and is reset
+  {
+    pqxx::connection c(test::test_db());
+    pqxx::nontransaction tx(c);
+    tx.exec(std::string("UPDATE ") + real::kLeaseTable + " SET locked_at = now(), lock_owner = 'crashed' WHERE id <= 3");
+  }
+  const json r = run_real(base("row-lease"));
+  EXPECT_EQ(r["leftovers_at_start"]["leases"], 3);
+  EXPECT_EQ(r["leftovers_at_start"]["advisory_locks"], 1);
+  EXPECT_EQ(my_advisory_locks(old_pod), 1);  // reported, never terminated
+  EXPECT_EQ(r["locks"]["leaked"], 0);        // the reset cleared the old leases; the run left none
+}
+
+TEST(RealSafety, ALeaseLeftSetDuringTheRunIsCountedAsLeakedAndReleasedAtTheEnd) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = base("row-lease");
+  s.duration = 3s;
+  std::thread crashed_pod([&] {
+    std::this_thread::sleep_for(1s);  // after the reset: a pod dies holding the lease of key 40
+    pqxx::connection c(test::test_db());
+    pqxx::nontransaction tx(c);
+    tx.exec(std::string("UPDATE ") + real::kLeaseTable +
+            " SET locked_at = now(), lock_owner = 'pod-that-died' WHERE id = 40");
+  });
+  const json r = run_real(s);
+  crashed_pod.join();
+  EXPECT_EQ(r["locks"]["leaked"], 1) << r["locks"].dump();
+  EXPECT_EQ(r["real"]["leases_released_at_end"], 1);
+  EXPECT_EQ(leases_in_table(test::test_db()), 0);
+}
+
+TEST(RealSafety, AStopMidRunGivesAnInterruptedResultAndLeavesNoLockHeld) {
+  LOCKBENCH_NEED_PARTNER();
+  // Every request holds a session advisory lock through 2 x 2 s of partner
+  // calls; the stop comes after 1 s, the grace period is 2 s: the run must end
+  // the sessions it still has, and only those.
+  Settings s = base("advisory-session:pinned");
+  s.duration = 30s;
+  s.partner_latency = Distribution::fixed(2000);
+  s.connection_timeout = 1s;
+  pqxx::connection bystander(test::test_db() + "?application_name=psql");
+  {
+    pqxx::nontransaction tx(bystander);
+    tx.exec_params("SELECT pg_advisory_lock($1)", kForeignLockId);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RunHooks hooks;
+  hooks.should_stop = [&] { return std::chrono::steady_clock::now() - start > 1s; };
+  const json r = run_real(s, hooks);
+  EXPECT_EQ(r["interrupted"], true);
+  EXPECT_EQ(r["complete"], false);
+  EXPECT_GT(r["requests"]["total"].get<int>(), 0);
+  EXPECT_GT(r["real"]["requests_not_sent"].get<int>(), 200);  // ~300 planned, ~10 sent
+  EXPECT_GT(r["real"]["backends_terminated"].get<int>(), 0);
+  EXPECT_EQ(lockbench_advisory_locks(test::test_db()), 0);
+  EXPECT_EQ(my_advisory_locks(bystander), 1);  // not this run's: untouched
+}
+
+TEST(RealSafety, AStopWhileRowLeasesAreHeldLeavesNoLeaseInTheTable) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = base("row-lease");
+  s.duration = 30s;
+  s.partner_latency = Distribution::fixed(2000);
+  s.connection_timeout = 1s;
+  const auto start = std::chrono::steady_clock::now();
+  RunHooks hooks;
+  hooks.should_stop = [&] { return std::chrono::steady_clock::now() - start > 1s; };
+  const json r = run_real(s, hooks);
+  EXPECT_EQ(r["interrupted"], true);
+  EXPECT_EQ(r["complete"], false);
+  // Every request in flight at the stop is still in its 2 x 2 s of partner
+  // calls when the grace period ends: its release finds the pool closed and
+  // its lease stays set. Counted as leaked, then released.
+  EXPECT_GE(r["locks"]["leaked"].get<int>(), 1);
+  EXPECT_EQ(r["locks"]["leaked"], r["real"]["leases_released_at_end"]);
+  EXPECT_EQ(leases_in_table(test::test_db()), 0);
+}
+
+TEST(RealSafety, AKilledPartnerStillGivesAResultWithItsVerdictUnavailableAndNoLeaseHeld) {
+  LOCKBENCH_NEED_PARTNER();
+  test::PrivatePartner partner;
+  ASSERT_FALSE(partner.url().empty()) << "fake_partner did not start";
+  Settings s = base("row-lease");
+  s.partner_url = partner.url();
+  s.rate_per_s = 20;
+  s.duration = 3s;
+  s.partner_connect_timeout = 200ms;
+  s.partner_read_timeout = 500ms;
+  std::thread killer([&] {
+    std::this_thread::sleep_for(1s);
+    partner.kill9();
+  });
+  const json r = run_real(s);
+  killer.join();
+  EXPECT_EQ(r["complete"], false);
+  EXPECT_EQ(r["interrupted"], false);
+  EXPECT_EQ(r["partner"]["available"], false);
+  EXPECT_EQ(r["partner"]["verdict"], "unavailable");
+  EXPECT_FALSE(r["partner"].value("unavailable_reason", "").empty());
+  for (const auto& [kind, n] : r["partner"]["violations"].items()) EXPECT_TRUE(n.is_null()) << kind;
+  EXPECT_GT(r["requests"]["ok"].get<int>(), 0);     // before the kill
+  EXPECT_GT(r["requests"]["error"].get<int>(), 0);  // after it
+  EXPECT_EQ(leases_in_table(test::test_db()), 0);
+}
+
+}  // namespace
+}  // namespace lockbench
