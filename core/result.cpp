@@ -117,7 +117,9 @@ nlohmann::json make_result(const RunSummary& run) {
   j["scenario"] = s.scenario;
   j["strategy"] = run.strategy;
   j["seed"] = s.seed;
-  j["run_id"] = run.run_id.empty() ? new_run_id() : run.run_id;
+  // The real world's (its sessions' application_name); null in the simulator,
+  // whose result stays byte-identical for a seed.
+  j["run_id"] = run.run_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.run_id);
   j["interrupted"] = run.interrupted;
   j["settings"] = s.to_json();
   j["settings"]["strategy"] = run.strategy;

@@ -16,7 +16,7 @@ struct RunSummary {
   const Settings* settings = nullptr;  // as the user configured them (before time scaling)
   std::string world;
   std::string strategy;  // spec, e.g. "advisory-xact:try"
-  std::string run_id;    // unique per run (new_run_id); names the real world's sessions
+  std::string run_id;    // real world: unique per run (new_run_id), names its sessions; sim: empty (null)
   bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
   bool holds_connection = false;
   int partner_calls = 0;  // partner calls in the critical section
