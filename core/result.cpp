@@ -155,7 +155,7 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"unlock_failures", rec.locks.unlock_failures.load()},
                 {"leaked", rec.locks.leaked.load()}};
 
-  nlohmann::json partner = run.partner;
+  nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
   const bool available = partner.value("available", true);
   partner["available"] = available;
   if (!partner.contains("calls")) partner["calls"] = available ? nlohmann::json(0) : nlohmann::json(nullptr);

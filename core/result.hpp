@@ -16,8 +16,6 @@ struct RunSummary {
   const Settings* settings = nullptr;  // as the user configured them (before time scaling)
   std::string world;
   std::string strategy;  // spec, e.g. "advisory-xact:try"
-  std::string run_id;    // real world: unique per run (new_run_id), names its sessions; sim: empty (null)
-  bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
   bool holds_connection = false;
   int partner_calls = 0;  // partner calls in the critical section
   const Recorder* recorder = nullptr;
@@ -27,6 +25,8 @@ struct RunSummary {
   nlohmann::json partner = nlohmann::json::object();
   // World-specific blocks merged into the result (sim{events, wall_ms}, faults{...}).
   nlohmann::json extra = nlohmann::json::object();
+  std::string run_id;        // real world: unique per run (new_run_id), names its sessions; sim: empty (null)
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
 };
 
 // The result. `complete` is false when the run was interrupted or the
