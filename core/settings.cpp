@@ -192,8 +192,8 @@ double Settings::expected_requests() const {
     case Arrival::open: return rate_per_s * to_s(duration);
     case Arrival::burst: return burst;
     case Arrival::closed:
-      // Think time 0: each user sends again at once; no better bound than the duration in ms.
-      return users * to_s(duration) / std::max(to_s(think_time), 1e-3);
+      // A user's cycle is at least its think time plus one partner call.
+      return users * to_s(duration) / std::max(to_s(think_time) + partner_latency.mean_ms() / 1000, 1e-3);
   }
   return 0;
 }

@@ -98,7 +98,8 @@ struct Settings {
 
   // Requests a run keeps in memory (its schedule, samples and trace events):
   // the expected arrivals over the duration (open: rate x duration; closed:
-  // users / think time x duration; burst: K).
+  // users / (think time + one partner call) x duration; burst: K). The key
+  // space is not counted here.
   double expected_requests() const;
   double memory_estimate_bytes() const;
   // One line when the estimate is large enough to mention ("" otherwise).
