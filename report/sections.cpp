@@ -187,6 +187,8 @@ Table comparison_table(const std::vector<json>& results) {
     if (unlock_failures > 0) cell += fmt::format(", {} failed unlocks", fmt(unlock_failures, 0));
     if (fault_runs > 0) cell += fmt::format(" ({} crash/pause runs not counted here)", fault_runs);
     if (unavailable_runs > 0) cell += fmt::format(" ({} runs with the partner's checks unavailable)", unavailable_runs);
+    if (unavailable_runs > 0 && unavailable_runs + fault_runs == static_cast<int>(g.results.size()))
+      cell = "unavailable: the partner's checks could not be read";
     excl.push_back(cell);
 
     const DesignFacts facts = facts_for(base);
