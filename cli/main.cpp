@@ -37,24 +37,6 @@ using nlohmann::json;
 namespace lockbench::cli {
 namespace {
 
-// The signal that asked us to stop (0 = none). Written by the handler only.
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-// SIGINT/SIGTERM stop the run in progress; SA_RESETHAND: a second one kills.
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
-bool stop_requested() { return g_stop_signal != 0; }
-int interrupted_exit_code() { return 128 + static_cast<int>(g_stop_signal); }
-
 // Flag values as given, by setting name; applied after parsing in table order.
 using FlagValues = std::map<std::string, std::string>;
 
@@ -158,7 +140,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool
     o.results.push_back(std::move(r));
   }
   if (stop_requested()) {
-    std::cerr << "lockbench: interrupted (" << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << "): "
+    std::cerr << "lockbench: interrupted (" << stop_signal_name() << "): "
               << o.results.size() << " of " << runs.size() << " results"
               << (sink ? " written to " + out : std::string()) << "; the last one is marked interrupted\n";
     o.status = interrupted_exit_code();

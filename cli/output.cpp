@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +19,25 @@ using nlohmann::json;
 namespace lockbench::cli {
 
 bool isatty_stderr() { return ::isatty(STDERR_FILENO) == 1; }
+
+namespace {
+// The signal that asked us to stop (0 = none). Written by the handler only.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() { return g_stop_signal != 0; }
+int interrupted_exit_code() { return 128 + static_cast<int>(g_stop_signal); }
+const char* stop_signal_name() { return g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 namespace {
 

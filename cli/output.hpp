@@ -17,6 +17,13 @@ namespace lockbench::cli {
 
 bool isatty_stderr();
 
+// SIGINT/SIGTERM during a command that runs: the first sets a flag the worlds
+// poll (RunHooks::should_stop); SA_RESETHAND makes a second one kill at once.
+void install_stop_handlers();
+bool stop_requested();
+int interrupted_exit_code();  // 130 (SIGINT) or 143 (SIGTERM)
+const char* stop_signal_name();
+
 // One row per result: outcomes, ok/s beside the Little's-law ceiling,
 // latency, pool, and what the partner saw.
 void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
