@@ -47,13 +47,14 @@ struct Server::Impl {
   // never goes backwards and X-RateLimit-Reset comes out in epoch seconds.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   Duration unix_at_start = std::chrono::duration_cast<Duration>(std::chrono::system_clock::now().time_since_epoch());
+  // Connections waiting for their next request, oldest idle first: each entry
+  // closes its session (which removes itself from here before it goes).
+  // Declared before ioc: sessions still queued in ioc die with it, after this.
+  std::list<std::function<void()>> idle;
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
   asio::signal_set signals{ioc};
   asio::steady_timer accept_backoff{ioc};
-  // Connections waiting for their next request, oldest idle first: each entry
-  // closes its session (which removes itself from here before it goes).
-  std::list<std::function<void()>> idle;
 
   Duration now() const { return unix_at_start + (std::chrono::steady_clock::now() - started); }
   void accept();

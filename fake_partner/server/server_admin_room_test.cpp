@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <future>
 #include <thread>
 
@@ -140,6 +142,23 @@ TEST(FakePartnerAdminRoom, MetricsAnswerWithTheDefault16384IdleClientsOpen) {
   ASSERT_TRUE(figures.is_object());
   EXPECT_EQ(figures["connections"]["refused"], 0);
   EXPECT_GE(figures["connections"]["peak"].get<std::int64_t>(), static_cast<std::int64_t>(kIdle));
+}
+
+TEST(FakePartnerAdminRoom, SigtermWithIdleAndBusyConnectionsOpenStopsCleanly) {
+  // The idle list must outlive the sessions the io_context still holds at shutdown.
+  ConfigFile config(json{{"latency", {{"*", {{"dist", "fixed"}, {"ms", 5000}}}}}});
+  PartnerProcess server({"--config", config.path()});
+  auto idle = open_idle(server.port(), 50);
+  std::vector<std::future<void>> busy;
+  for (int i = 0; i < 5; ++i)
+    busy.push_back(std::async(std::launch::async, [port = server.port()] {
+      raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n", std::chrono::milliseconds(2000));
+    }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const int status = server.stop();
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  for (auto& f : busy) f.wait();
 }
 
 }  // namespace
