@@ -76,6 +76,30 @@ std::int64_t leases_in_table(const std::string& url) {
 
 std::string unique(const std::string& prefix) { return prefix + "_" + std::to_string(::getpid()); }
 
+// run_real on another thread: an exception becomes a failure, not std::terminate.
+json run_guarded(const Settings& s, std::string& error) {
+  try {
+    return run_real(s);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return json();
+  }
+}
+
+// A thread joined on every path out of the test body.
+class Joined {
+ public:
+  template <class F>
+  explicit Joined(F f) : t_(std::move(f)) {}
+  ~Joined() { join(); }
+  void join() {
+    if (t_.joinable()) t_.join();
+  }
+
+ private:
+  std::thread t_;
+};
+
 TEST(RealSafety, UnrelatedSessionsHoldingAdvisoryLocksInAnotherDatabaseAndInThisOneSurviveARun) {
   LOCKBENCH_NEED_PARTNER();
   test::ScratchDatabase other(test::test_db(), unique("lockbench_unrelated"));
@@ -109,13 +133,14 @@ TEST(RealSafety, TwoRealRunsOnOneServerAtTheSameTimeBothCompleteCleanly) {
   b.db_url = second_db.url();
   b.partner_url = second_partner.url();
   json ra, rb;
-  std::thread first([&] { ra = run_real(a); });
-  std::this_thread::sleep_for(1500ms);  // b prepares while a's sessions hold their locks
-  std::thread second([&] { rb = run_real(b); });
-  first.join();
-  second.join();
+  std::string ea, eb;
+  {
+    Joined first([&] { ra = run_guarded(a, ea); });
+    std::this_thread::sleep_for(1500ms);  // b prepares while a's sessions hold their locks
+    Joined second([&] { rb = run_guarded(b, eb); });
+  }
   for (const json* r : {&ra, &rb}) {
-    ASSERT_TRUE(r->is_object());
+    ASSERT_TRUE(r->is_object()) << ea << eb;
     EXPECT_EQ((*r)["complete"], true);
     EXPECT_GT((*r)["requests"]["total"].get<int>(), 20);
     EXPECT_EQ((*r)["requests"]["error"], 0) << (*r)["requests"].dump();
@@ -153,7 +178,7 @@ TEST(RealSafety, ALeaseLeftSetDuringTheRunIsCountedAsLeakedAndReleasedAtTheEnd) 
   LOCKBENCH_NEED_PARTNER();
   Settings s = base("row-lease");
   s.duration = 3s;
-  std::thread crashed_pod([&] {
+  Joined crashed_pod([&] {
     std::this_thread::sleep_for(1s);  // after the reset: a pod dies holding the lease of key 40
     pqxx::connection c(test::test_db());
     pqxx::nontransaction tx(c);
@@ -224,7 +249,7 @@ TEST(RealSafety, AKilledPartnerStillGivesAResultWithItsVerdictUnavailableAndNoLe
   s.duration = 3s;
   s.partner_connect_timeout = 200ms;
   s.partner_read_timeout = 500ms;
-  std::thread killer([&] {
+  Joined killer([&] {
     std::this_thread::sleep_for(1s);
     partner.kill9();
   });
