@@ -126,3 +126,19 @@ TEST(CliSim, AReportShowsUnavailableNotZeroForARunWhosePartnerWasLost) {
   EXPECT_EQ(md.find("✅ 0 violations"), std::string::npos) << "a lost partner passed for a clean run";
   fs::remove_all(dir);
 }
+
+TEST(CliSim, AReportOfAnOldResultCarryingAPasswordShowsItRedacted) {
+  json r = run_json("--strategy none --rate 5 --duration 5s");
+  r["settings"]["db"] = "postgresql://bench:old-secret-9@127.0.0.1:5432/db";  // as results were written before
+  const auto dir = fs::temp_directory_path() / ("lockbench-oldpw-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "in");
+  std::ofstream(dir / "in" / "r.json") << r.dump();
+  const auto rep = run_command(kBin + " report " + (dir / "in").string() + " --no-charts --out " + (dir / "out").string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    EXPECT_EQ(lockbench::testing::slurp(e.path().string()).find("old-secret-9"), std::string::npos) << e.path();
+  // The report does show the URL (settings table), redacted.
+  EXPECT_NE(lockbench::testing::slurp((dir / "out" / "report.md").string()).find("bench:***@127.0.0.1"), std::string::npos);
+  fs::remove_all(dir);
+}
