@@ -10,7 +10,8 @@ constexpr std::size_t kNameBytesMax = 63;  // NAMEDATALEN - 1
 
 std::string run_pattern(const std::string& run_id) { return std::string(kApplicationPrefix) + run_id + "/%"; }
 
-std::string lease_table(pqxx::connection& c) { return c.quote_name(kLeaseTable); }
+// kLeaseTable is SQL as written (a schema-qualified name works as well).
+std::string lease_table(pqxx::connection&) { return kLeaseTable; }
 
 std::int64_t count_leases(pqxx::connection& c, pqxx::transaction_base& tx) {
   return tx.exec1("SELECT count(*) FROM " + lease_table(c) + " WHERE locked_at IS NOT NULL")[0].as<std::int64_t>();

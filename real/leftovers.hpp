@@ -19,7 +19,8 @@
 
 namespace lockbench::real {
 
-// The table that holds the leases (locked_at IS NOT NULL = held).
+// The table that holds the leases (locked_at IS NOT NULL = held), as SQL text:
+// a constant of ours, never user input; "lockbench.users" once it has a schema.
 inline constexpr const char* kLeaseTable = "users";
 // Every lockbench session's application_name starts with this.
 inline constexpr const char* kApplicationPrefix = "lockbench/";
