@@ -7,6 +7,7 @@
 
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
+#include "core/redact.hpp"
 #include "core/run.hpp"
 #include "scenarios/registry.hpp"
 #include "report/lint.hpp"
@@ -27,6 +28,9 @@ double p99_ms(const Distribution& d) {
   }
   return d.a_ms;
 }
+
+// A measuring run stopped by SIGINT/SIGTERM: nothing to report.
+struct Interrupted {};
 
 double at(const json& j, std::initializer_list<const char*> path) {
   const json* p = &j;
@@ -50,7 +54,10 @@ double measure_statement_ms(Settings s) {
   s.time_scale = 1;
   s.partner_latency = Distribution::fixed(1);
   s.keys = 100;
-  const json r = run_real(s);
+  RunHooks hooks;
+  hooks.should_stop = stop_requested;
+  const json r = run_real(s, hooks);
+  if (r.value("interrupted", false)) throw Interrupted();
   const double total = at(r, {"requests", "total"});
   if (at(r, {"requests", "ok"}) < total * 0.9 || total < 50)
     throw SettingError("calibrate: the measuring run did not complete (" + r["requests"].dump() + ")");
@@ -99,15 +106,30 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
     throw SettingError("--db and --partner: validate runs the real world too; give both");
   s.validate();
 
+  install_stop_handlers();
   std::cerr << "validate: measuring SQL statement latency on the real database...\n";
-  const double stmt_ms = measure_statement_ms(s);
+  double stmt_ms = 0;
+  try {
+    stmt_ms = measure_statement_ms(s);
+  } catch (const Interrupted&) {
+    std::cerr << "validate: interrupted (" << stop_signal_name() << ")\n";
+    return interrupted_exit_code();
+  }
   if (unset("db-latency")) s.db_latency = Distribution::fixed(stmt_ms);
 
   Settings real = s, sim = s;
   real.world = "real";
   sim.world = "sim";
   std::cerr << "validate: real run (" << format_duration(s.duration) << ")...\n";
-  const json rr = run_real(real);
+  RunHooks hooks;
+  hooks.should_stop = stop_requested;
+  const json rr = run_real(real, hooks);
+  if (stop_requested()) {
+    if (!out.empty()) write_results({rr}, out);
+    std::cerr << "validate: interrupted (" << stop_signal_name() << ")" << (out.empty() ? "" : "; the real result is in " + out)
+              << "\n";
+    return interrupted_exit_code();
+  }
   const json rs = run_sim(sim);
   if (!out.empty()) write_results({rr, rs}, out);
 
@@ -145,9 +167,16 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
 int cmd_calibrate(const Settings& s, const std::string& out) {
   if (s.db_url.empty() || s.partner_url.empty())
     throw SettingError("--db and --partner: calibrate measures a real database; give both");
-  const double ms = measure_statement_ms(s);
+  install_stop_handlers();
+  double ms = 0;
+  try {
+    ms = measure_statement_ms(s);
+  } catch (const Interrupted&) {
+    std::cerr << "calibrate: interrupted (" << stop_signal_name() << "); nothing written\n";
+    return interrupted_exit_code();
+  }
   std::ostringstream text;
-  text << "# Measured by `lockbench calibrate` against " << s.db_url << "\n"
+  text << "# Measured by `lockbench calibrate` against " << redact_secrets(s.db_url) << "\n"
        << "# mean latency of one SQL statement through the pool (libpqxx, loopback)\n"
        << "db-latency = \"fixed:" << format_duration(from_ms(ms)) << "\"\n";
   write_file_atomically(out, text.str());

@@ -1,4 +1,11 @@
 // lockbench: run, sweep, report, explain, lint, validate, calibrate.
+//
+// run and sweep check --out before the first run and write each result as
+// soon as its run ends. SIGINT/SIGTERM during them: the current run stops
+// (core/run.hpp's should_stop), its result is written marked interrupted, no
+// further run starts, and the exit status is 130 / 143. A second signal kills.
+// Nothing lockbench prints carries a password (core/redact.hpp).
+#include <csignal>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +24,7 @@
 #include "cli/output.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/settings_io.hpp"
+#include "core/redact.hpp"
 #include "core/run.hpp"
 #include "report/compare.hpp"
 #include "scenarios/registry.hpp"
@@ -94,21 +102,100 @@ json run_one(const Settings& s, bool quiet) {
   hooks.progress = [&](std::int64_t done, std::int64_t ok) {
     progress.update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(ok));
   };
+  hooks.should_stop = stop_requested;
   json r = s.world == "real" ? run_real(s, hooks) : run_sim(s, hooks);
   progress.finish();
   return r;
 }
 
+// Before anything starts: a run too large for this machine was refused by
+// validate(); a large one is announced.
+void announce_memory(const std::vector<Settings>& runs) {
+  for (const auto& s : runs) {
+    const std::string note = s.memory_note();
+    if (!note.empty()) {
+      std::cerr << "lockbench: " << note << "\n";
+      return;
+    }
+  }
+}
+
+// Runs `runs` in order, writing each result as soon as it exists; stops at a
+// signal. Returns the results (resumed ones included) and the exit status.
+struct Outcomes {
+  std::vector<json> results;
+  int status = 0;
+};
+Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool resume, bool quiet, bool show_steps,
+                  int jobs = 1) {
+  for (const auto& s : runs) require_servers(s);
+  announce_memory(runs);
+  std::optional<ResultSink> sink;
+  if (!out.empty()) sink.emplace(out, runs);  // a bad --out fails here, before the first run
+  if (resume && (!sink || !sink->to_directory()))
+    throw SettingError("--resume: needs --out DIRECTORY (one file per run) to find the runs already done");
+  install_stop_handlers();
+  Outcomes o;
+  int incomplete = 0;
+  // Runs already done (--resume) are taken from --out; the rest run, up to
+  // `jobs` at a time, their results written in run order as they finish.
+  std::vector<json> done(runs.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (resume) done[i] = sink->existing(i);
+    if (done[i].is_null()) todo.push_back(i);
+  }
+  const bool parallel = jobs > 1 && todo.size() > 1;
+  std::size_t next = 0;  // results handed on so far, in run order
+  const auto hand_on_done = [&](std::size_t upto) {
+    for (; next < upto; ++next) {
+      if (done[next].is_null()) return;
+      if (show_steps) std::cerr << "[" << next + 1 << "/" << runs.size() << "] " << runs[next].strategy << ": already done\n";
+      o.results.push_back(std::move(done[next]));
+    }
+  };
+  run_indexed(
+      todo.size(), parallel ? jobs : 1,
+      [&](std::size_t k) {
+        const std::size_t i = todo[k];
+        if (stop_requested()) return json(nullptr);
+        if (show_steps && !parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << "\n";
+        return run_one(runs[i], quiet || parallel);  // one progress line cannot show parallel runs
+      },
+      [&](std::size_t k, json&& r) {
+        const std::size_t i = todo[k];
+        hand_on_done(i);
+        if (r.is_null()) return;  // not started: stopped before it
+        if (show_steps && parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << " done\n";
+        if (sink) sink->write(i, r);
+        if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
+        o.results.push_back(std::move(r));
+        next = i + 1;
+      });
+  if (!stop_requested()) hand_on_done(runs.size());
+  if (stop_requested()) {
+    std::cerr << "lockbench: interrupted (" << stop_signal_name() << "): "
+              << o.results.size() << " of " << runs.size() << " results"
+              << (sink ? " written to " + out : std::string()) << "; the last one is marked interrupted\n";
+    o.status = interrupted_exit_code();
+  } else if (incomplete > 0) {
+    std::cerr << "lockbench: " << incomplete << " result(s) incomplete: the partner's checks were unavailable "
+              << "(partner.unavailable_reason)\n";
+    o.status = 1;
+  }
+  return o;
+}
+
 int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet) {
   require_servers(base);
-  const auto specs = strategies_of(base);
-  std::vector<json> results;
-  for (const auto& spec : specs) {
+  std::vector<Settings> runs;
+  for (const auto& spec : strategies_of(base)) {
     Settings s = base;
     s.strategy = spec;
-    results.push_back(run_one(s, quiet || json_out));
+    runs.push_back(s);
   }
-  if (!out.empty()) write_results(results, out);
+  const Outcomes o = run_all(runs, out, false, quiet || json_out, false);
+  const auto& results = o.results;
   if (json_out) {
     std::cout << json(results).dump(2) << "\n";  // always an array, one result or many
     print_table(std::cerr, results);
@@ -116,12 +203,12 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
     print_table(std::cout, results);
     if (!out.empty()) std::cout << "results written to " << out << "\n";
   }
-  return 0;
+  return o.status;
 }
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
-              bool json_out, bool quiet, int jobs) {
+              bool json_out, bool quiet, bool resume, int jobs) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -159,25 +246,12 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   }
   for (const auto& s : runs) require_servers(s);  // before any run: --vary world=sim,real needs them too
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
-  std::vector<json> results;
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
-  const int threads = any_real ? 1 : jobs;
-  const bool show = !quiet && !json_out;
-  run_indexed(
-      runs.size(), threads,
-      [&](std::size_t i) {
-        if (show && threads == 1) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << "\n";
-        return run_one(runs[i], quiet || json_out || threads > 1);  // one progress line cannot show parallel runs
-      },
-      [&](std::size_t i, json&& r) {
-        if (show && threads > 1) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << " done\n";
-        results.push_back(std::move(r));
-      });
-  if (!out.empty()) write_results(results, out);
-  if (json_out) std::cout << json(results).dump(2) << "\n";
-  print_table(json_out ? std::cerr : std::cout, results);
-  return 0;
+  const Outcomes o = run_all(runs, out, resume, quiet || json_out, !quiet && !json_out, any_real ? 1 : jobs);
+  if (json_out) std::cout << json(o.results).dump(2) << "\n";
+  print_table(json_out ? std::cerr : std::cout, o.results);
+  return o.status;
 }
 
 }  // namespace
@@ -191,7 +265,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "all subcommands' help");
   // One line per refusal, like every other bad input.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("lockbench: ") + e.what() + " (see lockbench --help)\n";
+    return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
   });
 
   FlagValues values;
@@ -207,7 +281,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> vary;
   FlagValues sweep_values;
   std::string sweep_config, sweep_out;
-  bool sweep_json = false, sweep_quiet = false;
+  bool sweep_json = false, sweep_quiet = false, sweep_resume = false;
   std::string sweep_jobs;
   auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
   add_setting_flags(sweep, sweep_values, sweep_config);
@@ -219,6 +293,8 @@ int main(int argc, char** argv) {
                     "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
                         "); each result is the same as alone. A sweep with any real-world run is sequential")
       ->type_name("N");
+  sweep->add_flag("--resume", sweep_resume,
+                  "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
 
   std::vector<std::string> report_inputs;
   std::string report_out, report_title = "lockbench report";
@@ -271,12 +347,19 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet);
     if (*sweep)
       return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json,
-                       sweep_quiet, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs());
+                       sweep_quiet, sweep_resume, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs());
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;
       opt.charts = !no_charts;
-      const auto results = report::load_results(expand_result_paths(report_inputs));
+      auto results = report::load_results(expand_result_paths(report_inputs));
+      // Results written before lockbench redacted its settings may still carry
+      // a password: the report never does.
+      for (auto& r : results)
+        if (r.contains("settings") && r["settings"].is_object())
+          for (const char* key : {"db", "partner"})
+            if (r["settings"].contains(key) && r["settings"][key].is_string())
+              r["settings"][key] = redact_secrets(r["settings"][key].get<std::string>());
       write_report_atomically(results, report_out, opt);
       std::cout << "wrote " << (fs::path(report_out) / "report.md").string() << ", report.html, summary.csv ("
                 << results.size() << " results)\n";
@@ -291,10 +374,10 @@ int main(int argc, char** argv) {
     if (*val) return cmd_validate(settings_from(val_values, val_config, *val), *val, val_out);
     if (*cal) return cmd_calibrate(settings_from(cal_values, cal_config, *cal), cal_out);
   } catch (const SettingError& e) {
-    std::cerr << "lockbench: " << e.what() << "\n";
+    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "lockbench: " << e.what() << "\n";
+    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -15,6 +19,25 @@ using nlohmann::json;
 namespace lockbench::cli {
 
 bool isatty_stderr() { return ::isatty(STDERR_FILENO) == 1; }
+
+namespace {
+// The signal that asked us to stop (0 = none). Written by the handler only.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() { return g_stop_signal != 0; }
+int interrupted_exit_code() { return 128 + static_cast<int>(g_stop_signal); }
+const char* stop_signal_name() { return g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 namespace {
 
@@ -49,6 +72,13 @@ std::string safe_name(std::string s) {
   return s;
 }
 
+bool partner_unavailable(const json& r) {
+  return r.contains("partner") && r["partner"].is_object() && !r["partner"].value("available", true);
+}
+
+// "unavailable" where the partner's checks could not be read: never a 0.
+std::string check_cell(const json& r, std::int64_t n) { return partner_unavailable(r) ? "unavailable" : std::to_string(n); }
+
 }  // namespace
 
 void print_table(std::ostream& out, const std::vector<json>& results) {
@@ -82,8 +112,8 @@ void print_table(std::ostream& out, const std::vector<json>& results) {
                     num(100 * d(r, {"pool", "utilization"}), 0) + "%",
                     std::to_string(static_cast<std::int64_t>(d(r, {"probe", "failed"}))) + "/" +
                         std::to_string(static_cast<std::int64_t>(d(r, {"probe", "total"}))),
-                    std::to_string(static_cast<std::int64_t>(d(r, {"partner", "violations", "overlap_person"}))),
-                    std::to_string(other_violations(r)),
+                    check_cell(r, static_cast<std::int64_t>(d(r, {"partner", "violations", "overlap_person"}))),
+                    check_cell(r, other_violations(r)),
                     std::to_string(static_cast<std::int64_t>(d(r, {"locks", "lease_steals"}))),
                     std::to_string(static_cast<std::int64_t>(d(r, {"locks", "unlock_failures"}))),
                     std::to_string(static_cast<std::int64_t>(d(r, {"locks", "leaked"})))});
@@ -134,11 +164,40 @@ void print_table(std::ostream& out, const std::vector<json>& results) {
   }
 }
 
+namespace {
+
+// errno's reason when there is one ("Success" is not a reason).
+std::string reason_of(int err) {
+  return err != 0 ? std::string(": ") + std::strerror(err) : std::string();
+}
+
+// A writable directory, created if need be; a probe file proves it.
+void check_writable_directory(const fs::path& dir, const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw SettingError("--out: " + dir.string() + " exists and is not a directory");
+  fs::create_directories(dir, ec);
+  if (ec) throw SettingError("--out: cannot create directory " + dir.string() + ": " + ec.message());
+  const fs::path probe = dir / (".lockbench-write-check-" + std::to_string(::getpid()));
+  errno = 0;
+  {
+    std::ofstream f(probe, std::ios::binary | std::ios::trunc);
+    if (!f) throw SettingError("--out: cannot write into " + dir.string() + reason_of(errno) + " (given: " + out + ")");
+  }
+  fs::remove(probe, ec);
+}
+
+}  // namespace
+
 void write_file_atomically(const fs::path& path, const std::string& text) {
+  std::error_code dir_ec;
+  if (fs::is_directory(path, dir_ec))
+    throw SettingError("--out: cannot write " + path.string() + ": it is a directory");
   const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
   {
+    errno = 0;
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw SettingError("--out: cannot write " + path.string());
+    if (!f) throw SettingError("--out: cannot write " + path.string() + reason_of(errno));
     f << text;
     f.flush();
     if (!f) {
@@ -153,6 +212,59 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
     fs::remove(tmp, ec);
     throw SettingError("--out: cannot write " + path.string() + ": " + ec.message());
   }
+}
+
+ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned)
+    : out_(std::move(out)), planned_(planned) {
+  const fs::path p(out_);
+  single_file_ = p.extension() == ".json";
+  if (single_file_) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec))
+      throw SettingError("--out: " + out_ + " is a directory; give a file name ending in .json, or a directory name "
+                         "without .json for one file per run");
+    check_writable_directory(p.has_parent_path() ? p.parent_path() : fs::path("."), out_);
+    written_.assign(planned_.size(), json());
+  } else {
+    check_writable_directory(p, out_);
+  }
+}
+
+fs::path ResultSink::path_of(std::size_t index) const {
+  const Settings& s = planned_.at(index);
+  std::string name = s.world + "-" + s.scenario + "-" + safe_name(s.strategy);
+  if (planned_.size() > 1) {
+    std::ostringstream idx;
+    idx << std::setw(3) << std::setfill('0') << index + 1;
+    name = idx.str() + "-" + name;
+  }
+  return fs::path(out_) / (name + ".json");
+}
+
+void ResultSink::write(std::size_t index, const json& result) {
+  if (!single_file_) return write_file_atomically(path_of(index), result.dump(2) + "\n");
+  written_.at(index) = result;
+  if (planned_.size() == 1) return write_file_atomically(out_, result.dump(2) + "\n");
+  json so_far = json::array();
+  for (const auto& r : written_)
+    if (!r.is_null()) so_far.push_back(r);
+  write_file_atomically(out_, so_far.dump(2) + "\n");
+}
+
+json ResultSink::existing(std::size_t index) const {
+  if (single_file_) return nullptr;
+  const fs::path p = path_of(index);
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return nullptr;
+  std::ifstream f(p);
+  const json r = json::parse(f, nullptr, false);
+  if (r.is_discarded() || !r.is_object() || !r.contains("settings")) return nullptr;  // half a file: run again
+  if (!r.value("complete", true) || r.value("interrupted", false)) return nullptr;
+  json want = planned_.at(index).to_json();
+  want["strategy"] = planned_.at(index).strategy;
+  if (r["settings"] != want)
+    throw SettingError("--resume: " + p.string() + " holds a run with other settings; use another --out or remove it");
+  return r;
 }
 
 void write_results(const std::vector<json>& results, const std::string& out) {

@@ -17,6 +17,13 @@ namespace lockbench::cli {
 
 bool isatty_stderr();
 
+// SIGINT/SIGTERM during a command that runs: the first sets a flag the worlds
+// poll (RunHooks::should_stop); SA_RESETHAND makes a second one kill at once.
+void install_stop_handlers();
+bool stop_requested();
+int interrupted_exit_code();  // 130 (SIGINT) or 143 (SIGTERM)
+const char* stop_signal_name();
+
 // One row per result: outcomes, ok/s beside the Little's-law ceiling,
 // latency, pool, and what the partner saw.
 void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
@@ -25,6 +32,33 @@ void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
 // Otherwise a directory with one file per result. Each file is written to a
 // temporary name and renamed, so a failure leaves no half-written file.
 void write_results(const std::vector<nlohmann::json>& results, const std::string& out);
+
+// Results written as each run ends, into a destination checked before the
+// first run. `out` ending in .json: one file, rewritten whole after each run
+// (an object when one run is planned, else the array of results so far).
+// Otherwise a directory, one file per run, named by its position in the
+// plan: [NNN-]world-scenario-strategy.json.
+class ResultSink {
+ public:
+  // Checks that `out` can be written (creating the directory or the file's
+  // parent, then a probe file removed at once); throws SettingError naming
+  // --out. `planned` = the runs of the command, in order.
+  ResultSink(std::string out, const std::vector<Settings>& planned);
+  // Writes the result of planned run `index` (atomically).
+  void write(std::size_t index, const nlohmann::json& result);
+  // `sweep --resume`: the result already written for run `index` when it is
+  // complete and was made with the same settings; null otherwise. A file with
+  // other settings is refused (SettingError): it belongs to another sweep.
+  nlohmann::json existing(std::size_t index) const;
+  bool to_directory() const { return !single_file_; }
+
+ private:
+  std::filesystem::path path_of(std::size_t index) const;
+  std::string out_;
+  bool single_file_ = false;
+  std::vector<Settings> planned_;
+  std::vector<nlohmann::json> written_;  // single-file mode: results so far, by index (null = not yet)
+};
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 // Writes the whole report into a temporary directory first (a failure there

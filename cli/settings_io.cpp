@@ -1,12 +1,14 @@
 #include "cli/settings_io.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "core/redact.hpp"
 #include "scenarios/registry.hpp"
 
 namespace lockbench::cli {
@@ -70,12 +72,15 @@ std::vector<SettingDef> make_defs() {
       {"db", "PostgreSQL URL for --world real (postgresql://user@127.0.0.1:5432/db)",
        [](S& s, const std::string& v) {
          if (v.rfind("postgresql://", 0) != 0 && v.rfind("postgres://", 0) != 0)
-           throw SettingError("--db: '" + v + "' is not a PostgreSQL URL (use postgresql://user@host:port/dbname)");
+           throw SettingError("--db: '" + redact_secrets(v) +
+                              "' is not a PostgreSQL URL (use postgresql://user@host:port/dbname; the password "
+                              "from PGPASSWORD or ~/.pgpass)");
          s.db_url = v;
        }},
       {"partner", "fake partner base URL for --world real (http://127.0.0.1:PORT)",
        [](S& s, const std::string& v) {
-         if (v.rfind("http://", 0) != 0) throw SettingError("--partner: '" + v + "' is not an http:// URL (use http://127.0.0.1:PORT)");
+         if (v.rfind("http://", 0) != 0)
+           throw SettingError("--partner: '" + redact_secrets(v) + "' is not an http:// URL (use http://127.0.0.1:PORT)");
          s.partner_url = v;
        }},
       {"maximum-pool-size", "HikariCP maximumPoolSize: connections in each pod's pool", integer("maximum-pool-size", &S::maximum_pool_size, 1, 10000)},
@@ -201,6 +206,10 @@ void apply_setting(Settings& s, std::string_view name, const std::string& value)
 }
 
 void apply_toml_file(Settings& s, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw SettingError("--config: " + path + " is a directory; give a TOML file (keys are the flag names without --)");
+  if (!std::filesystem::exists(path, ec)) throw SettingError("--config: " + path + ": no such file");
   toml::table table;
   try {
     table = toml::parse_file(path);

@@ -16,8 +16,13 @@ std::string accepted() {
 }
 }  // namespace
 
-double Distribution::sample_ms(Rng& rng) const {
-  switch (kind) {
+namespace {
+std::string too_long_note() { return "is above the largest latency accepted (24h)"; }
+
+double draw_ms(const Distribution& d, Rng& rng) {
+  const double a_ms = d.a_ms, b_ms = d.b_ms, cap_ms = d.cap_ms;
+  using Kind = Distribution::Kind;
+  switch (d.kind) {
     case Kind::fixed:
       return a_ms;
     case Kind::uniform:
@@ -31,6 +36,10 @@ double Distribution::sample_ms(Rng& rng) const {
   }
   return a_ms;
 }
+
+}  // namespace
+
+double Distribution::sample_ms(Rng& rng) const { return std::min(draw_ms(*this, rng), kSampleMsMax); }
 
 double Distribution::mean_ms() const {
   switch (kind) {
@@ -100,6 +109,7 @@ Distribution Distribution::parse(std::string_view spec, std::string_view setting
     throw fail("names an unknown distribution");
   }
   if (d.a_ms < 0) throw fail("is negative");
+  if (d.a_ms > kLatencyMsMax || d.b_ms > kLatencyMsMax || d.cap_ms > kLatencyMsMax) throw fail(too_long_note());
   return d;
 }
 
@@ -147,7 +157,8 @@ Distribution Distribution::from_json(const nlohmann::json& j, std::string_view s
       if (required) throw fail(std::string("needs \"") + key + "\"");
       return 0;
     }
-    if (!j[key].is_number() || j[key].get<double>() < 0) throw fail(std::string("\"") + key + "\" must be a number >= 0");
+    if (!j[key].is_number() || !(j[key].get<double>() >= 0) || j[key].get<double>() > kLatencyMsMax)
+      throw fail(std::string("\"") + key + "\" must be a number from 0 to 86400000 (24h)");
     return j[key].get<double>();
   };
   const std::string dist = j["dist"].get<std::string>();

@@ -11,6 +11,12 @@
 
 namespace lockbench {
 
+// The largest latency parameter accepted (a day) and the largest sample ever
+// drawn (a lognormal or exponential tail is cut there): both stay far inside
+// the nanosecond clock, also after --time-scale (at most x1000).
+inline constexpr double kLatencyMsMax = 24.0 * 3600 * 1000;
+inline constexpr double kSampleMsMax = 100 * kLatencyMsMax;
+
 struct Distribution {
   enum class Kind { fixed, uniform, exponential, lognormal };
   Kind kind = Kind::fixed;
@@ -33,6 +39,7 @@ struct Distribution {
   // Every value multiplied by f (used by --time-scale).
   Distribution scaled(double f) const;
 
+  // Parameters are refused above kLatencyMsMax (by parse and from_json).
   // CLI form: fixed:200ms | uniform:100ms..300ms | exponential:mean=1.5s |
   // lognormal:p50=1.5s,p99=4s[,cap=10s]. Throws SettingError naming `setting`.
   static Distribution parse(std::string_view spec, std::string_view setting);

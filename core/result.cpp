@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -99,6 +101,18 @@ nlohmann::json provenance(const RunSummary& run) {
           {"cores", std::thread::hardware_concurrency()},
           {"postgresql_version", known(run.postgresql_version)},
           {"partner_version", known(run.partner_version)}};
+
+}
+
+std::string new_run_id() {
+  static std::atomic<unsigned> counter{0};
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%x-%llx-%x", static_cast<unsigned>(::getpid()), static_cast<unsigned long long>(ms),
+                ++counter);
+  return buf;
 }
 
 double erlang_c(int c, double a) {
@@ -135,6 +149,10 @@ nlohmann::json make_result(const RunSummary& run) {
   j["scenario"] = s.scenario;
   j["strategy"] = run.strategy;
   j["seed"] = s.seed;
+  // The real world's (its sessions' application_name); null in the simulator,
+  // whose result stays byte-identical for a seed.
+  j["run_id"] = run.run_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.run_id);
+  j["interrupted"] = run.interrupted;
   j["settings"] = s.to_json();
   j["settings"]["strategy"] = run.strategy;
   j["time_scale"] = scale;
@@ -173,13 +191,18 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"nothing_locked", rec.locks.nothing_locked.load()},
                 {"lease_lost", rec.locks.lease_lost.load()}};
 
-  nlohmann::json partner = run.partner;
-  if (!partner.contains("calls")) partner["calls"] = 0;
-  if (!partner.contains("violations")) partner["violations"] = nlohmann::json::object();
+  nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
+  const bool available = partner.value("available", true);
+  partner["available"] = available;
+  if (!partner.contains("calls")) partner["calls"] = available ? nlohmann::json(0) : nlohmann::json(nullptr);
+  if (!partner.contains("violations") || !available) partner["violations"] = nlohmann::json::object();
+  // Unavailable: no count pretends to be 0.
   for (const auto& k : violation_kinds())
-    if (!partner["violations"].contains(k)) partner["violations"][k] = 0;
+    if (!partner["violations"].contains(k)) partner["violations"][k] = available ? nlohmann::json(0) : nlohmann::json(nullptr);
+  if (!available) partner["verdict"] = "unavailable";
   if (!partner.contains("details")) partner["details"] = nlohmann::json::array();
   j["partner"] = partner;
+  j["complete"] = !run.interrupted && available;
 
   // Prediction beside measurement.
   nlohmann::json pred;

@@ -30,14 +30,22 @@ struct RunSummary {
   // (SHOW server_version) and the partner; the simulator models both.
   std::string postgresql_version;
   std::string partner_version;
+  std::string run_id;        // real world: unique per run (new_run_id), names its sessions; sim: empty (null)
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
 };
 
+// The result. `complete` is false when the run was interrupted or the
+// partner's checks were unavailable (partner.available = false: every
+// violation count is null and partner.verdict is "unavailable").
 nlohmann::json make_result(const RunSummary& run);
 
 // Where a result came from: {lockbench_version, git_commit (at configure
 // time; "unknown" outside a git checkout), created_at (UTC, ISO 8601), host,
 // cores, postgresql_version, partner_version (null when unknown)}.
 nlohmann::json provenance(const RunSummary& run);
+// A run id unique on this machine: process id, start time and a counter, e.g.
+// "3f2a-1c9e4b7-1" (hex; no characters special to SQL LIKE).
+std::string new_run_id();
 
 // Erlang C: probability that an arrival waits in an M/M/c queue with offered
 // load a = lambda / mu (in servers), and the mean wait lambda, mu, c give.

@@ -16,7 +16,7 @@ TEST(Result, HasEveryContractFieldAndTheLittlesLawPrediction) {
     pool.hold_ms.add(1500);
   }
   ProbeStats probe;
-  RunSummary run{&s, "sim", "held-tx:wait", true, 2, &rec, &pool, &probe, {}, {}, "", ""};
+  RunSummary run{&s, "sim", "held-tx:wait", true, 2, &rec, &pool, &probe, {}, {}, "", "", {}, false};
   const auto j = make_result(run);
   for (const char* f : {"schema", "world", "scenario", "strategy", "seed", "settings", "offered_per_s", "duration_s",
                         "requests", "throughput_ok_per_s", "latency_ms", "pool", "probe", "locks", "partner",
@@ -29,3 +29,52 @@ TEST(Result, HasEveryContractFieldAndTheLittlesLawPrediction) {
   // the seed's figure: 10 connections / 1.5 s = 6.67 per second
   EXPECT_NEAR(j["prediction"]["littles_law_ceiling_per_s"].get<double>(), 6.667, 0.01);
 }
+
+namespace lockbench {
+namespace {
+
+TEST(Result, ALostPartnerGivesAnUnavailableVerdictWithNullCountsAndAnIncompleteResult) {
+  Settings s;
+  Recorder rec;
+  PoolStats pool;
+  ProbeStats probe;
+  rec.finish(1, Outcome::error, 0ms, 10ms, {});
+  RunSummary run{&s, "real", "row-lease", false, 2, &rec, &pool, &probe,
+                 {{"available", false}, {"unavailable_reason", "cannot read the checks"}}, {}, "", "", {}, false};
+  run.run_id = "abc-1";
+  const auto j = make_result(run);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["interrupted"], false);
+  EXPECT_EQ(j["run_id"], "abc-1");
+  EXPECT_EQ(j["partner"]["verdict"], "unavailable");
+  EXPECT_EQ(j["partner"]["unavailable_reason"], "cannot read the checks");
+  for (const auto& k : violation_kinds()) EXPECT_TRUE(j["partner"]["violations"][k].is_null()) << k;
+}
+
+TEST(Result, AnInterruptedRunIsMarkedIncompleteAndAnOrdinaryOneComplete) {
+  Settings s;
+  Recorder rec;
+  PoolStats pool;
+  ProbeStats probe;
+  RunSummary run{&s, "sim", "none", false, 2, &rec, &pool, &probe, {}, {}, "", "", {}, false};
+  auto j = make_result(run);
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_TRUE(j["run_id"].is_null());  // the simulator's result stays byte-identical for a seed
+  EXPECT_EQ(j["partner"]["available"], true);
+  run.interrupted = true;
+  j = make_result(run);
+  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_EQ(j["complete"], false);
+}
+
+TEST(Result, NoPasswordReachesTheSettings) {
+  Settings s;
+  s.db_url = "postgresql://bench:s3cret@127.0.0.1:5432/db";
+  s.partner_url = "http://admin:hunter2@127.0.0.1:8080";
+  const auto j = s.to_json();
+  EXPECT_EQ(j["db"], "postgresql://bench:***@127.0.0.1:5432/db");
+  EXPECT_EQ(j["partner"], "http://admin:***@127.0.0.1:8080");
+}
+
+}  // namespace
+}  // namespace lockbench

@@ -14,11 +14,18 @@ struct RunHooks {
   // Called now and then during a run (a few times per second of wall time at
   // most): requests finished so far, and how many of them were ok.
   std::function<void(std::int64_t done, std::int64_t ok)> progress;
+  // Polled often (at least every ~50 ms of wall time in the real world, every
+  // event batch in the simulator): true = stop (SIGINT/SIGTERM). The world then
+  // takes no new requests, lets those in flight finish within a bounded grace
+  // period, releases what the run holds and returns a result marked
+  // "interrupted": true, "complete": false with what was measured.
+  std::function<bool()> should_stop;
 };
 
 // Both are implemented by their worlds (real/, sim/). `s.strategy` is one spec
 // (not "all"). They return a result of the contract (core/result.hpp) and throw
 // SettingError for a bad setting or an unreachable server, before any output.
+// A partner lost mid-run still gives a result, its verdict "unavailable".
 nlohmann::json run_real(const Settings& s, const RunHooks& hooks = {});
 nlohmann::json run_sim(const Settings& s, const RunHooks& hooks = {});
 

@@ -1,5 +1,12 @@
 #include "core/settings.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/redact.hpp"
+
 namespace lockbench {
 
 std::string_view arrival_name(Arrival a) {
@@ -110,8 +117,9 @@ nlohmann::json Settings::to_json() const {
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
   j["pause-for"] = fd(pause_for);
   j["clock-skew"] = fd(clock_skew);
-  if (!db_url.empty()) j["db"] = db_url;
-  if (!partner_url.empty()) j["partner"] = partner_url;
+  // Results, reports and summary.csv all read the URL from here: never its password.
+  if (!db_url.empty()) j["db"] = redact_secrets(db_url);
+  if (!partner_url.empty()) j["partner"] = redact_secrets(partner_url);
   return j;
 }
 
@@ -147,6 +155,72 @@ void Settings::validate() const {
   need(lock_timeout >= 0s, "--lock-timeout: must be 0 (no bound) or a duration");
   need(time_scale > 0 && time_scale <= 1000, "--time-scale: must be above 0 and at most 1000 (e.g. 0.01)");
   need(trace_requests >= 0 && trace_requests <= 10000, "--trace-requests: must be a whole number from 0 to 10000");
+
+  // Durations: bounded before and after --time-scale (no overflow anywhere downstream).
+  const std::pair<const char*, Duration> durations[] = {
+      {"connection-timeout", connection_timeout},
+      {"leak-detection-threshold", leak_detection_threshold},
+      {"max-lifetime", max_lifetime},
+      {"probe-interval", probe_interval},
+      {"probe-timeout", probe_timeout},
+      {"think-time", think_time},
+      {"duration", duration},
+      {"partner-connect-timeout", partner_connect_timeout},
+      {"partner-read-timeout", partner_read_timeout},
+      {"retry-backoff-base", retry_backoff_base},
+      {"retry-backoff-cap", retry_backoff_cap},
+      {"lease-ttl", lease_ttl},
+      {"lock-timeout", lock_timeout},
+      {"crash-at", crash_at.value_or(Duration::zero())},
+      {"pause-at", pause_at.value_or(Duration::zero())},
+      {"pause-for", pause_for},
+      {"clock-skew", clock_skew < Duration::zero() ? -clock_skew : clock_skew},
+  };
+  for (const auto& [name, d] : durations) {
+    const double scaled_ns = static_cast<double>(d.count()) * std::max(1.0, time_scale);
+    if (d > kSettingDurationMax || scaled_ns > static_cast<double>(kSettingDurationMax.count()))
+      throw SettingError(std::string("--") + name + ": '" + format_duration(d) + "'" +
+                         (time_scale > 1 ? " times --time-scale" : "") + " is too long (at most 365 days)");
+  }
+  const double need_bytes = memory_estimate_bytes();
+  const double allowed = memory_bytes_allowed();
+  if (need_bytes > allowed) {
+    char msg[320];
+    std::snprintf(msg, sizeof msg,
+                  "--duration: about %.3g requests (%s) need about %.1f GiB of memory; this machine allows %.1f GiB "
+                  "(use a shorter --duration or a lower rate)",
+                  expected_requests(), arrival == Arrival::burst ? "--burst" : "rate x duration", need_bytes / (1 << 30),
+                  allowed / (1 << 30));
+    throw SettingError(msg);
+  }
+}
+
+double Settings::expected_requests() const {
+  switch (arrival) {
+    case Arrival::open: return rate_per_s * to_s(duration);
+    case Arrival::burst: return burst;
+    case Arrival::closed:
+      // A user's cycle is at least its think time plus one partner call.
+      return users * to_s(duration) / std::max(to_s(think_time) + partner_latency.mean_ms() / 1000, 1e-3);
+  }
+  return 0;
+}
+
+double Settings::memory_estimate_bytes() const { return expected_requests() * kBytesPerRequest; }
+
+std::string Settings::memory_note() const {
+  const double b = memory_estimate_bytes();
+  if (b < kMemoryNoteBytes) return "";
+  char msg[200];
+  std::snprintf(msg, sizeof msg, "this run keeps about %.3g requests in memory: about %.1f GiB", expected_requests(),
+                b / (1 << 30));
+  return msg;
+}
+
+double memory_bytes_allowed() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const double physical = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : kMemoryBytesMax;
+  return std::min(kMemoryBytesMax, kMemoryShareMax * physical);
 }
 
 }  // namespace lockbench

@@ -102,9 +102,34 @@ struct Settings {
   // The effective settings of a real run: durations times time_scale, rates divided.
   Settings scaled() const;
   nlohmann::json to_json() const;
-  // Throws SettingError naming the first setting out of range.
+  // Throws SettingError naming the first setting out of range, including a
+  // run too large for this machine (see memory_estimate_bytes).
   void validate() const;
+
+  // Requests a run keeps in memory (its schedule, samples and trace events):
+  // the expected arrivals over the duration (open: rate x duration; closed:
+  // users / (think time + one partner call) x duration; burst: K). The key
+  // space is not counted here.
+  double expected_requests() const;
+  double memory_estimate_bytes() const;
+  // One line when the estimate is large enough to mention ("" otherwise).
+  std::string memory_note() const;
 };
+
+// Every duration setting is at most this long, before and after --time-scale:
+// sums of a few of them (a run's drain bound) must stay far from the
+// nanosecond clock's 292-year range.
+inline constexpr Duration kSettingDurationMax = std::chrono::hours(24 * 365);
+// Memory a run's per-request state takes: the simulator grows by about 70 B a
+// request (`/usr/bin/time -f %M lockbench run --strategy held-tx --rate 1000
+// --duration 200s|1000s --keys 100000`: 216 MB -> 272 MB for 800 k more);
+// 256 B leaves room for the real world's per-request trace.
+inline constexpr double kBytesPerRequest = 256;
+inline constexpr double kMemoryNoteBytes = 1024.0 * 1024 * 1024;  // mention above 1 GiB
+// The bound: at most this share of the machine's physical memory (and 64 GiB).
+inline constexpr double kMemoryShareMax = 0.5;
+inline constexpr double kMemoryBytesMax = 64.0 * 1024 * 1024 * 1024;
+double memory_bytes_allowed();
 
 std::string_view arrival_name(Arrival);
 std::string_view key_dist_name(KeyDist);

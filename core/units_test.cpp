@@ -97,3 +97,26 @@ TEST(Distribution, JsonFormRoundTrips) {
     EXPECT_EQ(back.to_string(), d.to_string());
   }
 }
+
+TEST(Units, LatenciesInTheOverflowRangeAreRefusedByBothParsers) {
+  for (const char* bad : {"fixed:100000h", "fixed:10000000000000ms", "exponential:mean=25h",
+                          "uniform:1ms..1000h", "lognormal:p50=1ms,p99=30000h", "lognormal:p50=1s,p99=2s,cap=48h"}) {
+    EXPECT_THROW(Distribution::parse(bad, "--partner-latency"), SettingError) << bad;
+  }
+  EXPECT_NO_THROW(Distribution::parse("fixed:24h", "--partner-latency"));
+  EXPECT_THROW(Distribution::from_json({{"dist", "fixed"}, {"ms", 1e13}}, "latency"), SettingError);
+  EXPECT_THROW(Distribution::from_json({{"dist", "exponential"}, {"mean_ms", 1e300}}, "latency"), SettingError);
+}
+
+TEST(Units, ASampleNeverLeavesTheClocksRangeEvenFromTheWidestAcceptedTail) {
+  // p50 1 us, p99 24 h: sigma ~ 11, so a tail draw alone would overflow nanoseconds.
+  const Distribution d = Distribution::parse("lognormal:p50=1us,p99=24h", "--x").scaled(1000);
+  Rng rng(1, "tail");
+  double max_ms = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const double ms = d.sample_ms(rng);
+    max_ms = std::max(max_ms, ms);
+    EXPECT_GE(d.sample(rng).count(), 0);
+  }
+  EXPECT_LE(max_ms, kSampleMsMax);
+}

@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include "core/scenario.hpp"
+#include "core/redact.hpp"
+#include "real/leftovers.hpp"
 #include "real/pool.hpp"
 
 namespace lockbench::real {
@@ -87,11 +89,12 @@ class PgConn::Quiet final : public pqxx::errorhandler {
   bool operator()(const char[]) noexcept override { return false; }
 };
 
-std::unique_ptr<pqxx::connection> open_session(const std::string& url) {
+std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std::string& application_name) {
   try {
-    return std::make_unique<pqxx::connection>(url);
+    return std::make_unique<pqxx::connection>(application_name.empty() ? url
+                                                                        : url_with_application_name(url, application_name));
   } catch (const std::exception& e) {
-    std::string reason = e.what();
+    std::string reason = redact_secrets(e.what());
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
     throw DbError(reason);
   }

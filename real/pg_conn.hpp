@@ -23,8 +23,10 @@ namespace lockbench::real {
 
 class Pool;
 
-// Opens a libpqxx session; throws DbError with libpq's reason.
-std::unique_ptr<pqxx::connection> open_session(const std::string& url);
+// Opens a libpqxx session named `application_name` (real/leftovers.hpp: every
+// lockbench session is "lockbench/<run-id>/<part>"; empty = the name the URL
+// already carries); throws DbError with libpq's reason, password redacted.
+std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std::string& application_name = {});
 
 // lockbench's own schema: every scenario table lives in lockbench.rows, keyed
 // by (run, tbl, id), so two runs on one server never see each other's rows.

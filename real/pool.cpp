@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "real/leftovers.hpp"
+
 namespace lockbench::real {
 
 Pool::Pool(PoolConfig cfg, Clock::time_point epoch) : cfg_(std::move(cfg)), epoch_(epoch) {
   slots_.resize(static_cast<std::size_t>(cfg_.maximum_pool_size));
   // Opened before any other thread sees the pool: no lock needed yet.
+  const std::string url =
+      cfg_.application_name.empty() ? cfg_.url : url_with_application_name(cfg_.url, cfg_.application_name);
   for (int i = 0; i < cfg_.maximum_pool_size; ++i) {
-    slots_[static_cast<std::size_t>(i)].conn = std::make_unique<PgConn>(*this, cfg_.first_conn_id + i, cfg_.url, cfg_.run);
+    slots_[static_cast<std::size_t>(i)].conn = std::make_unique<PgConn>(*this, cfg_.first_conn_id + i, url, cfg_.run);
     idle_.push_back(slots_[static_cast<std::size_t>(i)].conn.get());
   }
   stats_.size = cfg_.maximum_pool_size;
@@ -44,6 +48,7 @@ PgConn* Pool::borrow(Duration timeout) {
   Duration borrowed_at{};
   {
     std::unique_lock lock(mu_);
+    if (closed_) return nullptr;
     if (waiters_.empty() && !idle_.empty()) {
       c = idle_.front();
       idle_.pop_front();
@@ -56,7 +61,11 @@ PgConn* Pool::borrow(Duration timeout) {
       const auto deadline = Clock::now() + timeout;
       // Bounded: returns by the deadline at the latest.
       while (w.conn == nullptr) {
-        if (w.cv.wait_until(lock, deadline) == std::cv_status::timeout && w.conn == nullptr) {
+        if (closed_) {  // close() already took us off waiters_
+          ++stats_.timeouts;
+          return nullptr;
+        }
+        if (w.cv.wait_until(lock, deadline) == std::cv_status::timeout && w.conn == nullptr && !closed_) {
           waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &w));
           ++stats_.timeouts;
           return nullptr;
@@ -82,6 +91,10 @@ PgConn* Pool::borrow(Duration timeout) {
 
 void Pool::refresh(PgConn* c, bool validate_first) {
   if (validate_first && c->validate()) return;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;  // shutting down: no new sessions
+  }
   try {
     c->reconnect();
     std::lock_guard lock(mu_);
@@ -101,7 +114,7 @@ void Pool::give_back(PgConn* c, Duration borrowed_at) {
   s.borrowed = false;
   s.holder = nullptr;
   s.returned_at = t;
-  if (!waiters_.empty()) {
+  if (!waiters_.empty() && !closed_) {
     // Hand over directly: the connection stays active, the oldest waiter gets it.
     Waiter* w = waiters_.front();
     waiters_.pop_front();
@@ -155,6 +168,13 @@ std::vector<int> Pool::backend_pids() const {
   std::vector<int> pids;
   for (const Slot& s : slots_) pids.push_back(s.conn->backend_pid());
   return pids;
+}
+
+void Pool::close() {
+  std::lock_guard lock(mu_);
+  closed_ = true;
+  for (Waiter* w : waiters_) w->cv.notify_one();  // under the lock, as in give_back()
+  waiters_.clear();
 }
 
 std::int64_t Pool::replaced() const {

@@ -15,6 +15,10 @@
 //    (HikariCP's aliveBypassWindow) and replaced when the check fails.
 //  - leakDetectionThreshold: check_leaks() warns once per borrow held longer,
 //    naming the step the holder was in.
+//  - Every session carries application_name (PoolConfig::application_name),
+//    so a run can find, count and if need be terminate its own backends.
+//  - close() (HikariCP's close on shutdown): waiters and later borrows get no
+//    connection at once, and broken connections are no longer replaced.
 #pragma once
 
 #include <chrono>
@@ -39,6 +43,7 @@ struct PoolConfig {
   int first_conn_id = 0;                // connection ids are unique across pods
   std::string name = "pool";            // for warnings
   std::int64_t run = 0;                 // the run whose rows (lockbench.rows.run) the connections use
+  std::string application_name;         // every session's (real/leftovers.hpp); empty = the URL's
 };
 
 class Pool {
@@ -67,6 +72,9 @@ class Pool {
   void check_leaks();
   PoolStats stats() const;  // a copy
   std::vector<int> backend_pids() const;
+  // Shutting down: wakes every waiter with no connection and refuses later
+  // borrows (they return null at once); broken connections stay broken.
+  void close();
   std::int64_t replaced() const;
   int size() const { return cfg_.maximum_pool_size; }
   const PoolConfig& config() const { return cfg_; }
@@ -105,6 +113,7 @@ class Pool {
   PoolStats stats_;
   std::int64_t replaced_ = 0;
   int leak_logs_ = 0;
+  bool closed_ = false;
 };
 
 }  // namespace lockbench::real

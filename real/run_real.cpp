@@ -1,13 +1,23 @@
 // run_real: one run of one strategy in the real world.
 //
-//   prepare   schema, a fresh users table, stray advisory-lock holders ended,
-//             the partner reset and configured (its latency, faults, fencing)
+//   prepare   settings the partner cannot take refused first; schema;
+//             leftovers of earlier runs counted and reported (advisory locks
+//             held by other lockbench sessions, leases left set); a fresh users
+//             table; the partner reset and configured (latency, faults, fencing).
+//             Every session is named lockbench/<run-id>/<part>: nothing outside
+//             this run is ever terminated.
 //   run       pods x (pool + workers); a dispatcher releases each request at
 //             its intended start (open loop), all at one instant (burst), or
 //             per virtual user (closed loop); a sampler records the pool every
 //             ~50 ms and runs leak detection; a probe borrows a connection every
 //             probe_interval like a readiness check
-//   finish    leaked session advisory locks counted, the partner's checks read
+//   stop      hooks.should_stop() (SIGINT/SIGTERM): no new requests; queued ones
+//             are rejected; in-flight ones get a grace period, then the pools
+//             close and this run's own backends are terminated (bounded)
+//   finish    leaked = session advisory locks still held by the pools' backends
+//             + leases never released (then cleared); the partner's checks read,
+//             or the verdict marked unavailable with the reason when the
+//             partner is gone. An interrupted run is still a result.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -21,10 +31,12 @@
 #include <unistd.h>
 
 #include "core/context.hpp"
+#include "core/redact.hpp"
 #include "core/result.hpp"
 #include "core/run.hpp"
 #include "core/workload.hpp"
 #include "fake_partner/model/call.hpp"
+#include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
@@ -35,16 +47,18 @@ namespace lockbench {
 
 namespace {
 
+using real::Leftovers;
 using real::Pool;
 using Clock = std::chrono::steady_clock;
 constexpr Duration kSampleEvery = std::chrono::milliseconds(50);
 
 // SettingError is one line; driver messages may carry several (DETAIL:, HINT:).
+// Never a password: URLs and libpq messages are redacted here.
 std::string one_line(std::string text) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
   while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
+  return redact_secrets(text);
 }
 
 // A number naming this run's rows in lockbench.rows and salting its advisory
@@ -56,12 +70,13 @@ std::int64_t new_run_key() {
   return static_cast<std::int64_t>(rng.next() >> 1);  // positive
 }
 
-void prepare_database(const Settings& s, const Scenario& scenario, std::int64_t run) {
+Leftovers prepare_database(const Settings& s, const std::string& run_id) {
+  const std::string shown = redact_secrets(s.db_url);
   std::unique_ptr<pqxx::connection> c;
   try {
-    c = real::open_session(s.db_url);
+    c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + s.db_url + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown + ": " + one_line(e.what()));
   }
   try {
     try {
@@ -69,38 +84,55 @@ void prepare_database(const Settings& s, const Scenario& scenario, std::int64_t 
     } catch (const real::SchemaNotOurs& e) {
       throw SettingError("--db: " + std::string(e.what()));
     }
-    // A fresh pool per run: sessions of an earlier run that still hold advisory
-    // locks (a leaked pool, a killed run) must not deny this one.
-    {
-      pqxx::nontransaction tx(*c);
-      tx.exec("SELECT pg_terminate_backend(pid) FROM pg_locks "
-              "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
-    }
-    real::seed_rows(*c, run, scenario.tables(), s.keys);
+    // Earlier runs' leftovers are reported, not erased unseen. Nothing is
+    // terminated: a session holding an advisory lock is someone's (another
+    // lockbench run's included) and only its owner ends it; other runs' rows
+    // in lockbench.rows are theirs.
+    const Leftovers found = real::leftovers_at_start(*c, run_id);
+    if (found.advisory_locks > 0 || found.leases > 0)
+      std::fprintf(stderr,
+                   "lockbench: leftovers of earlier lockbench runs in %s: %lld advisory locks held by other lockbench "
+                   "sessions, %lld leases still set in their rows of lockbench.rows (both left to them)\n",
+                   shown.c_str(), static_cast<long long>(found.advisory_locks), static_cast<long long>(found.leases));
+    return found;
   } catch (const SettingError&) {
     throw;
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot prepare lockbench's tables at " + s.db_url + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot prepare lockbench's tables at " + shown + ": " + one_line(e.what()));
   }
 }
 
-// Session advisory locks still granted to the pool's backends after the run.
-std::int64_t count_leaked_advisory_locks(const std::string& url, const std::vector<int>& pids) {
-  if (pids.empty()) return 0;
-  std::string array = "{";
-  for (std::size_t i = 0; i < pids.size(); ++i) array += (i ? "," : "") + std::to_string(pids[i]);
-  array += "}";
-  auto c = real::open_session(url);
-  pqxx::nontransaction tx(*c);
-  return tx.exec_params1("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = ANY($1::int[])",
-                         array)[0]
-      .as<std::int64_t>();
+void seed_run_rows(const Settings& s, const Scenario& scenario, std::int64_t run, const std::string& run_id) {
+  const std::string shown = redact_secrets(s.db_url);
+  try {
+    auto c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
+    real::seed_rows(*c, run, scenario.tables(), s.keys);
+  } catch (const std::exception& e) {
+    throw SettingError("--db: cannot seed this run's rows at " + shown + ": " + one_line(e.what()));
+  }
 }
 
+// Deletes the run's rows from lockbench.rows when the run ends, also when it
+// ends by an exception: a real run leaves nothing behind in the database.
+struct RunRows {
+  std::string url;
+  std::int64_t run;
+  std::string application_name;
+  ~RunRows() {
+    try {
+      auto c = real::open_session(url, application_name);
+      real::drop_rows(*c, run);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lockbench: could not remove this run's rows (run %lld) from lockbench.rows: %s\n",
+                   static_cast<long long>(run), one_line(e.what()).c_str());
+    }
+  }
+};
+
 // The server's version for the result's provenance; "" when it cannot be read.
-std::string postgresql_version(const std::string& url) {
+std::string postgresql_version(const std::string& url, const std::string& application_name) {
   try {
-    auto c = real::open_session(url);
+    auto c = real::open_session(url, application_name);
     pqxx::nontransaction tx(*c);
     return tx.exec1("SHOW server_version")[0].as<std::string>();
   } catch (const std::exception&) {
@@ -139,11 +171,20 @@ nlohmann::json partner_block(real::PartnerHttp& partner, const nlohmann::json& s
       if (details.size() >= 200) break;
       details.push_back(v);
     }
-  nlohmann::json out = {{"calls", calls}, {"violations", violations}, {"max_inflight_per_person", inflight},
+  nlohmann::json out = {{"available", true},
+                        {"calls", calls},
+                        {"violations", violations},
+                        {"max_inflight_per_person", inflight},
                         {"details", details}};
   for (const char* k : {"episodes", "corrupted_ms_max", "corrupted_ms_total", "notes"})
     if (check.contains(k)) out[k] = check[k];
   return out;
+}
+
+// The partner is gone (killed, unreachable): its checks cannot be read, so
+// there is no verdict, and no count pretends to be 0 (core/result.cpp).
+nlohmann::json partner_unavailable(const std::string& reason) {
+  return {{"available", false}, {"unavailable_reason", reason}, {"verdict", "unavailable"}, {"calls", nullptr}};
 }
 
 PoolStats merge(const std::vector<std::unique_ptr<Pool>>& pools) {
@@ -211,6 +252,15 @@ class Completion {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return finished_ >= submitted_; });
   }
+  // true when every submitted request finished by `deadline`.
+  bool wait_until(Clock::time_point deadline) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_until(lock, deadline, [&] { return finished_ >= submitted_; });
+  }
+  std::int64_t submitted_count() {
+    std::lock_guard lock(mu_);
+    return submitted_;
+  }
   std::int64_t done() {
     std::lock_guard lock(mu_);
     return finished_;
@@ -237,17 +287,29 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   check_applies(info, s.scenario);
   const auto strategy = info.make();
   const auto scenario = make_scenario(s.scenario);
-  const std::int64_t run_key = new_run_key();
+  const std::string run_id = new_run_id();    // names the run's sessions
+  const std::int64_t run_key = new_run_key();  // names its rows and salts its advisory keys
+  const std::string shown_db = redact_secrets(s.db_url), shown_partner = redact_secrets(s.partner_url);
+
+  // Stop: the CLI's signal flag, latched so every thread sees the same answer.
+  std::atomic<bool> stopping{false};
+  const auto stop_requested = [&] {
+    if (!stopping.load() && hooks.should_stop && hooks.should_stop()) stopping = true;
+    return stopping.load();
+  };
 
   // --- prepare: any failure here is a setting error, before any output ---
-  prepare_database(s, *scenario, run_key);
+  const Leftovers leftovers = prepare_database(s, run_id);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));
     partner.configure(partner_config(s));
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot use " + s.partner_url + ": " + one_line(e.what()));
+    throw SettingError("--partner: cannot use " + shown_partner + ": " + one_line(e.what()));
   }
+  // This run's rows, removed when run_real returns, whatever the way out.
+  seed_run_rows(s, *scenario, run_key, run_id);
+  const RunRows rows_guard{s.db_url, run_key, real::application_name(run_id, "finish")};
 
   auto epoch = Clock::now();  // moved to the run's start once everything is up
   const Duration step = std::clamp<Duration>(s.duration / 40, kSampleEvery, std::chrono::seconds(1));
@@ -255,12 +317,14 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::vector<std::unique_ptr<Pool>> pools;
   try {
     for (int p = 0; p < s.pods; ++p) {
-      real::PoolConfig cfg{s.db_url,        s.maximum_pool_size, s.connection_timeout, s.leak_detection_threshold,
-                           s.max_lifetime,  p * s.maximum_pool_size, "pod" + std::to_string(p + 1), run_key};
+      const std::string pod = "pod" + std::to_string(p + 1);
+      real::PoolConfig cfg{s.db_url,       s.maximum_pool_size,     s.connection_timeout,
+                           s.leak_detection_threshold, s.max_lifetime, p * s.maximum_pool_size,
+                           pod,            run_key,                 real::application_name(run_id, pod)};
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + s.db_url + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown_db + ": " + one_line(e.what()));
   }
   std::vector<std::unique_ptr<real::RealWorld>> worlds;
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
@@ -333,9 +397,9 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     recorder.finish(r.id, o, r.intended, now(), cx.split());
     if (o == Outcome::ok) ok_count++;
   };
-  const auto reject = [&](const Request& r) {
+  const auto reject = [&](const Request& r, const char* why) {
     const Duration t = now();
-    recorder.trace({r.id, "outcome", t, t, -1, "rejected"});
+    recorder.trace({r.id, "outcome", t, t, -1, why});
     recorder.finish(r.id, Outcome::rejected, r.intended, t, TimeSplit{});
   };
   // Submits to the request's pod; `done` runs after the request finished (or was rejected).
@@ -344,26 +408,49 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     const Duration submitted = now();
     auto& pod = *workers[r.id % workers.size()];
     const bool accepted = pod.submit([&, r, submitted, gate, done] {
-      run_request(r, submitted, gate);
+      if (stopping.load()) {
+        // Shutting down: a request still queued is not started (a container
+        // draining its queue answers 503). A burst gate still counts it.
+        if (gate) gate->count_down();
+        reject(r, "rejected: interrupted before it started");
+      } else {
+        run_request(r, submitted, gate);
+      }
       if (done) done();
       completion.finished();
     });
     if (!accepted) {
-      reject(r);
+      reject(r, "rejected");
       if (done) done();
       completion.finished();
     }
   };
+  // Sleeps until `t` (since the epoch), waking early to notice a stop: false when stopping.
+  const auto sleep_until_or_stop = [&](Duration t) {
+    for (;;) {
+      if (stop_requested()) return false;
+      const auto deadline = epoch + t;
+      const auto now_tp = Clock::now();
+      if (now_tp >= deadline) return true;
+      std::this_thread::sleep_until(std::min(deadline, now_tp + kSampleEvery));
+    }
+  };
 
   // --- dispatch ---
+  // Closed-loop state lives at this scope: requests still in flight after a
+  // stop call back into it while the run drains.
+  std::mutex closed_mu;
+  std::condition_variable closed_cv;
+  std::int64_t closed_in_flight = 0;   // GUARDED_BY(closed_mu)
+  std::vector<int> finished_users;      // GUARDED_BY(closed_mu): users whose request just ended
+  std::vector<std::unique_ptr<std::latch>> gates;  // burst: must outlive their waiters
   if (s.arrival == Arrival::open) {
     for (const Request& r : schedule) {
-      std::this_thread::sleep_until(epoch + r.intended);
+      if (!sleep_until_or_stop(r.intended)) break;
       submit(r, nullptr, nullptr);
     }
   } else if (s.arrival == Arrival::burst) {
     // Per pod, as many requests as it has workers wait on one latch and start together.
-    std::vector<std::unique_ptr<std::latch>> gates;
     std::vector<std::int64_t> per_pod(workers.size(), 0);
     for (const Request& r : schedule) per_pod[r.id % workers.size()]++;
     for (std::size_t p = 0; p < workers.size(); ++p)
@@ -374,23 +461,18 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
       std::latch* gate = gated[p]++ < s.max_threads ? gates[p].get() : nullptr;
       submit(r, gate, nullptr);
     }
-    completion.wait_all();  // the gates must outlive their waiters
   } else {
     // Closed loop: each virtual user sends, waits for the answer, thinks, sends again.
-    std::mutex mu;
-    std::condition_variable cv;
     using Next = std::pair<Duration, int>;  // (when, user)
-    std::priority_queue<Next, std::vector<Next>, std::greater<>> ready;  // GUARDED_BY(mu)
-    std::int64_t in_flight = 0;                                        // GUARDED_BY(mu)
+    std::priority_queue<Next, std::vector<Next>, std::greater<>> ready;  // GUARDED_BY(closed_mu)
     for (int u = 0; u < s.users; ++u) ready.push({Duration::zero(), u});
-    std::vector<int> finished_users;  // GUARDED_BY(mu): users whose request just ended
-    std::unique_lock lock(mu);
-    for (;;) {
+    std::unique_lock lock(closed_mu);
+    while (!stop_requested()) {
       for (int u : finished_users) ready.push({now() + workload.think(u), u});
       finished_users.clear();
       if (ready.empty()) {
-        if (in_flight == 0) break;
-        cv.wait(lock, [&] { return !finished_users.empty() || in_flight == 0; });
+        if (closed_in_flight == 0) break;
+        closed_cv.wait_for(lock, kSampleEvery, [&] { return !finished_users.empty() || closed_in_flight == 0; });
         continue;
       }
       const auto [at, user] = ready.top();
@@ -399,23 +481,54 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
         continue;
       }
       if (at > now()) {
-        cv.wait_until(lock, epoch + at, [&] { return !finished_users.empty(); });
+        closed_cv.wait_until(lock, std::min(epoch + at, Clock::now() + kSampleEvery),
+                             [&] { return !finished_users.empty(); });
         continue;
       }
       ready.pop();
       const Request r = workload.next_for_user(user, at);
-      ++in_flight;
+      ++closed_in_flight;
       lock.unlock();
       submit(r, nullptr, [&, user] {
-        std::lock_guard l(mu);
+        std::lock_guard l(closed_mu);
         finished_users.push_back(user);
-        --in_flight;
-        cv.notify_all();
+        --closed_in_flight;
+        closed_cv.notify_all();
       });
       lock.lock();
     }
   }
-  completion.wait_all();
+
+  // --- drain; on a stop: a grace period, then close and end this run's own sessions ---
+  while (!completion.wait_until(Clock::now() + kSampleEvery))
+    if (stop_requested()) break;
+  const bool interrupted = stop_requested();
+  std::int64_t terminated = 0;
+  if (interrupted) {
+    std::fprintf(stderr, "lockbench: interrupted: no new requests; letting %lld in flight finish\n",
+                 static_cast<long long>(completion.submitted_count() - completion.done()));
+    const Duration grace = std::clamp<Duration>(s.connection_timeout, std::chrono::seconds(2), std::chrono::seconds(10));
+    if (!completion.wait_until(Clock::now() + grace)) {
+      for (auto& p : pools) p->close();
+      try {
+        auto c = real::open_session(s.db_url, real::application_name(run_id, "stop"));
+        terminated = real::terminate_run_backends(*c, run_id);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", one_line(e.what()).c_str());
+      }
+      // What is left waits on the partner at most: its timeouts bound each attempt.
+      // (per call, every call of the request's scenario).
+      const Duration partner_bound =
+          (s.partner_connect_timeout + s.partner_read_timeout + s.retry_backoff_cap) * s.partner_max_attempts *
+              (scenario->partner_calls() + 1) +
+          std::chrono::seconds(5);
+      if (!completion.wait_until(Clock::now() + partner_bound)) {
+        std::fprintf(stderr, "lockbench: requests still running %s after the interrupt; exiting without a result\n",
+                     format_duration(grace + partner_bound).c_str());
+        std::_Exit(1);
+      }
+    }
+  }
   for (auto& w : workers) w->wait_idle();
 
   // --- finish ---
@@ -424,16 +537,19 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::vector<int> pids;
   for (auto& p : pools)
     for (int pid : p->backend_pids()) pids.push_back(pid);
+  std::int64_t leases_released = 0;
   try {
-    recorder.locks.leaked = count_leaked_advisory_locks(s.db_url, pids);
+    auto c = real::open_session(s.db_url, real::application_name(run_id, "finish"));
+    // Leaked, as in the simulator: session locks still held + leases never released.
+    recorder.locks.leaked = real::advisory_locks_held_by(*c, pids) + real::leases_held(*c, run_key);
+    leases_released = real::release_leases(*c, run_key);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lockbench: could not count leaked advisory locks: %s\n", e.what());
+    std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
   }
   std::vector<StoredRow> stored;
   try {
-    auto c = real::open_session(s.db_url);
+    auto c = real::open_session(s.db_url, real::application_name(run_id, "finish"));
     stored = real::stored_rows(*c, run_key, scenario->tables());
-    real::drop_rows(*c, run_key);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not read the service's rows: %s\n", e.what());
   }
@@ -441,7 +557,9 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     partner_json = partner_block(partner, scenario->service_view(stored));
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot read the checks from " + s.partner_url + ": " + one_line(e.what()));
+    const std::string reason = "cannot read the checks from " + shown_partner + ": " + one_line(e.what());
+    std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
+    partner_json = partner_unavailable(reason);
   }
   workers.clear();  // joins the worker threads
 
@@ -452,6 +570,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   run.settings = &configured;
   run.world = "real";
   run.strategy = std::string(info.spec);
+  run.run_id = run_id;
+  run.interrupted = interrupted;
   run.holds_connection = info.props.holds_connection_during_call;
   run.partner_calls = scenario->partner_calls();
   run.recorder = &recorder;
@@ -461,8 +581,14 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     run.probe = &probe;
   }
   run.partner = partner_json;
-  run.postgresql_version = postgresql_version(s.db_url);
-  run.extra["real"] = {{"pods", s.pods}, {"connections_replaced", replaced}};
+  run.postgresql_version = postgresql_version(s.db_url, real::application_name(run_id, "finish"));
+  const std::int64_t planned = s.arrival == Arrival::closed ? completion.submitted_count() : static_cast<std::int64_t>(schedule.size());
+  run.extra["real"] = {{"pods", s.pods},
+                       {"connections_replaced", replaced},
+                       {"requests_not_sent", planned - completion.submitted_count()},
+                       {"backends_terminated", terminated},
+                       {"leases_released_at_end", leases_released}};
+  run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
   run.extra["strategy_info"] = strategy_info_json(info);
   nlohmann::json result = make_result(run);
   pools.clear();

@@ -452,16 +452,21 @@ Table comparison_table(const std::vector<json>& views) {
     const std::string base = base_strategy(g.strategy);
     // Exclusion is judged on runs without injected faults (a pod that crashes
     // between unlink and link splits a person whatever the lock did); the
-    // fault runs' counts are named beside it, from the same function.
+    // fault runs' counts are named beside it, from the same function. A run
+    // whose partner was lost has no verdict to count.
     double violations = 0, calls = 0, steals = 0, unlock_failures = 0, fault_violations = 0;
     std::map<std::string, double> notes;
-    int fault_runs = 0;
+    int fault_runs = 0, unavailable_runs = 0;
     for (const json* r : g.results) {
       const Violations v = violations_of(*r);
       for (const auto& [k, n] : v.note_kinds) notes[k] += n;
       if (has_faults(*r)) {
         ++fault_runs;
         fault_violations += v.total;
+        continue;
+      }
+      if (str(*r, "partner.available") == "false") {  // no verdict to count
+        ++unavailable_runs;
         continue;
       }
       violations += v.total;
@@ -480,6 +485,9 @@ Table comparison_table(const std::vector<json>& views) {
       std::vector<std::pair<std::string, double>> n(notes.begin(), notes.end());
       cell += "; notes, not violations: " + kinds_text(n);
     }
+    if (unavailable_runs > 0) cell += fmt::format(" ({} runs with the partner's checks unavailable)", unavailable_runs);
+    if (unavailable_runs > 0 && unavailable_runs + fault_runs == static_cast<int>(g.results.size()))
+      cell = "unavailable: the partner's checks could not be read";
     excl.push_back(cell);
 
     const DesignFacts facts = facts_for(*g.results.front(), base);

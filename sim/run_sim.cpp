@@ -1,4 +1,6 @@
-// run_sim: the simulator's entry point for the CLI (core/run.hpp).
+// run_sim: the simulator's entry point for the CLI (core/run.hpp). A stop
+// (hooks.should_stop) ends the event loop at its next batch; requests still in
+// flight then end as errors and the result is marked interrupted.
 #include "core/run.hpp"
 
 #include "sim/sim_world.hpp"
@@ -14,8 +16,21 @@ nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) {
   auto strategy = make_strategy(s.strategy);
   auto scenario = make_scenario(s.scenario);
   sim::SimWorld world(s, *strategy, *scenario);
-  world.run(hooks);
-  return world.result();
+  // The loop asks only while it has more to do: a "stop" answered there is an interruption.
+  bool stopped = false;
+  RunHooks h = hooks;
+  if (hooks.should_stop)
+    h.should_stop = [&] {
+      stopped = stopped || hooks.should_stop();
+      return stopped;
+    };
+  world.run(h);
+  nlohmann::json r = world.result();
+  if (stopped) {
+    r["interrupted"] = true;
+    r["complete"] = false;
+  }
+  return r;
 }
 
 }  // namespace lockbench

@@ -288,6 +288,7 @@ void SimWorld::run(const RunHooks& hooks) {
     const bool drained = loop_.run(until, std::min(kMaxEvents, loop_.events_run() + kChunk));
     if (hooks.progress) hooks.progress(done_, recorder_.count(Outcome::ok));
     if (drained || loop_.next_time() > until || loop_.events_run() >= kMaxEvents) break;
+    if (hooks.should_stop && hooks.should_stop()) break;  // interrupted: unfinished requests end as errors
   }
   if (!all_done()) shutdown();
   flush_timeline(true);

@@ -52,9 +52,14 @@ int main(int argc, char** argv) {
   app.add_option("--bind", options.bind_address, "address to listen on")->capture_default_str();
   app.add_option("--config", config_path, "JSON configuration document (partner-api.md section E)");
   app.add_option("--seed", seed, "seed for latencies and faults (overrides the config's)");
-  app.add_option("--max-connections", options.max_connections, "open connections beyond this are closed at once")
+  app.add_option("--max-connections", options.max_connections,
+                 "client connections; at the limit the oldest idle one is closed to make room")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--admin-connections", options.admin_connections,
+                 "beyond --max-connections with none idle: this many more, for /admin/* only")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-header-bytes", options.max_header_bytes, "request line + headers; more gets 431")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <list>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -45,6 +47,10 @@ struct Server::Impl {
   // never goes backwards and X-RateLimit-Reset comes out in epoch seconds.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   Duration unix_at_start = std::chrono::duration_cast<Duration>(std::chrono::system_clock::now().time_since_epoch());
+  // Connections waiting for their next request, oldest idle first: each entry
+  // closes its session (which removes itself from here before it goes).
+  // Declared before ioc: sessions still queued in ioc die with it, after this.
+  std::list<std::function<void()>> idle;
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
   asio::signal_set signals{ioc};
@@ -58,14 +64,16 @@ namespace {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Server::Impl& server, tcp::socket socket)
-      : server_(server), socket_(std::move(socket)), timer_(server.ioc) {
+  // admin_only: accepted into the admin reserve (see ServerOptions).
+  Session(Server::Impl& server, tcp::socket socket, bool admin_only)
+      : server_(server), socket_(std::move(socket)), timer_(server.ioc), admin_only_(admin_only) {
     auto& st = server_.stats;
     st.connections_peak = std::max(st.connections_peak, ++st.connections_open);
   }
   ~Session() {
     // Every path that drops the connection ends here: if the answer had not
     // left yet, the client never got it.
+    mark_busy();
     finish_call(/*lost=*/true);
     --server_.stats.connections_open;
   }
@@ -94,6 +102,19 @@ class Session : public std::enable_shared_from_this<Session> {
     arm(server_.options.idle_timeout, [](Session& s) { s.close_now(); });
   }
 
+  // Waiting for a request: the first to go when the server is full. The
+  // entry's raw pointer is safe: the session removes it before it dies.
+  void mark_idle() {
+    if (idle_) return;
+    idle_it_ = server_.idle.insert(server_.idle.end(), [this] { close_now(); });
+    idle_ = true;
+  }
+  void mark_busy() {
+    if (!idle_) return;
+    server_.idle.erase(idle_it_);
+    idle_ = false;
+  }
+
   // rearm = false after an answer: the deadline armed for its write still
   // runs and covers the idle wait too (one timer update per request, not two).
   void read_request(bool rearm = true) {
@@ -101,9 +122,11 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(server_.options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_.options.max_body_bytes);
     if (rearm) arm_deadline();  // keep-alive idle, or a request that never finishes
+    mark_idle();
     // Headers first: a client that sent "Expect: 100-continue" (curl does for
     // larger bodies) waits for our go-ahead before it sends the body.
     http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->mark_busy();
       if (ec) return self->on_read_error(ec);
       if (self->parser_->is_done()) return self->on_read({});
       const auto& fields = self->parser_->get();
@@ -137,6 +160,11 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = message.keep_alive();
 
     const Duration arrived = server_.now();
+    if (admin_only_ && request.target.rfind("/admin/", 0) != 0) {
+      keep_alive_ = false;
+      return write_answer(HttpApi::error(503, "server_busy",
+                                         "Every connection is in use; this one is kept for /admin/*.", request.target));
+    }
     if (request.target == "/admin/server") return write_answer(server_stats_answer(request));
     auto routed = server_.api.handle(request, arrived);
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
@@ -318,6 +346,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closing cancels the socket's operations and the timer: with no handler
   // left holding it, the session is destroyed at once.
   void close_now() {
+    mark_busy();
     disarm();
     beast::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
@@ -358,6 +387,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::size_t slow_sent_ = 0;
   std::size_t drained_ = 0;
   std::array<char, 4096> drain_buffer_{};
+  const bool admin_only_;
+  bool idle_ = false;                                  // in server_.idle (idle_it_ valid)
+  std::list<std::function<void()>>::iterator idle_it_;
 };
 
 }  // namespace
@@ -373,14 +405,26 @@ void Server::Impl::accept() {
       });
       return;
     }
+    // Full: the oldest idle connection makes room; with none idle, the admin
+    // reserve takes it; beyond that, it is closed at once.
+    bool admin_only = false;
     if (stats.connections_open >= options.max_connections) {
+      if (!idle.empty()) {
+        ++stats.connections_evicted;
+        const auto close_oldest = std::move(idle.front());
+        close_oldest();  // removes its entry; the session goes once its handlers ran
+      } else {
+        admin_only = true;
+      }
+    }
+    if (admin_only && stats.connections_open >= options.max_connections + options.admin_connections) {
       ++stats.connections_refused;
       beast::error_code ignored;
       socket.close(ignored);
     } else {
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
-      std::make_shared<Session>(*this, std::move(socket))->start();
+      std::make_shared<Session>(*this, std::move(socket), admin_only)->start();
     }
     accept();
   });

@@ -21,7 +21,12 @@ class HttpApi;
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
   std::uint16_t port = 0;                    // 0 = the kernel picks a free port
-  std::size_t max_connections = 16384;       // beyond this, new connections are closed at once
+  // At max_connections, the oldest idle connection (waiting for its next
+  // request) is closed to make room; with none idle, up to admin_connections
+  // more are accepted that serve only /admin/* (503 for anything else), so the
+  // oracle and the metrics stay readable under a flood; beyond, closed at once.
+  std::size_t max_connections = 16384;
+  std::size_t admin_connections = 64;
   std::size_t max_header_bytes = 8 * 1024;   // request line + headers; more -> 431
   std::size_t max_body_bytes = 1024 * 1024;  // more -> 413
   Duration idle_timeout = std::chrono::seconds(60);  // keep-alive idle or a request that never finishes

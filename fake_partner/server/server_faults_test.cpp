@@ -1,5 +1,6 @@
 // Faults as a client sees them on the wire, and bad input that must cost one
 // answer (or one socket) while the server keeps serving everyone else.
+#include <future>
 #include <thread>
 
 #include "fake_partner/server/server_fixture.hpp"
@@ -243,23 +244,44 @@ TEST_F(FakePartnerFaults, HalfOpenAndAbruptlyClosedConnectionsDoNotHurtOthers) {
   EXPECT_TRUE(inflight_drains_to_zero());
 }
 
-TEST(FakePartnerLimits, ConnectionsBeyondTheLimitAreClosedWhileOthersAreServed) {
+TEST(FakePartnerLimits, AtTheLimitTheOldestIdleConnectionMakesRoomForANewOne) {
   // No fixture: its reset connection would count against the limit until it closes.
   PartnerProcess server({"--max-connections", "2"});
   httplib::Client a("127.0.0.1", server.port()), b("127.0.0.1", server.port());
   a.set_keep_alive(true);
   b.set_keep_alive(true);
   ASSERT_TRUE(a.Get("/admin/state"));
-  ASSERT_TRUE(b.Get("/admin/state"));
-  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\n\r\n", 2000ms);
-  EXPECT_TRUE(r.bytes.empty());
-  EXPECT_NE(r.ending, Ending::timeout);
-  auto res = a.Get("/admin/server");
+  ASSERT_TRUE(b.Get("/admin/state"));  // a and b now idle on their keep-alive connections
+  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 2000ms);
+  EXPECT_EQ(parse_response(r.bytes).status, 200) << r.bytes;
+  auto res = b.Get("/admin/server");  // a was the oldest idle: b's connection may have gone too, httplib reconnects
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   const json stats = json::parse(res->body);
+  EXPECT_GE(stats["connections"]["evicted"].get<int>(), 1);
+  EXPECT_EQ(stats["connections"]["refused"], 0);
+  EXPECT_LE(stats["connections"]["peak"].get<int>(), 3);  // 2 + the one whose room was being made
+}
+
+TEST(FakePartnerLimits, WithNoneIdleAndNoAdminReserveConnectionsBeyondTheLimitAreClosed) {
+  ConfigFile config(json{{"latency", {{"*", {{"dist", "fixed"}, {"ms", 1500}}}}}});
+  PartnerProcess server({"--config", config.path(), "--max-connections", "2", "--admin-connections", "0"});
+  std::vector<std::future<void>> busy;
+  for (int i = 0; i < 2; ++i)
+    busy.push_back(std::async(std::launch::async, [port = server.port()] {
+      raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3000ms);
+    }));
+  std::this_thread::sleep_for(300ms);  // both calls in flight: nothing idle
+  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\n\r\n", 1000ms);
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_NE(r.ending, Ending::timeout);
+  for (auto& f : busy) f.wait();  // the busy calls answered and closed
+  httplib::Client c("127.0.0.1", server.port());
+  auto res = c.Get("/admin/server");
+  ASSERT_TRUE(res);
+  const json stats = json::parse(res->body);
   EXPECT_EQ(stats["connections"]["refused"], 1);
-  EXPECT_EQ(stats["connections"]["peak"], 2);
+  EXPECT_EQ(stats["connections"]["evicted"], 0);
 }
 
 }  // namespace

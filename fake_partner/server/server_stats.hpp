@@ -48,12 +48,14 @@ class LatenessHistogram {
 struct ServerStats {
   std::size_t connections_open = 0;
   std::size_t connections_peak = 0;
-  std::uint64_t connections_refused = 0;  // beyond --max-connections
+  std::uint64_t connections_refused = 0;  // beyond --max-connections and the admin reserve
+  std::uint64_t connections_evicted = 0;  // idle ones closed to make room at the limit
   // Answer write started minus (arrival + planned delay), for calls answered normally.
   LatenessHistogram lateness;
 
   nlohmann::json to_json() const {
-    return {{"connections", {{"open", connections_open}, {"peak", connections_peak}, {"refused", connections_refused}}},
+    return {{"connections", {{"open", connections_open}, {"peak", connections_peak}, {"refused", connections_refused},
+                              {"evicted", connections_evicted}}},
             {"answers", lateness.total()},
             {"lateness_ms",
              {{"p50", lateness.quantile_ms(0.50)},

@@ -85,3 +85,54 @@ TEST_F(BadInput, AReportOfAResultMissingAFieldIsRefused) {
   EXPECT_NE(r.err.find("missing field"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "rep" / "report.md"));
 }
+
+// --- settings the machine cannot serve (issue 8): refused before anything starts ---
+
+TEST_F(BadInput, ADurationTooLongForTheClockOrTheMemoryIsRefusedBeforeAnythingStarts) {
+  expect_refused("--world sim --duration 100000h", "--duration");                 // was std::bad_alloc
+  expect_refused("--world sim --rate 1000 --duration 1000h", "--duration");       // ~3.6e9 requests: memory
+  expect_refused("--world sim --time-scale 1000 --duration 9000h", "--duration");  // overflows once scaled
+  expect_refused("--world sim --lease-ttl 9000h", "--lease-ttl");
+}
+
+TEST_F(BadInput, LatenciesFromTheOverflowRangeAreRefusedInTheDistributionParser) {
+  expect_refused("--world sim --partner-latency fixed:100000h", "--partner-latency");
+  expect_refused("--world sim --partner-latency exponential:mean=10000000000000ms", "--partner-latency");
+  expect_refused("--world sim --partner-latency lognormal:p50=1ms,p99=30000h", "--partner-latency");
+  expect_refused("--world sim --db-latency uniform:1ms..1000h", "--db-latency");
+}
+
+TEST_F(BadInput, AConfigThatIsADirectoryIsRefusedNotIgnored) {
+  expect_refused("--world sim --config " + dir_.string(), "--config");
+}
+
+TEST_F(BadInput, AnOutThatIsAnExistingDirectoryNamedDotJsonIsRefusedWithAReasonAndNoRunStarts) {
+  fs::create_directories(dir_ / "x.json");
+  const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world sim --duration 2s --quiet --out " +
+                             (dir_ / "x.json").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Success"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir_ / "x.json"));
+  EXPECT_EQ(r.out.find("strategy"), std::string::npos) << "a run started: " << r.out;  // no table: nothing ran
+}
+
+TEST_F(BadInput, AnUnwritableOutFailsAtOnceBeforeTheFirstRun) {
+  const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world sim --duration 2s --quiet --out /proc/lockbench/x.json");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("strategy"), std::string::npos) << "a run started: " << r.out;
+}
+
+TEST_F(BadInput, APasswordInABadUrlIsNeverEchoed) {
+  const auto r = run_command(std::string(LOCKBENCH_BIN) +
+                             " run --world real --db 'host=h password=pw-never-shown' --partner http://127.0.0.1:1 --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.find("pw-never-shown"), std::string::npos) << r.err;
+  const auto r2 = run_command(std::string(LOCKBENCH_BIN) +
+                              " run --world real --db postgresql://u:pw-never-shown@127.0.0.1:1/x --partner "
+                              "http://127.0.0.1:1 --quiet");
+  EXPECT_EQ(r2.status, 2);
+  EXPECT_NE(r2.err.find("--db"), std::string::npos) << r2.err;
+  EXPECT_EQ(r2.err.find("pw-never-shown"), std::string::npos) << r2.err;
+}

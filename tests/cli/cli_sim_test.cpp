@@ -189,3 +189,42 @@ TEST(CliSim, RefusesALeaseOnARecordThatDoesNotExistYetWithOneLine) {
   EXPECT_EQ(s.status, 2) << s.out;
   EXPECT_NE(s.err.find("split-tx does not apply to scenario switch-primary"), std::string::npos) << s.err;
 }
+
+TEST(CliSim, AReportShowsUnavailableNotZeroForARunWhosePartnerWasLost) {
+  // A result as a run with a killed partner writes it (real/run_real.cpp): the
+  // checks could not be read, every count is null.
+  json r = run_json("--strategy none --key-dist hot --keys 1 --rate 5 --duration 10s").at(0);
+  ASSERT_GT(r["partner"]["violations"]["overlap_person"].get<int>(), 0);
+  r["partner"]["available"] = false;
+  r["partner"]["verdict"] = "unavailable";
+  r["partner"]["unavailable_reason"] = "cannot read the checks from http://127.0.0.1:1: Connection";
+  for (auto& [kind, n] : r["partner"]["violations"].items()) n = nullptr;
+  r["partner"]["details"] = json::array();
+  r["complete"] = false;
+  const auto dir = fs::temp_directory_path() / ("lockbench-unavailable-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "in");
+  std::ofstream(dir / "in" / "r.json") << r.dump();
+  const auto rep = run_command(kBin + " report " + (dir / "in").string() + " --no-charts --out " + (dir / "out").string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const std::string md = lockbench::testing::slurp((dir / "out" / "report.md").string());
+  EXPECT_NE(md.find("unavailable"), std::string::npos);
+  EXPECT_EQ(md.find("✅ 0 violations"), std::string::npos) << "a lost partner passed for a clean run";
+  fs::remove_all(dir);
+}
+
+TEST(CliSim, AReportOfAnOldResultCarryingAPasswordShowsItRedacted) {
+  json r = run_json("--strategy none --rate 5 --duration 5s").at(0);
+  r["settings"]["db"] = "postgresql://bench:old-secret-9@127.0.0.1:5432/db";  // as results were written before
+  const auto dir = fs::temp_directory_path() / ("lockbench-oldpw-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "in");
+  std::ofstream(dir / "in" / "r.json") << r.dump();
+  const auto rep = run_command(kBin + " report " + (dir / "in").string() + " --no-charts --out " + (dir / "out").string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    EXPECT_EQ(lockbench::testing::slurp(e.path().string()).find("old-secret-9"), std::string::npos) << e.path();
+  // The report does show the URL (settings table), redacted.
+  EXPECT_NE(lockbench::testing::slurp((dir / "out" / "report.md").string()).find("bench:***@127.0.0.1"), std::string::npos);
+  fs::remove_all(dir);
+}

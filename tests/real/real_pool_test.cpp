@@ -186,6 +186,8 @@ TEST(RealPool, RollsBackAnOpenTransactionWhenAConnectionIsReturned) {
   EXPECT_EQ(row.text, "auth0|u2");
   EXPECT_EQ(row.version, 0);
   again->release();
+  auto admin = open_session(test::test_db());
+  drop_rows(*admin, kRun);
 }
 
 TEST(RealPool, SessionAdvisoryLockStaysWithTheConnectionAcrossBorrows) {

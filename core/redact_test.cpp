@@ -1,0 +1,34 @@
+#include "core/redact.hpp"
+
+#include <gtest/gtest.h>
+
+using lockbench::redact_secrets;
+
+TEST(Redact, TheUrlPasswordIsReplacedAndTheRestKept) {
+  EXPECT_EQ(redact_secrets("postgresql://bench:s3cret@127.0.0.1:5432/db"), "postgresql://bench:***@127.0.0.1:5432/db");
+  EXPECT_EQ(redact_secrets("--db: cannot connect to postgres://u:p%40ss@h/db: timeout"),
+            "--db: cannot connect to postgres://u:***@h/db: timeout");
+  EXPECT_EQ(redact_secrets("http://admin:hunter2@127.0.0.1:8080"), "http://admin:***@127.0.0.1:8080");
+}
+
+TEST(Redact, APasswordHoldingAnAtSignIsRedactedWhole) {
+  EXPECT_EQ(redact_secrets("postgresql://u:p@ss@h/db"), "postgresql://u:***@h/db");
+}
+
+TEST(Redact, TheKeywordFormIsRedactedQuotedOrNot) {
+  EXPECT_EQ(redact_secrets("host=h password=s3cret dbname=d"), "host=h password=*** dbname=d");
+  EXPECT_EQ(redact_secrets("host=h password = 'a b\\'c' dbname=d"), "host=h password = *** dbname=d");
+  EXPECT_EQ(redact_secrets("postgresql://h/db?sslmode=disable&password=s3cret&x=1"),
+            "postgresql://h/db?sslmode=disable&password=***&x=1");
+  EXPECT_EQ(redact_secrets("PASSWORD=s3cret"), "PASSWORD=***");
+}
+
+TEST(Redact, TextWithoutSecretsIsUnchangedAndRedactingTwiceChangesNothing) {
+  for (const char* t : {"postgresql://postgres@127.0.0.1:5432/postgres", "http://127.0.0.1:8080", "no url here",
+                        "password authentication failed for user \"bench\"", "a@b c://d", ""}) {
+    EXPECT_EQ(redact_secrets(t), t);
+  }
+  const std::string once = redact_secrets("postgresql://u:pw@h/db password=pw");
+  EXPECT_EQ(redact_secrets(once), once);
+  EXPECT_EQ(once.find("pw@"), std::string::npos);
+}
