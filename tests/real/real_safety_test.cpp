@@ -154,6 +154,89 @@ TEST(RealSafety, TwoRealRunsOnOneServerAtTheSameTimeBothCompleteCleanly) {
   EXPECT_NE(ra["run_id"], rb["run_id"]);
 }
 
+TEST(RealSafety, TwoRealRunsInOneDatabaseAtTheSameTimeNeverMeet) {
+  LOCKBENCH_NEED_PARTNER();
+  test::PrivatePartner second_partner;
+  ASSERT_FALSE(second_partner.url().empty()) << "fake_partner did not start";
+  // Same database, same keys, the same strategy on a hot key: their rows and
+  // advisory keys are apart, so each run sees one lock holder at a time of its own.
+  Settings a = base("advisory-xact:try");
+  a.duration = 3s;
+  a.keys = 5;
+  a.partner_latency = Distribution::fixed(100);
+  Settings b = a;
+  b.partner_url = second_partner.url();
+  json ra, rb;
+  std::string ea, eb;
+  {
+    Joined first([&] { ra = run_guarded(a, ea); });
+    std::this_thread::sleep_for(500ms);
+    Joined second([&] { rb = run_guarded(b, eb); });
+  }
+  for (const json* r : {&ra, &rb}) {
+    ASSERT_TRUE(r->is_object()) << ea << eb;
+    EXPECT_EQ((*r)["complete"], true);
+    EXPECT_EQ((*r)["requests"]["error"], 0) << (*r)["requests"].dump();
+    EXPECT_EQ(violations_total(*r), 0) << (*r)["partner"]["violations"].dump();
+    EXPECT_GT((*r)["requests"]["ok"].get<int>(), 0);
+  }
+  EXPECT_EQ(leases_in_table(test::test_db()), 0);
+}
+
+TEST(RealSafety, AnApplicationsOwnUsersTableStaysAsItWas) {
+  LOCKBENCH_NEED_PARTNER();
+  // public.users with 500 rows: the table the first lockbench truncated and refilled.
+  test::ScratchDatabase app(test::test_db(), unique("lockbench_app"));
+  const std::string table = "users";
+  pqxx::connection c(app.url());
+  {
+    pqxx::work tx(c);
+    tx.exec("CREATE TABLE " + tx.quote_name(table) + " (id bigint PRIMARY KEY, email text NOT NULL)");
+    tx.exec("INSERT INTO " + tx.quote_name(table) +
+            " SELECT k, 'user' || k || '@example.com' FROM generate_series(1, 500) AS k");
+    tx.commit();
+  }
+  const auto snapshot = [&] {
+    pqxx::nontransaction tx(c);
+    const auto cols = tx.exec_params1("SELECT count(*) FROM information_schema.columns WHERE table_name = $1", table);
+    const auto rows = tx.exec1("SELECT count(*), sum(hashtext(email)) FROM " + tx.quote_name(table));
+    return std::to_string(cols[0].as<long>()) + "/" + std::to_string(rows[0].as<long>()) + "/" + rows[1].c_str();
+  };
+  const std::string before = snapshot();
+  Settings s = base("row-lease");
+  s.db_url = app.url();
+  const json r = run_real(s);
+  EXPECT_EQ(r["requests"]["error"], 0);
+  EXPECT_GT(r["requests"]["ok"].get<int>(), 0);
+  EXPECT_EQ(snapshot(), before);  // the same columns, rows and values
+}
+
+TEST(RealSafety, ASchemaNamedLockbenchThatIsNotOursIsRefusedWithOneLineAndLeftAlone) {
+  LOCKBENCH_NEED_PARTNER();
+  test::ScratchDatabase other(test::test_db(), unique("lockbench_foreign"));
+  {
+    pqxx::connection c(other.url());
+    pqxx::work tx(c);
+    tx.exec("CREATE SCHEMA lockbench");
+    tx.exec("CREATE TABLE lockbench.invoices (id bigint PRIMARY KEY)");
+    tx.commit();
+  }
+  Settings s = base("none");
+  s.db_url = other.url();
+  try {
+    run_real(s);
+    FAIL() << "a foreign lockbench schema was used";
+  } catch (const SettingError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("--db: schema lockbench exists and was not made by lockbench", 0), 0u) << what;
+    EXPECT_NE(what.find("invoices"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  pqxx::connection c(other.url());
+  pqxx::nontransaction tx(c);
+  EXPECT_EQ(tx.exec1("SELECT to_regclass('lockbench.rows') IS NULL")[0].as<bool>(), true);  // nothing added
+}
+
 TEST(RealSafety, LeftoversOfAnEarlierRunAreReportedAtStartAndTheirSessionIsNotEnded) {
   LOCKBENCH_NEED_PARTNER();
   // An earlier run's pod, still connected and holding a lock; and three leases
