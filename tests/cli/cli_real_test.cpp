@@ -44,3 +44,23 @@ TEST(CliReal, ATimeScaledRunWritesOneResultPerStrategyWithBothUnits) {
   }
   fs::remove_all(dir);
 }
+
+TEST(CliReal, CalibrateWritesTheStacksCostsAsSettingsTheSimulatorRuns) {
+  const auto srv = servers();
+  if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
+  const auto file = fs::temp_directory_path() / ("lockbench-cal-" + std::to_string(::getpid()) + ".toml");
+  const auto cal = run_command(std::string(LOCKBENCH_BIN) + " calibrate" + srv + " --out " + file.string());
+  ASSERT_EQ(cal.status, 0) << cal.err;
+  const std::string text = lockbench::testing::slurp(file.string());
+  for (const char* key : {"db-latency = \"lognormal:", "partner-overhead = ", "pool-handoff = ", "worker-handoff = ",
+                          "select for update", "lease acquire", "partner call at 0 ms"})
+    EXPECT_NE(text.find(key), std::string::npos) << key << " missing from\n" << text;
+  const auto sim = run_command(std::string(LOCKBENCH_BIN) + " run --world sim --quiet --json --config " + file.string() +
+                               " --strategy held-tx --duration 10s");
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const json r = json::parse(sim.out).at(0);
+  // The simulator used the measured costs, stated in the result's settings.
+  EXPECT_NE(r["settings"]["partner-overhead"].get<std::string>(), "0s");
+  EXPECT_EQ(r["settings"]["db-latency"].get<std::string>().rfind("lognormal:", 0), 0u);
+  fs::remove(file);
+}
