@@ -4,7 +4,8 @@
 // One attempt arriving at t:
 //   arrive(t) -> execute at t + apply_after -> the answer leaves at t + delay
 //   (+ the fault's extra time) -> complete.
-// The client's connect + read timeout bounds what the caller waits for: a hang
+// The client's read timeout bounds what the caller waits for (its keep-alive
+// connection is open, as the real client's is): a hang
 // or a late answer is failure "timeout", a reset "reset", garbage or a
 // truncated body "bad_response". The partner still executes and completes such
 // a call, with Delivery::lost when the client was gone.
