@@ -26,6 +26,7 @@
 #include "cli/settings_io.hpp"
 #include "core/redact.hpp"
 #include "core/run.hpp"
+#include "core/result.hpp"
 #include "report/compare.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
@@ -263,6 +264,7 @@ int main(int argc, char** argv) {
   CLI::App app{"lockbench: mutual exclusion around a slow partner call on a bounded connection pool"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "all subcommands' help");
+  app.set_version_flag("--version", "lockbench " + lockbench_version());
   // One line per refusal, like every other bad input.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
@@ -333,14 +335,18 @@ int main(int argc, char** argv) {
 
   FlagValues cal_values;
   std::string cal_config, cal_out = "calibration.toml";
-  auto* cal = app.add_subcommand("calibrate", "measure SQL statement latency on a real database for the simulator");
+  auto* cal = app.add_subcommand(
+      "calibrate", "measure the real stack's own costs (statements, partner call, hand-offs) as simulator settings");
   add_setting_flags(cal, cal_values, cal_config);
-  cal->add_option("--out", cal_out, "TOML settings file to write (db-latency = ...)");
+  cal->add_option("--out", cal_out, "TOML settings file to write (db-latency, partner-overhead, pool-handoff, worker-handoff)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are successes; every usage error exits 2, like
+    // every other bad input (CLI11's own codes are 100 and up).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
 
   try {

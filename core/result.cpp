@@ -104,6 +104,8 @@ nlohmann::json provenance(const RunSummary& run) {
 
 }
 
+std::string lockbench_version() { return std::string(LOCKBENCH_VERSION) + " (" + LOCKBENCH_GIT_COMMIT + ")"; }
+
 std::string new_run_id() {
   static std::atomic<unsigned> counter{0};
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -43,6 +43,8 @@ nlohmann::json make_result(const RunSummary& run);
 // time; "unknown" outside a git checkout), created_at (UTC, ISO 8601), host,
 // cores, postgresql_version, partner_version (null when unknown)}.
 nlohmann::json provenance(const RunSummary& run);
+// "0.1.0 (abc1234)": the version and the commit it was built from (--version).
+std::string lockbench_version();
 // A run id unique on this machine: process id, start time and a counter, e.g.
 // "3f2a-1c9e4b7-1" (hex; no characters special to SQL LIKE).
 std::string new_run_id();
