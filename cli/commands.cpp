@@ -59,6 +59,8 @@ int cmd_lint(const Settings& s, const CLI::App& app) {
   in.partner_mean = from_ms(s.partner_latency.mean_ms());
   in.partner_p99 = from_ms(p99_ms(s.partner_latency));
   in.db_time = from_ms(4 * s.db_latency.mean_ms());
+  in.pods = s.pods;
+  in.scenario = s.scenario;
   const auto rep = report::lint(in);
   std::cout << report::render(rep);
   return rep.exit_code();

@@ -41,16 +41,18 @@ Duration worst_case_call(const LintInput& in) {
 }
 
 LintReport lint(const LintInput& in) {
-  require(in.max_attempts >= 1 && in.max_attempts <= 1000, "--max-attempts: must be between 1 and 1000");
-  require(in.calls_in_critical_section >= 1, "--calls: the critical section makes at least one partner call");
+  require(in.max_attempts >= 1 && in.max_attempts <= 1000, "--partner-max-attempts: must be between 1 and 1000");
+  require(in.calls_in_critical_section >= 1, "--scenario: the critical section makes at least one partner call");
   require(in.pool_size >= 1, "--maximum-pool-size: must be at least 1");
   require(in.rate_per_s >= 0, "--rate: must not be negative");
-  for (auto [v, name] : {std::pair{in.connect_timeout, "--connect-timeout"}, {in.read_timeout, "--read-timeout"},
-                         {in.backoff_base, "--backoff-base"}, {in.backoff_cap, "--backoff-cap"},
-                         {in.lease_ttl, "--lease-ttl"}, {in.partner_mean, "--partner-mean"},
-                         {in.partner_p99, "--partner-p99"}, {in.db_time, "--db-time"}})
+  for (auto [v, name] : {std::pair{in.connect_timeout, "--partner-connect-timeout"},
+                         {in.read_timeout, "--partner-read-timeout"}, {in.backoff_base, "--retry-backoff-base"},
+                         {in.backoff_cap, "--retry-backoff-cap"}, {in.lease_ttl, "--lease-ttl"},
+                         {in.partner_mean, "--partner-latency"}, {in.partner_p99, "--partner-latency"},
+                         {in.db_time, "--db-latency"}})
     require(v.count() >= 0, fmt::format("{}: must not be negative", name));
-  require(in.read_timeout.count() > 0, "--read-timeout: must be set (a call without a read timeout has no worst case)");
+  require(in.read_timeout.count() > 0,
+          "--partner-read-timeout: must be set (a call without a read timeout has no worst case)");
 
   LintReport r;
   const bool known = !in.strategy.empty();
@@ -121,7 +123,35 @@ LintReport lint(const LintInput& in) {
       r.findings.push_back({Level::ok, "pool", fmt::format("{} fits the pool: {}.", who, numbers)});
   } else {
     r.findings.push_back({Level::warn, "pool", "no rate or partner time given: the pool check needs --rate and "
-                                               "--partner-mean."});
+                                               "--partner-latency."});
+  }
+
+  // 3. Exclusion, from the strategy's registry row (strategies/registry.cpp).
+  if (known) {
+    const StrategyInfo& info = strategy_info(in.strategy);
+    const StrategyProps& p = info.props;
+    if (p.exclusion == Exclusion::none)
+      r.findings.push_back({Level::flag, "exclusion",
+                            fmt::format("{} does not exclude two requests for one key ({}): both reach the "
+                                        "partner; lockbench measures it as overlap_person (run it with "
+                                        "--burst 8 --key-dist hot).",
+                                        info.spec, info.teaches)});
+    else if (p.exclusion == Exclusion::one_pod && in.pods > 1)
+      r.findings.push_back({Level::flag, "exclusion",
+                            fmt::format("{} excludes within one pod only, and {} pods share the keys: requests for "
+                                        "one key on two pods run at once.",
+                                        info.spec, in.pods)});
+    else if (!in.scenario.empty() && p.needs_existing_row && !scenario_info(in.scenario).lock_row_exists)
+      r.findings.push_back({Level::flag, "exclusion",
+                            fmt::format("{} locks the record's row, and in {} the record does not exist before the "
+                                        "first request: SELECT ... FOR UPDATE finds no row to lock, so only a unique constraint, "
+                                        "if there is one, stops a second request (after its partner call, unless "
+                                        "the insert comes first).",
+                                        info.spec, in.scenario)});
+    else
+      r.findings.push_back({Level::ok, "exclusion",
+                            fmt::format("{} excludes two requests for one key{}.", info.spec,
+                                        p.exclusion == Exclusion::all_pods ? " across pods" : "")});
   }
   return r;
 }

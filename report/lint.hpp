@@ -33,6 +33,10 @@ struct LintInput {
   Duration partner_mean{};  // one partner call
   Duration partner_p99{};
   Duration db_time{};  // connection time per request outside the partner calls
+  // Where it runs: how many pods share the key space, and the scenario (does
+  // the record exist before the first request?). Empty scenario = not known.
+  int pods = 1;
+  std::string scenario;
 };
 
 struct LintFinding {

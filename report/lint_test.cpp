@@ -103,5 +103,64 @@ TEST(Lint, knows_which_strategies_hold_a_connection_through_the_partner_call) {
   EXPECT_FALSE(strategy_holds_connection("none"));
 }
 
+const LintFinding* finding(const LintReport& r, const std::string& check) {
+  for (const auto& f : r.findings)
+    if (f.check == check) return &f;
+  return nullptr;
+}
+
+TEST(Lint, flags_strategies_that_do_not_exclude_naming_the_evidence) {
+  for (const char* st : {"none", "optimistic", "advisory-session:pooled", "row-lease:article"}) {
+    LintInput in = seed_client();
+    in.strategy = st;
+    in.lease_ttl = 60s;
+    const auto r = lint(in);
+    const auto* f = finding(r, "exclusion");
+    ASSERT_NE(f, nullptr) << st;
+    EXPECT_EQ(f->level, LintFinding::Level::flag) << st;
+    EXPECT_NE(f->message.find("does not exclude"), std::string::npos) << f->message;
+    EXPECT_TRUE(r.flagged());
+  }
+}
+
+TEST(Lint, passes_the_exclusion_of_strategies_that_exclude_across_pods) {
+  for (const char* st : {"held-tx", "advisory-xact:try", "advisory-session:pinned", "row-lease"}) {
+    LintInput in = seed_client();
+    in.strategy = st;
+    in.lease_ttl = 60s;
+    in.pods = 3;
+    const auto* f = finding(lint(in), "exclusion");
+    ASSERT_NE(f, nullptr) << st;
+    EXPECT_EQ(f->level, LintFinding::Level::ok) << st << ": " << f->message;
+  }
+}
+
+TEST(Lint, flags_a_row_lock_on_a_record_that_does_not_exist_yet) {
+  LintInput in = seed_client();
+  in.strategy = "held-tx";
+  in.scenario = "checkout";
+  const auto* f = finding(lint(in), "exclusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::flag);
+  EXPECT_NE(f->message.find("does not exist before the first request"), std::string::npos) << f->message;
+}
+
+TEST(Lint, names_only_flags_that_exist) {
+  LintInput in = seed_client();
+  in.read_timeout = 0s;
+  try {
+    lint(in);
+    FAIL();
+  } catch (const SettingError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--partner-read-timeout:", 0), 0u) << e.what();
+  }
+  in = seed_client();
+  in.rate_per_s = 0;
+  in.strategy = "held-tx";
+  const auto* f = finding(lint(in), "pool");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message.find("--partner-mean"), std::string::npos) << f->message;
+}
+
 }  // namespace
 }  // namespace lockbench::report
