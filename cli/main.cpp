@@ -6,6 +6,7 @@
 // further run starts, and the exit status is 130 / 143. A second signal kills.
 // Nothing lockbench prints carries a password (core/redact.hpp).
 #include <csignal>
+#include <functional>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.hpp"
+#include "cli/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/settings_io.hpp"
 #include "core/redact.hpp"
@@ -187,7 +189,9 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool
   return o;
 }
 
-int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet) {
+using Judge = std::function<int(int status, const std::vector<json>& results)>;
+
+int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet, const Judge& judge) {
   require_servers(base);
   std::vector<Settings> runs;
   for (const auto& spec : strategies_of(base)) {
@@ -204,12 +208,12 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
     print_table(std::cout, results);
     if (!out.empty()) std::cout << "results written to " << out << "\n";
   }
-  return o.status;
+  return judge(o.status, results);
 }
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
-              bool json_out, bool quiet, bool resume, int jobs) {
+              bool json_out, bool quiet, bool resume, int jobs, const Judge& judge) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -252,7 +256,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   const Outcomes o = run_all(runs, out, resume, quiet || json_out, !quiet && !json_out, any_real ? 1 : jobs);
   if (json_out) std::cout << json(o.results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, o.results);
-  return o.status;
+  return judge(o.status, o.results);
 }
 
 }  // namespace
@@ -279,6 +283,12 @@ int main(int argc, char** argv) {
   run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file");
   run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)");
   run->add_flag("--quiet", quiet, "no progress line");
+  std::string fail_on, sweep_fail_on;
+  run->add_option("--fail-on", fail_on,
+                  "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
+                  "(metrics: violations, pool_timeouts, errors, conflicts, rejected, leaked, lease_steals, "
+                  "probe_failures, ok_per_s, p50, p99, p999, max, ok_p50, ok_p99)")
+      ->type_name("THRESHOLDS");
 
   std::vector<std::string> vary;
   FlagValues sweep_values;
@@ -289,6 +299,8 @@ int main(int argc, char** argv) {
   add_setting_flags(sweep, sweep_values, sweep_config);
   sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")->required();
   sweep->add_option("--out", sweep_out, "directory for the result files");
+  sweep->add_option("--fail-on", sweep_fail_on, "CI thresholds, as for run (exit 1 when a run breaks one)")
+      ->type_name("THRESHOLDS");
   sweep->add_flag("--json", sweep_json, "print the results as a JSON array");
   sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
   sweep->add_option("--jobs", sweep_jobs,
@@ -350,10 +362,21 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet);
+    // Thresholds are checked before any run: a bad one is a usage error (exit 2).
+    const std::string& thresholds_text = *sweep ? sweep_fail_on : fail_on;
+    const std::vector<Threshold> thresholds =
+        thresholds_text.empty() ? std::vector<Threshold>{} : parse_fail_on(thresholds_text);
+    const auto judged = [&](int status, const std::vector<json>& results) {
+      if (thresholds.empty()) return status;
+      const auto broken = broken_thresholds(thresholds, results);
+      for (const auto& line : broken) std::cerr << "lockbench: --fail-on: " << line << "\n";
+      return broken.empty() || status != 0 ? status : 1;
+    };
+    if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet, judged);
     if (*sweep)
       return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json,
-                       sweep_quiet, sweep_resume, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs());
+                       sweep_quiet, sweep_resume, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(),
+                       judged);
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;

@@ -228,3 +228,28 @@ TEST(CliSim, AReportOfAnOldResultCarryingAPasswordShowsItRedacted) {
   EXPECT_NE(lockbench::testing::slurp((dir / "out" / "report.md").string()).find("bench:***@127.0.0.1"), std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(CliSim, FailOnExitsOneNamingEachBrokenThresholdAndZeroWhenNoneIsBroken) {
+  const std::string run = kBin + " run --world sim --quiet --rate 20 --duration 60s"
+                                 " --partner-latency lognormal:p50=1.5s,p99=4s --strategy held-tx,row-lease";
+  const auto broken = run_command(run + " --fail-on 'violations>0,pool_timeouts>0,p99>10s'");
+  EXPECT_EQ(broken.status, 1) << broken.err;
+  EXPECT_NE(broken.err.find("held-tx:wait (sim, switch-primary): pool_timeouts = "), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("fails p99>10s"), std::string::npos) << broken.err;
+  EXPECT_EQ(broken.err.find("row-lease (sim"), std::string::npos) << broken.err;  // row-lease breaks none
+  const auto clean = run_command(kBin + " run --world sim --quiet --duration 20s --strategy row-lease"
+                                        " --fail-on 'violations>0,pool_timeouts>0,ok_per_s<1'");
+  EXPECT_EQ(clean.status, 0) << clean.err;
+  const auto race = run_command(kBin + " run --world sim --quiet --burst 8 --key-dist hot --strategy none"
+                                       " --fail-on 'violations>0'");
+  EXPECT_EQ(race.status, 1) << race.err;
+}
+
+TEST(CliSim, ABadFailOnIsAUsageErrorBeforeAnyRun) {
+  for (const char* spec : {"bogus>1", "p99>soon", "violations=0", "violations>", ">3"}) {
+    const auto r = run_command(kBin + " run --world sim --quiet --duration 1s --fail-on '" + spec + "'");
+    EXPECT_EQ(r.status, 2) << spec << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("lockbench: --fail-on:", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << spec;  // no table: nothing ran
+  }
+}
