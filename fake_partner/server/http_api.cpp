@@ -272,6 +272,14 @@ std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, 
   // A model bug must cost one answer, not the server and every call in flight.
   try {
     if (!target->segments.empty() && target->segments[0] == "admin") return handle_admin(request, *target, now);
+    // /metrics, where Prometheus looks by convention: the same text as /admin/metrics?format=prometheus.
+    if (target->segments.size() == 1 && target->segments[0] == "metrics") {
+      if (request.method != "GET") return method_not_allowed(request, "GET");
+      HttpResponse r;
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = partner_.metrics_prometheus();
+      return r;
+    }
     return handle_api(request, *target, now);
   } catch (const std::exception& e) {
     return error(500, "internal_error", e.what(), request.target);

@@ -123,6 +123,10 @@ TEST(HttpApiAdmin, AdminEndpointsAnswerAtOnceAndApiCallsArePlanned) {
   auto prom = api.handle(req("GET", "/admin/metrics?format=prometheus"), t0);
   ASSERT_TRUE(std::holds_alternative<HttpResponse>(prom));
   EXPECT_EQ(std::get<HttpResponse>(prom).content_type.rfind("text/plain", 0), 0u);
+  auto conventional = api.handle(req("GET", "/metrics"), t0);  // where Prometheus scrapes by default
+  ASSERT_TRUE(std::holds_alternative<HttpResponse>(conventional));
+  EXPECT_EQ(std::get<HttpResponse>(conventional).body, std::get<HttpResponse>(prom).body);
+  EXPECT_EQ(std::get<HttpResponse>(api.handle(req("POST", "/metrics"), t0)).status, 405);
   auto bad = api.handle(req("PUT", "/admin/config", R"({"fencing":"maybe"})"), t0);
   EXPECT_EQ(std::get<HttpResponse>(bad).status, 400);
   EXPECT_EQ(std::get<HttpResponse>(api.handle(req("DELETE", "/admin/state"), t0)).status, 405);

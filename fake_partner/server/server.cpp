@@ -160,7 +160,7 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = message.keep_alive();
 
     const Duration arrived = server_.now();
-    if (admin_only_ && request.target.rfind("/admin/", 0) != 0) {
+    if (admin_only_ && request.target.rfind("/admin/", 0) != 0 && request.target != "/metrics") {
       keep_alive_ = false;
       return write_answer(HttpApi::error(503, "server_busy",
                                          "Every connection is in use; this one is kept for /admin/*.", request.target));
