@@ -44,7 +44,9 @@ double at(const json& j, std::initializer_list<const char*> path) {
 
 }  // namespace
 
-int cmd_lint(const Settings& s, const CLI::App& app) {
+int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) {
+  if (format != "text" && format != "json" && format != "sarif")
+    throw SettingError("--format: '" + format + "' is not accepted (accepted: text, json, sarif)");
   report::LintInput in;
   in.connect_timeout = s.partner_connect_timeout;
   in.read_timeout = s.partner_read_timeout;
@@ -52,7 +54,7 @@ int cmd_lint(const Settings& s, const CLI::App& app) {
   in.backoff_base = s.retry_backoff_base;
   in.backoff_cap = s.retry_backoff_cap;
   in.calls_in_critical_section = make_scenario(s.scenario)->partner_calls();
-  in.strategy = app.count("--strategy") && s.strategy != "all" ? s.strategy : "";
+  in.strategy = strategy_known ? s.strategy : "";
   in.lease_ttl = s.lease_ttl;
   in.pool_size = s.maximum_pool_size * s.pods;  // the rate below is the total over pods
   in.rate_per_s = s.offered_per_s();
@@ -62,7 +64,12 @@ int cmd_lint(const Settings& s, const CLI::App& app) {
   in.pods = s.pods;
   in.scenario = s.scenario;
   const auto rep = report::lint(in);
-  std::cout << report::render(rep);
+  if (format == "json")
+    std::cout << report::render_json(rep).dump(2) << "\n";
+  else if (format == "sarif")
+    std::cout << report::render_sarif(rep).dump(2) << "\n";
+  else
+    std::cout << report::render(rep);
   return rep.exit_code();
 }
 

@@ -72,7 +72,9 @@ std::vector<std::string> expand_result_paths(const std::vector<std::string>& pat
 
 void apply_setting_or_strategy(Settings& s, const std::string& name, const std::string& value);
 
-int cmd_lint(const Settings& s, const CLI::App& app);
+// lint: one report of findings; exit 1 when something is flagged. `strategy_known`:
+// the strategy came from a flag, --config or --from. format: text | json | sarif.
+int cmd_lint(const Settings& s, bool strategy_known, const std::string& format);
 int cmd_validate(Settings s, const CLI::App& app, const std::string& out);
 int cmd_calibrate(const Settings& s, const std::string& out);
 

@@ -166,4 +166,42 @@ std::string render(const LintReport& report) {
   return out;
 }
 
+namespace {
+const char* level_name(Level l) { return l == Level::flag ? "flag" : l == Level::warn ? "warn" : "ok"; }
+}  // namespace
+
+nlohmann::json render_json(const LintReport& report) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : report.findings)
+    findings.push_back({{"level", level_name(f.level)}, {"check", f.check}, {"message", f.message}});
+  return {{"verdict", report.flagged() ? "flagged" : "pass"},
+          {"findings", findings},
+          {"numbers",
+           {{"call_window_ms", to_ms(report.call_window)},
+            {"critical_window_ms", to_ms(report.critical_window)},
+            {"hold_mean_ms", to_ms(report.hold_mean)},
+            {"busy_connections", report.busy_connections},
+            {"ceiling_per_s", report.ceiling_per_s},
+            {"holds_connection", report.holds_connection}}}};
+}
+
+nlohmann::json render_sarif(const LintReport& report) {
+  nlohmann::json rules = nlohmann::json::array();
+  nlohmann::json results = nlohmann::json::array();
+  for (const char* check : {"lease", "pool", "exclusion"})
+    rules.push_back({{"id", std::string("lockbench/") + check},
+                     {"shortDescription", {{"text", std::string("lockbench lint: ") + check}}}});
+  for (const auto& f : report.findings) {
+    if (f.level == Level::ok) continue;
+    results.push_back({{"ruleId", "lockbench/" + f.check},
+                       {"level", f.level == Level::flag ? "error" : "warning"},
+                       {"message", {{"text", f.message}}}});
+  }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", nlohmann::json::array({{{"tool", {{"driver", {{"name", "lockbench lint"},
+                                                                  {"rules", rules}}}}},
+                                           {"results", results}}})}};
+}
+
 }  // namespace lockbench::report

@@ -7,9 +7,13 @@
 //  2. Will the pool be exhausted? Little's law: a strategy that holds a
 //     connection through the partner calls keeps rate x hold connections busy
 //     on average; at or above the pool size requests queue and time out.
+//  3. Does the strategy exclude at all, across the pods it runs on, for a
+//     record that may not exist yet? (strategies/registry.cpp says.)
 #pragma once
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/units.hpp"
@@ -77,5 +81,10 @@ LintReport lint(const LintInput& in);
 
 // Human text: one line per finding, prefixed OK / WARN / FLAG, then the verdict.
 std::string render(const LintReport& report);
+// {"verdict": "pass"|"flagged", "findings": [{level, check, message}], "numbers": {...}}
+nlohmann::json render_json(const LintReport& report);
+// SARIF 2.1.0: one result per warning or flag (rule ids lockbench/lease, /pool,
+// /exclusion), for code-scanning interfaces that read static-analysis output.
+nlohmann::json render_sarif(const LintReport& report);
 
 }  // namespace lockbench::report

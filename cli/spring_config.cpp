@@ -1,0 +1,157 @@
+#include "cli/spring_config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cli/settings_io.hpp"
+
+namespace lockbench::cli {
+
+namespace {
+
+enum class Kind { integer, duration, text };
+
+struct Mapping {
+  const char* key;      // relaxed form: lower case, no '-' or '_'
+  const char* setting;  // the lockbench setting it feeds
+  Kind kind;
+};
+
+constexpr Mapping kMappings[] = {
+    {"spring.datasource.hikari.maximumpoolsize", "maximum-pool-size", Kind::integer},
+    {"spring.datasource.hikari.connectiontimeout", "connection-timeout", Kind::duration},
+    {"spring.datasource.hikari.leakdetectionthreshold", "leak-detection-threshold", Kind::duration},
+    {"spring.datasource.hikari.maxlifetime", "max-lifetime", Kind::duration},
+    {"server.tomcat.threads.max", "max-threads", Kind::integer},
+    {"server.tomcat.maxthreads", "max-threads", Kind::integer},
+    {"server.tomcat.acceptcount", "accept-count", Kind::integer},
+    {"spring.cloud.openfeign.client.config.default.connecttimeout", "partner-connect-timeout", Kind::duration},
+    {"spring.cloud.openfeign.client.config.default.readtimeout", "partner-read-timeout", Kind::duration},
+    {"feign.client.config.default.connecttimeout", "partner-connect-timeout", Kind::duration},
+    {"feign.client.config.default.readtimeout", "partner-read-timeout", Kind::duration},
+};
+
+// Spring's relaxed binding: case, '-' and '_' do not matter.
+std::string relaxed(const std::string& key) {
+  std::string out;
+  for (const char c : key)
+    if (c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (node.IsMap()) {
+    for (const auto& kv : node) flatten(kv.second, prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>(), out);
+  } else if (node.IsScalar()) {
+    out.emplace_back(prefix, node.as<std::string>());
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) flatten(node[i], prefix + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw SettingError("--from: cannot read '" + path + "' (a Spring Boot application.properties or .yml)");
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto dot = path.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : relaxed(path.substr(dot + 1));
+  if (ext == "yml" || ext == "yaml") {
+    try {
+      for (const auto& doc : YAML::LoadAllFromFile(path)) flatten(doc, "", out);
+    } catch (const YAML::Exception& e) {
+      throw SettingError("--from: '" + path + "' is not valid YAML: " + e.what());
+    }
+    return out;
+  }
+  if (ext != "properties")
+    throw SettingError("--from: '" + path + "' is neither .properties nor .yml/.yaml (accepted: a Spring Boot "
+                       "application.properties or application.yml)");
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == '!') continue;
+    const auto sep = t.find_first_of("=:");
+    if (sep == std::string::npos) continue;
+    out.emplace_back(trim(t.substr(0, sep)), trim(t.substr(sep + 1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string spring_duration(const std::string& value) {
+  const std::string v = trim(value);
+  if (!v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); })) return v + "ms";
+  if (v.size() > 2 && (v[0] == 'P' || v[0] == 'p') && (v[1] == 'T' || v[1] == 't')) {
+    // ISO-8601 PTnHnMn.nS, as java.time.Duration prints it.
+    double total_s = 0;
+    std::string number;
+    for (std::size_t i = 2; i < v.size(); ++i) {
+      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(v[i])));
+      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+        number += c;
+        continue;
+      }
+      if (number.empty() || (c != 'H' && c != 'M' && c != 'S')) return v;  // left to the duration parser to refuse
+      total_s += std::stod(number) * (c == 'H' ? 3600 : c == 'M' ? 60 : 1);
+      number.clear();
+    }
+    if (!number.empty()) return v;
+    std::ostringstream o;
+    o << total_s * 1000 << "ms";
+    return o.str();
+  }
+  return v;  // 30s, 500ms, 2m: lockbench's own units
+}
+
+SpringConfig apply_spring_config(Settings& s, const std::string& path) {
+  SpringConfig out;
+  for (const auto& [key, raw] : read_pairs(path)) {
+    const std::string k = relaxed(key);
+    std::string setting;
+    Kind kind = Kind::text;
+    for (const auto& m : kMappings)
+      if (k == m.key) {
+        setting = m.setting;
+        kind = m.kind;
+      }
+    if (setting.empty() && k.rfind("resilience4j.retry.instances.", 0) == 0) {
+      const std::string leaf = k.substr(k.rfind('.') + 1);
+      if (leaf == "maxattempts") setting = "partner-max-attempts", kind = Kind::integer;
+      if (leaf == "waitduration") setting = "retry-backoff-base", kind = Kind::duration;
+      if (leaf == "exponentialmaxwaitduration") setting = "retry-backoff-cap", kind = Kind::duration;
+    }
+    if (setting.empty() && k.rfind("lockbench.", 0) == 0) {
+      setting = key.substr(key.find('.') + 1);  // lockbench.lease-ttl -> lease-ttl, as the flag is spelled
+      if (!find_setting(setting))
+        throw SettingError("--from: " + key + ": '" + setting + "' is not a lockbench setting (see lockbench run --help)");
+    }
+    if (setting.empty()) {
+      out.ignored.push_back(key);
+      continue;
+    }
+    const std::string value = kind == Kind::duration ? spring_duration(raw) : raw;
+    try {
+      apply_setting(s, setting, value);
+    } catch (const SettingError& e) {
+      throw SettingError("--from: " + key + " = " + raw + " (for " + e.what() + ")");
+    }
+    out.applied.emplace_back(setting, value);
+  }
+  return out;
+}
+
+}  // namespace lockbench::cli
