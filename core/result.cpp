@@ -223,6 +223,8 @@ nlohmann::json make_result(const RunSummary& run) {
                      {"littles_law_ceiling_per_s",
                       mean_hold_ms > 0 ? nlohmann::json(pool.size / (mean_hold_ms / 1000) * scale) : nlohmann::json(nullptr)}};
   }
+  const nlohmann::json effects = run.recorder->effects.json();  // db_faults, emails, outbox
+  for (auto it = effects.begin(); it != effects.end(); ++it) j[it.key()] = it.value();
   for (auto it = run.extra.begin(); it != run.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }

@@ -18,6 +18,7 @@ LockManager::Row* LockManager::row(Key k) {
   if (it != rows_.end()) return &it->second;
   std::optional<RowState> fresh = make_row_ ? make_row_(k) : std::nullopt;
   if (!fresh) return nullptr;
+  keys_.insert(k);
   return &rows_.emplace(k, Row{std::move(*fresh), std::nullopt}).first->second;
 }
 
@@ -59,7 +60,10 @@ RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
 
 bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
   Row* r = row(k);
-  if (!r) r = &rows_.emplace(k, Row{}).first->second;
+  if (!r) {
+    keys_.insert(k);
+    r = &rows_.emplace(k, Row{}).first->second;
+  }
   if (r->committed || r->pending) return false;
   if (!in_tx) {
     r->committed = s;

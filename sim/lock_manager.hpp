@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,14 @@ class LockManager {
   void for_each_row(F f) const {
     for (const auto& [k, r] : rows_)
       if (r.committed) f(k, *r.committed);
+  }
+
+  // Keys of every row of table t that exists or is being inserted, in key order
+  // (a work queue's scan: claim_due). Rows of other tables are not visited.
+  template <class F>
+  void for_each_key_in(Table t, F f) const {
+    for (auto it = keys_.lower_bound(row_key(t, 0)); it != keys_.end() && table_of(*it) == t; ++it)
+      if (!f(*it)) break;
   }
 
   // ---- locks
@@ -165,6 +174,7 @@ class LockManager {
   EventLoop& loop_;
   std::function<std::optional<RowState>(Key)> make_row_;
   std::unordered_map<Key, Row> rows_;
+  std::set<Key> keys_;  // every key in rows_, ordered (for_each_key_in)
   std::unordered_map<std::uint64_t, Lock> locks_;
   std::unordered_map<std::uint64_t, Waiter*> by_ticket_;  // waiters with a pending timeout
   std::vector<BackendState> backends_;

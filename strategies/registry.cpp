@@ -26,6 +26,9 @@ constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, 
 constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false};
 constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
 constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
+constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
+// A poller that dies leaves its claimed row, which is due again after the claim lease.
+constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
 
 }  // namespace
 
@@ -73,6 +76,12 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"split-tx", "split-tx", true, true, kSplitTx,
        "the article's fix: short transactions around an idempotent call, no connection held",
        [] { return make<SplitTx>(); }},
+      {"after-commit", "after-commit", true, true, kAfterCommit,
+       "the confirmation email after COMMIT: never for a rolled-back order, lost when the pod dies first",
+       [] { return make<AfterCommit>(); }},
+      {"outbox", "outbox", true, true, kOutbox,
+       "order + outbox row in one short transaction; pollers deliver at least once, the key charges once",
+       [] { return make<Outbox>(); }},
   };
   return rows;
 }
