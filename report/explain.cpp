@@ -147,6 +147,40 @@ const std::vector<Strategy>& strategies() {
        "A slow payment-style call whose provider honours idempotency keys: the pool is held for milliseconds, "
        "not for the call.",
        "When the external operation has several steps that must not interleave (switch-primary): use a lock."},
+      {"after-commit",
+       "@TransactionalEventListener(AFTER_COMMIT): the confirmation email after the order committed",
+       "The payment runs as split-tx. The transaction that marks the order PAID publishes an OrderPaid event; "
+       "Spring holds it until the COMMIT returned and then calls the listener, which sends the confirmation "
+       "email with no connection and no transaction. A rolled-back order (a failed COMMIT, a lost connection) "
+       "never gets an email: the listener only runs after a successful commit.",
+       "The event lives only in the pod's memory. A pod that dies between the COMMIT and the listener's send "
+       "(a crash, a kill -9, a deploy) loses the email of an order that is PAID, and nothing retries it: the "
+       "result counts emails.lost (orders whose PAID commit returned without an email). The payment itself "
+       "keeps split-tx's weakness: a crash between the charge and the PAID commit leaves an orphan_charge.",
+       "For a side effect you can afford to lose now and then (a notification, an audit event, a cache "
+       "eviction): it costs nothing on the request's path and never fires for a rolled-back change.",
+       "For anything that must happen: the money, a ledger entry, a message another system relies on. Use the "
+       "outbox."},
+      {"outbox",
+       "the transactional outbox: order and outbox row in one transaction, pollers deliver at least once",
+       "The request INSERTs the order PAYMENT_PENDING and an outbox row in one short transaction and answers at "
+       "once: no partner call on the request's path. Background pollers (--outbox-pollers per pod) claim due "
+       "rows with SELECT ... FOR UPDATE SKIP LOCKED (pollers on every pod skip each other's rows instead of "
+       "waiting), move the row's due time past a claim lease and commit, call the partner with the "
+       "Idempotency-Key checkout-order-<id> and no connection held, then mark the order PAID and the row SENT "
+       "in one transaction. An unknown outcome (timeout, 5xx, outage) reschedules the row with exponential "
+       "backoff; a poller that dies leaves its row claimed until the lease ends, then another one redelivers "
+       "it. At least once, and the key makes it charge once.",
+       "The customer's answer no longer says \"paid\": it says \"accepted\", and the charge follows after the "
+       "delivery lag (outbox.lag_ms: p50, p99, max), which grows with the partner's latency, its outages and "
+       "too few pollers (each poller delivers one row per partner call: pollers x pods must exceed rate x call "
+       "time). Rows left when --outbox-drain-limit ends the run are outbox.undelivered. Without the "
+       "idempotency key a redelivery after a lost mark would charge twice.",
+       "A critical integration that must happen exactly once in effect and may happen later: payments, "
+       "ERP/CRM sync, events to Kafka. The pool is held for milliseconds and the request path never waits for "
+       "the partner.",
+       "When the user must see the partner's answer before the request returns, or the partner takes no "
+       "idempotency key (then deduplicate at the receiver)."},
   };
   return all;
 }

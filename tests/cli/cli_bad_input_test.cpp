@@ -85,3 +85,10 @@ TEST_F(BadInput, AReportOfAResultMissingAFieldIsRefused) {
   EXPECT_NE(r.err.find("missing field"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "rep" / "report.md"));
 }
+
+TEST_F(BadInput, DatabaseFaultsOutsideTheirSyntaxAreRefusedWithTheAcceptedForm) {
+  for (const char* bad : {"commit_fail", "commit_fail:p=2", "conn_lost:p=x", "disk_full:p=0.1",
+                          "commit_fail:p=0.1,commit_fail:p=0.2"})
+    expect_refused(std::string("--world sim --scenario checkout --strategy held-tx --db-faults ") + bad, "--db-faults");
+  expect_refused("--world sim --scenario checkout --strategy outbox --outbox-pollers 65", "--outbox-pollers");
+}
