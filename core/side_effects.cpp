@@ -22,27 +22,31 @@ void SideEffects::email_sent(std::int64_t order) {
   emailed_.insert(order);
 }
 
-void SideEffects::outbox_enqueued() {
+void SideEffects::queue_enqueued(const std::string& queue) {
   std::lock_guard lock(mu_);
-  outbox_used_ = true;
-  ++enqueued_;
+  ++queues_[queue].enqueued;
 }
 
-void SideEffects::outbox_attempt() {
+void SideEffects::queue_attempt(const std::string& queue) {
   std::lock_guard lock(mu_);
-  ++attempts_;
+  ++queues_[queue].attempts;
 }
 
-void SideEffects::outbox_claim_failed() {
+void SideEffects::queue_claim_failed(const std::string& queue) {
   std::lock_guard lock(mu_);
-  ++claim_failures_;
+  ++queues_[queue].claim_failures;
 }
 
-void SideEffects::outbox_done(bool refused, double lag_ms) {
+void SideEffects::queue_done(const std::string& queue, bool refused, double lag_ms) {
   std::lock_guard lock(mu_);
-  outbox_used_ = true;
-  ++(refused ? refused_ : delivered_);
-  if (!refused) lag_ms_.push_back(lag_ms);
+  Queue& q = queues_[queue];
+  ++(refused ? q.refused : q.delivered);
+  if (!refused) q.lag_ms.push_back(lag_ms);
+}
+
+void SideEffects::queue_settled_inline(const std::string& queue) {
+  std::lock_guard lock(mu_);
+  ++queues_[queue].settled_inline;
 }
 
 nlohmann::json SideEffects::json() const {
@@ -52,19 +56,22 @@ nlohmann::json SideEffects::json() const {
   if (!paid_.empty() || emails_sent_ > 0) {
     std::int64_t lost = 0;
     for (auto k : paid_) lost += emailed_.count(k) ? 0 : 1;
-    j["emails"] = {{"sent", emails_sent_}, {"lost", lost}, {"paid_orders", static_cast<std::int64_t>(paid_.size())}};
+    // Orders the reconciler completed in the background never published their event.
+    if (auto it = queues_.find("reconcile"); it != queues_.end()) lost += it->second.delivered;
+    j["emails"] = {{"sent", emails_sent_}, {"lost", lost}, {"paid_orders", static_cast<std::int64_t>(paid_.size()) + (queues_.count("reconcile") ? queues_.at("reconcile").delivered : 0)}};
   }
-  if (outbox_used_) {
+  for (const auto& [name, q] : queues_) {
     Samples lag;
-    for (double v : lag_ms_) lag.add(v);
-    j["outbox"] = {{"enqueued", enqueued_},
-                   {"delivered", delivered_},
-                   {"refused", refused_},
-                   {"undelivered", enqueued_ - delivered_ - refused_},
-                   {"attempts", attempts_},
-                   {"claim_failures", claim_failures_},
-                   {"lag_ms", {{"p50", lag.quantile(0.5)}, {"p99", lag.quantile(0.99)}, {"max", lag.max()}}},
-                   {"lag_histogram_ms", histogram_json(lag)}};
+    for (double v : q.lag_ms) lag.add(v);
+    j[name] = {{"enqueued", q.enqueued},
+               {"delivered", q.delivered},
+               {"refused", q.refused},
+               {"settled_inline", q.settled_inline},
+               {"undelivered", q.enqueued - q.delivered - q.refused - q.settled_inline},
+               {"attempts", q.attempts},
+               {"claim_failures", q.claim_failures},
+               {"lag_ms", {{"p50", lag.quantile(0.5)}, {"p99", lag.quantile(0.99)}, {"max", lag.max()}}},
+               {"lag_histogram_ms", histogram_json(lag)}};
   }
   return j;
 }

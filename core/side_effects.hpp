@@ -3,15 +3,19 @@
 // RequestCtx::recorder().effects; the result carries its json() at the top level:
 //   db_faults{commit_fail, conn_lost}            injected faults (named fault sites, seeded)
 //   emails{sent, lost, paid_orders}              after-commit's listener (present when used)
-//   outbox{enqueued, delivered, refused, undelivered, attempts, claim_failures,
-//          lag_ms{p50, p99, max}, lag_histogram_ms}      the outbox's pollers (present when used)
+//   outbox{enqueued, delivered, refused, settled_inline, undelivered, attempts,
+//          claim_failures, lag_ms{p50, p99, max}, lag_histogram_ms}
+//                                                the outbox's pollers (present when used)
+//   reconcile{...the same}                       split-tx's reconciler (present when used)
 // Thread-safe: real-world workers and pollers write concurrently. Recorder owns
 // one (core/metrics.hpp includes this header, so it includes no metrics).
 #pragma once
 
 #include <cstdint>
 #include <mutex>
+#include <map>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,14 +34,17 @@ class SideEffects {
   void paid_committed(std::int64_t order);
   // after-commit: the listener's email went out.
   void email_sent(std::int64_t order);
-  // outbox: a row was committed beside its order.
-  void outbox_enqueued();
-  // outbox: one delivery attempt (a claim that reached the partner).
-  void outbox_attempt();
-  // outbox: a claim or a mark failed on the database (the row stays due).
-  void outbox_claim_failed();
-  // outbox: the row is done: delivered (lag = done - enqueued) or refused by the partner.
-  void outbox_done(bool refused, double lag_ms);
+  // A delivery queue (the outbox, split-tx's reconciliation), by its name in
+  // the result: a row was committed beside its order.
+  void queue_enqueued(const std::string& queue);
+  // One delivery attempt by a poller (a claim that reached the partner).
+  void queue_attempt(const std::string& queue);
+  // A claim or a mark failed on the database (the row stays due).
+  void queue_claim_failed(const std::string& queue);
+  // A poller finished the row: delivered (lag = done - enqueued) or refused by the partner.
+  void queue_done(const std::string& queue, bool refused, double lag_ms);
+  // The request itself finished the row's work (split-tx's second transaction).
+  void queue_settled_inline(const std::string& queue);
   nlohmann::json json() const;
 
  private:
@@ -46,9 +53,11 @@ class SideEffects {
   std::int64_t commit_fail_ = 0, conn_lost_ = 0;
   std::set<std::int64_t> paid_, emailed_;
   std::int64_t emails_sent_ = 0;
-  bool outbox_used_ = false;
-  std::int64_t enqueued_ = 0, delivered_ = 0, refused_ = 0, attempts_ = 0, claim_failures_ = 0;
-  std::vector<double> lag_ms_;
+  struct Queue {
+    std::int64_t enqueued = 0, delivered = 0, refused = 0, settled_inline = 0, attempts = 0, claim_failures = 0;
+    std::vector<double> lag_ms;
+  };
+  std::map<std::string, Queue> queues_;
 };
 
 }  // namespace lockbench

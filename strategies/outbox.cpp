@@ -14,108 +14,19 @@
 //             BEGIN; UPDATE orders SET PAID, charge_id; UPDATE outbox SET 'SENT',
 //             due = -1; COMMIT   (refused: FAILED; unknown: due = now + backoff)
 //
-// The outbox table is the strategy's own (table kOutboxTable beside the
-// scenario's tables): key = the order's key, text = status, ref = the time it
-// was written (ms since the run's start), num = when it is due (ms; negative =
-// done), version = +1 per claim and per result (so version / 2 = attempts).
-// Pollers stop when requests are over and no row is left (claimed rows
-// included), or --outbox-drain-limit after --duration; what is left is
-// outbox.undelivered. Lag = delivered - written, in outbox.lag_ms.
+// The outbox table and its pollers are strategies/delivery_queue.*. Lag =
+// delivered - written, in the result's outbox.lag_ms; rows left when
+// --outbox-drain-limit ends the run are outbox.undelivered.
 #include "strategies/strategies.hpp"
 
-#include <algorithm>
-#include <optional>
-
-#include "core/partner_client.hpp"
+#include "strategies/delivery_queue.hpp"
 
 namespace lockbench {
 
 namespace {
 
-constexpr Table kOutboxTable = 64;  // beyond any scenario's tables
-constexpr const char* kPending = "PENDING";
-constexpr const char* kSent = "SENT";
-constexpr const char* kFailed = "FAILED";
 constexpr int kTxAttempts = 5;
-
-std::int64_t now_ms(World& w) { return static_cast<std::int64_t>(to_ms(w.now())); }
-
-// What one poll did.
-struct Poll {
-  bool delivered_one = false;  // a row was worked on: poll again at once
-  std::int64_t undone = -1;    // rows not done, as the claim saw them (-1: unknown)
-};
-
-// A claimed row is due again after this: longer than any one delivery can take,
-// so a live poller's row is never taken over; a dead poller's row is redone.
-Duration claim_lease(const Settings& s) { return 2 * worst_case_call(s) + std::chrono::seconds(1); }
-
-// Exponential backoff with full jitter, as the partner client's (partner-api.md G).
-Duration backoff(RequestCtx& cx, std::int64_t attempts) {
-  const Settings& s = cx.settings();
-  const double ceiling_ms = std::min(to_ms(s.retry_backoff_cap),
-                                     to_ms(s.retry_backoff_base) * static_cast<double>(1LL << std::min<std::int64_t>(attempts, 30)));
-  return from_ms(cx.rng().uniform(0, ceiling_ms));
-}
-
-Task<Poll> poll_once(RequestCtx& cx, Scenario& sc) {
-  World& w = cx.world();
-  Poll out;
-  Claimed item;
-  Plan plan;
-  std::optional<RequestCtx> order_cx;  // the delivery runs as the order's request: key = the order
-  {
-    ConnHandle c = co_await w.acquire(cx);
-    if (!c) co_return out;
-    co_await c->begin();
-    const Claim claim = co_await c->claim_due(kOutboxTable, now_ms(w), 1);
-    out.undone = claim.undone;
-    if (claim.rows.empty()) {
-      co_await c->rollback();
-      co_return out;
-    }
-    item = claim.rows.front();
-    Request r = cx.request();
-    r.key = item.key;
-    r.intended = w.now();
-    order_cx.emplace(w, cx.recorder(), cx.settings(), r);
-    plan = co_await sc.read(*order_cx, *c);
-    Row claimed = item.row;
-    claimed.num = now_ms(w) + static_cast<std::int64_t>(to_ms(claim_lease(cx.settings())));
-    co_await c->update(kOutboxTable, item.key, claimed, Guard::any());
-    co_await c->commit();
-  }  // no connection held during the delivery
-  out.delivered_one = true;
-  Effect effect = Effect::done;
-  if (!plan.noop) {  // PAID already (a delivery whose mark was lost, then redone): nothing to send
-    cx.recorder().effects.outbox_attempt();
-    CallOptions opt;
-    opt.idempotency_key = true;
-    effect = co_await sc.external(*order_cx, plan, opt);
-  }
-  ConnHandle c = co_await w.acquire(cx);
-  if (!c) co_return out;  // the row stays claimed; due again after the lease
-  co_await c->begin();
-  Row row = item.row;
-  if (effect == Effect::done) {
-    if (!plan.noop) co_await sc.store(*order_cx, *c, plan, Guard::any());
-    row.text = kSent;
-    row.num = -1;
-  } else if (effect == Effect::refused) {
-    co_await sc.compensate(*order_cx, *c, plan);
-    row.text = kFailed;
-    row.num = -1;
-  } else {  // unknown (timeouts, 5xx, an outage): at least once, so try again later
-    row.num = now_ms(w) + static_cast<std::int64_t>(to_ms(backoff(cx, item.row.version / 2)));
-  }
-  co_await c->update(kOutboxTable, item.key, row, Guard::any());
-  co_await c->commit();
-  if (effect != Effect::unknown) {
-    const double written_ms = static_cast<double>(std::strtoll(item.row.ref.c_str(), nullptr, 10));
-    cx.recorder().effects.outbox_done(effect == Effect::refused, to_ms(w.now()) - written_ms);
-  }
-  co_return out;
-}
+const std::string kQueue = "outbox";
 
 // The request's one transaction: the order and its outbox row.
 Task<Outcome> write_order_and_outbox_row(RequestCtx& cx, Scenario& sc) {
@@ -127,11 +38,10 @@ Task<Outcome> write_order_and_outbox_row(RequestCtx& cx, Scenario& sc) {
     co_await c->commit();
     co_return Outcome::ok;
   }
-  const std::int64_t t = now_ms(cx.world());
-  const Row pending{true, kPending, std::to_string(t), t, 0};
-  const bool written = co_await c->insert(kOutboxTable, plan.key, pending);  // a duplicate finds the first one's row
+  const Row row = pending_delivery(cx.world(), Duration::zero());  // due now
+  const bool written = co_await c->insert(kDeliveryTable, plan.key, row);  // a duplicate finds the first one's row
   co_await c->commit();  // a failed commit throws: neither the order nor its outbox row exists
-  if (written) cx.recorder().effects.outbox_enqueued();
+  if (written) cx.recorder().effects.queue_enqueued(kQueue);
   co_return Outcome::ok;  // accepted: the charge follows in the background
 }
 
@@ -153,23 +63,6 @@ Task<Outcome> Outbox::run(RequestCtx& cx, Scenario& sc) {
   }
 }
 
-Task<void> Outbox::background(RequestCtx& cx, Scenario& sc) {
-  World& w = cx.world();
-  const Settings& s = cx.settings();
-  const Duration stop_at = s.duration + s.outbox_drain_limit;
-  while (w.now() < stop_at) {
-    Poll p;
-    bool failed = false;
-    try {
-      p = co_await poll_once(cx, sc);
-    } catch (const DbError&) {
-      failed = true;  // a lost connection or a failed commit: the row stays due (or claimed until its lease ends)
-    }
-    if (failed) cx.recorder().effects.outbox_claim_failed();
-    if (p.delivered_one && !failed) continue;
-    if (p.undone == 0 && w.requests_over()) co_return;  // drained
-    co_await w.sleep(cx, s.outbox_poll_interval);
-  }
-}
+Task<void> Outbox::background(RequestCtx& cx, Scenario& sc) { return deliver_due_rows(cx, sc, kQueue); }
 
 }  // namespace lockbench
