@@ -136,14 +136,18 @@ const std::vector<Strategy>& strategies() {
        "Spring's TransactionTemplate instead of @Transactional around the whole method. Transaction 1: INSERT "
        "the order as PAYMENT_PENDING and COMMIT (a few milliseconds). Then the charge, with no connection held, "
        "under the Idempotency-Key checkout-order-<id>. Transaction 2: UPDATE the order to PAID with the charge "
-       "id, or to FAILED when the partner refused the charge for certain. When the outcome is unknown (a "
-       "timeout) the order stays PAYMENT_PENDING: a retry with the same key replays the first charge instead of "
-       "making a second one.",
+       "id, or to FAILED when the partner refused the charge for certain. Both transactions are idempotent, so a "
+       "lost connection or a failed COMMIT is retried on a fresh connection. When the outcome is unknown (every "
+       "attempt timed out) or the pod dies between the charge and transaction 2, the order stays "
+       "PAYMENT_PENDING: transaction 1 also wrote a reconciliation row, transaction 2 settles it, and background "
+       "reconcilers (--outbox-pollers per pod) re-drive the rows still due with the same key, so the partner "
+       "replays the first charge instead of making a second one and the order ends PAID.",
        "It does not exclude: two submissions of one order both call the partner, and only the idempotency key "
        "makes the second one a replay (409 idempotency_key_in_use while the first is in flight, retried). "
-       "Without retries an unknown outcome leaves the order pending while the money may be taken (an "
-       "orphan_charge until someone reconciles it). It applies only where the partner takes an idempotency key "
-       "(payments), not to the identity API's two-call promotion.",
+       "split-tx:no-reconcile is the article's code as written: an unknown outcome or a crash after the charge "
+       "leaves the order pending while the money is taken (orphan_charge), until someone reconciles it by hand. "
+       "It applies only where the partner takes an idempotency key (payments), not to the identity API's "
+       "two-call promotion.",
        "A slow payment-style call whose provider honours idempotency keys: the pool is held for milliseconds, "
        "not for the call.",
        "When the external operation has several steps that must not interleave (switch-primary): use a lock."},

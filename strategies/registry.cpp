@@ -74,17 +74,16 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"optimistic", "optimistic", true, true, kOptimistic, "detects the conflict only after the side effect",
        [] { return make<Optimistic>(); }},
       {"split-tx", "split-tx", true, true, kSplitTx,
-       "the article's fix: short transactions around an idempotent call, no connection held; a reconciler "
-       "completes orders left pending",
+       "short transactions around an idempotent call; a reconciler completes what stays pending",
        [] { return make<SplitTx>(true); }},
       {"split-tx:no-reconcile", "split-tx", false, false, kSplitTx,
-       "the article's code as written: an unknown outcome leaves the order pending with its charge",
+       "the article's code: an unknown outcome leaves the order pending, charged",
        [] { return make<SplitTx>(false); }},
       {"after-commit", "after-commit", true, true, kAfterCommit,
-       "the confirmation email after COMMIT: never for a rolled-back order, lost when the pod dies first",
+       "the email after COMMIT: never for a rollback, lost when the pod dies first",
        [] { return make<AfterCommit>(); }},
       {"outbox", "outbox", true, true, kOutbox,
-       "order + outbox row in one short transaction; pollers deliver at least once, the key charges once",
+       "order + outbox row in one transaction; pollers deliver at least once, charge once",
        [] { return make<Outbox>(); }},
   };
   return rows;
