@@ -76,6 +76,12 @@ class LockManager {
       if (r.committed) f(k, *r.committed);
   }
 
+  // Makes the seeded rows 1..n of table t exist (rows are otherwise made when
+  // first touched), so that a scan sees them; once per table.
+  void materialize(Table t, Key n) {
+    if (!materialized_.insert(t).second) return;
+    for (Key k = 1; k <= n; ++k) row(row_key(t, k));
+  }
   // Keys of every row of table t that exists or is being inserted, in key order
   // (a work queue's scan: claim_due). Rows of other tables are not visited.
   template <class F>
@@ -175,6 +181,7 @@ class LockManager {
   std::function<std::optional<RowState>(Key)> make_row_;
   std::unordered_map<Key, Row> rows_;
   std::set<Key> keys_;  // every key in rows_, ordered (for_each_key_in)
+  std::set<Table> materialized_;
   std::unordered_map<std::uint64_t, Lock> locks_;
   std::unordered_map<std::uint64_t, Waiter*> by_ticket_;  // waiters with a pending timeout
   std::vector<BackendState> backends_;

@@ -324,6 +324,9 @@ Task<Claim> SimConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
   maybe_lose_connection("SELECT ... FOR UPDATE SKIP LOCKED");
   Claim out;
   LockManager& db = w_.db();
+  const auto& tables = w_.scenario().tables();
+  if (t >= 0 && static_cast<std::size_t>(t) < tables.size() && tables[static_cast<std::size_t>(t)].seed)
+    db.materialize(t, w_.settings().keys);
   std::vector<Key> due;
   db.for_each_key_in(t, [&](Key rk) {
     const RowState* row = db.visible(rk, backend_);

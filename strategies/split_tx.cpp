@@ -44,8 +44,10 @@ Task<Plan> intent(RequestCtx& cx, Scenario& sc, bool reconcile, bool& got_connec
   co_await c->begin();
   Plan plan = co_await sc.read(cx, *c);
   bool queued = false;
-  if (reconcile && !plan.noop)  // due only if nobody settles it first
-    queued = co_await c->insert(kDeliveryTable, plan.key, pending_delivery(cx.world(), claim_lease(cx.settings())));
+  if (reconcile && !plan.noop) {  // due only if nobody settles it first
+    const Row row = pending_delivery(cx.world(), claim_lease(cx.settings()));
+    queued = co_await c->insert(kDeliveryTable, plan.key, row);
+  }
   co_await c->commit();  // the intent is durable before the partner hears of it
   if (queued) cx.recorder().effects.queue_enqueued(kQueue);
   co_return plan;
