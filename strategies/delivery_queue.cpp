@@ -69,18 +69,23 @@ Task<Poll> poll_once(RequestCtx& cx, Scenario& sc, const std::string& queue) {
   if (!c) co_return out;  // the row stays claimed; due again after the lease
   co_await c->begin();
   Row row = item.row;
-  if (effect == Effect::done) {
-    if (!plan.noop) co_await sc.store(*order_cx, *c, plan, Guard::any());
-    row.text = kSent;
-    row.num = -1;
-  } else if (effect == Effect::refused) {
-    co_await sc.compensate(*order_cx, *c, plan);
-    row.text = kFailed;
-    row.num = -1;
-  } else {  // unknown (timeouts, 5xx, an outage): at least once, so try again later
+  if (effect == Effect::unknown) {  // timeouts, 5xx, an outage: at least once, so try again later
     row.num = now_ms(w) + static_cast<std::int64_t>(to_ms(backoff(cx, item.row.version / 2)));
+  } else {
+    row.text = effect == Effect::done ? kSent : kFailed;
+    row.num = -1;
   }
-  co_await c->update(kDeliveryTable, item.key, row, Guard::any());
+  // The order first, then the queue row: the order split-tx's own second
+  // transaction locks them in, so the two never deadlock.
+  if (effect == Effect::done && !plan.noop) co_await sc.store(*order_cx, *c, plan, Guard::any());
+  if (effect == Effect::refused) co_await sc.compensate(*order_cx, *c, plan);
+  // Still the row we claimed? The request itself (split-tx) may have settled it
+  // meanwhile: then it is done (and its order recorded), nothing is counted twice.
+  const Guard ours = Guard::if_version(item.row.version + 1);
+  if (!co_await c->update(kDeliveryTable, item.key, row, ours)) {
+    co_await c->rollback();
+    co_return out;
+  }
   co_await c->commit();
   if (effect != Effect::unknown) {
     const double written_ms = static_cast<double>(std::strtoll(item.row.ref.c_str(), nullptr, 10));
