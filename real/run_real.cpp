@@ -330,7 +330,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   }
 
   // --- the strategy's background work (the outbox's pollers): threads per pod ---
-  std::vector<std::thread> background;
+  std::vector<std::jthread> background;  // joined below, or on the way out of an exception
   for (std::size_t p = 0; p < worlds.size(); ++p)
     for (int i = 0; i < strategy->background_workers(s); ++i)
       background.emplace_back([&, p, i] { run_background(*worlds[p], recorder, s, *strategy, *scenario, static_cast<int>(p), i); });
