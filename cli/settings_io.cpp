@@ -148,7 +148,7 @@ std::vector<SettingDef> make_defs() {
        [](S& s, const std::string& v) { s.db_latency = Distribution::parse(v, "--db-latency"); }},
       {"db-faults", "database faults, both worlds: commit_fail:p=P,conn_lost:p=P | none",
        [](S& s, const std::string& v) { s.db_faults = parse_db_faults(v); }},
-      {"outbox-pollers", "outbox: background pollers per pod", integer("outbox-pollers", &S::outbox_pollers, 0, 64)},
+      {"outbox-pollers", "outbox: delivering pollers per pod (split-tx, after-commit: reconcilers)", integer("outbox-pollers", &S::outbox_pollers, 0, 64)},
       {"outbox-poll-interval", "outbox: an idle poller looks again after this", dur("outbox-poll-interval", &S::outbox_poll_interval)},
       {"outbox-drain-limit", "outbox: pollers may deliver this long after --duration; the rest is undelivered",
        dur("outbox-drain-limit", &S::outbox_drain_limit)},
