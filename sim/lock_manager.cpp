@@ -34,6 +34,7 @@ const RowState* LockManager::visible(Key k, Backend b) {
 }
 
 void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
+  written(k);
   Row* r = row(k);
   if (!r || !r->committed) return;
   if (!in_tx) {
@@ -45,6 +46,7 @@ void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
 }
 
 RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
+  written(k);
   Row* r = row(k);
   if (!r) return nullptr;
   if (r->pending) {  // our own uncommitted insert or write (we hold the row lock)
@@ -59,6 +61,7 @@ RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
 }
 
 bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
+  written(k);
   Row* r = row(k);
   if (!r) {
     keys_.insert(k);

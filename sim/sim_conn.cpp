@@ -328,7 +328,16 @@ Task<Claim> SimConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
   if (t >= 0 && static_cast<std::size_t>(t) < tables.size() && tables[static_cast<std::size_t>(t)].seed)
     db.materialize(t, w_.settings().keys);
   std::vector<Key> due;
-  db.for_each_key_in(t, [&](Key rk) {
+  // Rows below the scan floor are done for everyone; the floor moves up past
+  // the done rows this scan finds at its start (a performance cut, not a semantic one).
+  Key floor = db.scan_floor(t);
+  bool in_done_prefix = true;
+  db.for_each_key_in(t, floor, [&](Key rk) {
+    if (in_done_prefix && db.settled(rk)) {
+      floor = key_of_row(rk) + 1;
+      return true;
+    }
+    in_done_prefix = false;
     const RowState* row = db.visible(rk, backend_);
     if (!row || row->num < 0) return true;
     ++out.undone;
@@ -336,6 +345,7 @@ Task<Claim> SimConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
       due.push_back(rk);  // SKIP LOCKED: a row another transaction holds is passed over, not waited for
     return true;
   });
+  db.set_scan_floor(t, floor);
   for (Key rk : due) {
     db.try_lock(Space::row, rk, backend_, Scope::xact);
     if (!in_tx_) db.release_row(rk, backend_);  // autocommitted: the lock ends with the statement
