@@ -228,9 +228,15 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
     if (tx_ && cx_ && !rolling_back_ && fault_due(cx_->settings().db_faults.conn_lost)) {
       cx_->recorder().effects.db_fault(DbFault::conn_lost);
       cx_->trace("db.conn_lost", now(), now(), id_, "fault conn_lost: pg_terminate_backend(pg_backend_pid())");
-      tx_->exec_prepared("terminate_self");  // throws: the server ends this session
+      std::string reason = "the backend did not end";
+      try {
+        tx_->exec_prepared("terminate_self");  // throws: the server ends this session
+      } catch (const std::exception& e) {
+        reason = e.what();
+      }
       broken_ = true;
-      throw DbError("database connection lost (fault conn_lost): the backend did not end");
+      while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+      throw DbError("database connection lost (fault conn_lost: pg_terminate_backend ended this session): " + reason);
     }
     return f();
   } catch (const pqxx::broken_connection& e) {
