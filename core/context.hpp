@@ -33,6 +33,9 @@ class RequestCtx {
 
   TimeSplit& split() { return split_; }
   LockCounters& locks() { return recorder_.locks; }
+  // The run's recorder: side effects (recorder().effects), and for contexts of
+  // a strategy's background work derived from this one.
+  Recorder& recorder() { return recorder_; }
 
   void trace(std::string step, Duration start, Duration end, int conn = -1, std::string detail = {}) {
     recorder_.trace({request_.id, std::move(step), start, end, conn, std::move(detail)});

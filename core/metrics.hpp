@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/side_effects.hpp"
 #include "core/units.hpp"
 
 namespace lockbench {
@@ -133,6 +134,7 @@ class Recorder {
   void pool_sample(const PoolSample& s);
 
   LockCounters locks;
+  SideEffects effects;  // emails, outbox deliveries, injected database faults
 
   // Read side, after the run (not thread-safe against writers).
   std::int64_t count(Outcome o) const { return counts_[static_cast<int>(o)]; }

@@ -248,6 +248,14 @@ nlohmann::json make_result(const RunSummary& run) {
                      {"littles_law_ceiling_per_s",
                       mean_hold_ms > 0 ? nlohmann::json(pool.size / (mean_hold_ms / 1000) * scale) : nlohmann::json(nullptr)}};
   }
+  const nlohmann::json effects = run.recorder->effects.json();  // db_faults, emails, outbox, reconcile
+  for (auto it = effects.begin(); it != effects.end(); ++it) {
+    j[it.key()] = it.value();
+    // A delivery queue's lag in configured units too (a time-scaled run measures it scaled).
+    if (scale != 1.0 && it.value().contains("lag_ms"))
+      for (const char* q : {"p50", "p99", "max"})
+        j["unscaled"][it.key() + "_lag_ms"][q] = it.value()["lag_ms"][q].get<double>() / scale;
+  }
   for (auto it = run.extra.begin(); it != run.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }

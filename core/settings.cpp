@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "core/redact.hpp"
+#include <cstdlib>
+#include <string>
 
 namespace lockbench {
 
@@ -63,6 +65,9 @@ Settings Settings::scaled() const {
   if (pause_at) s.pause_at = d(*pause_at);
   s.pause_for = d(pause_for);
   s.clock_skew = d(clock_skew);
+  s.outbox_poll_interval = d(outbox_poll_interval);
+  s.outbox_drain_limit = d(outbox_drain_limit);
+  s.email_latency = d(email_latency);
   s.rate_per_s = rate_per_s / f;
   s.time_scale = 1;
   return s;
@@ -110,6 +115,11 @@ nlohmann::json Settings::to_json() const {
       {"partner-overhead", fd(partner_overhead)},
       {"pool-handoff", fd(pool_handoff)},
       {"worker-handoff", fd(worker_handoff)},
+      {"db-faults", db_faults_text(db_faults)},
+      {"outbox-pollers", outbox_pollers},
+      {"outbox-poll-interval", fd(outbox_poll_interval)},
+      {"outbox-drain-limit", fd(outbox_drain_limit)},
+      {"email-latency", fd(email_latency)},
       {"time-scale", time_scale},
       {"trace-requests", trace_requests},
   };
@@ -154,6 +164,10 @@ void Settings::validate() const {
   need(lease_ttl > 0s, "--lease-ttl: must be above 0 (e.g. 30s)");
   need(lock_timeout >= 0s, "--lock-timeout: must be 0 (no bound) or a duration");
   need(time_scale > 0 && time_scale <= 1000, "--time-scale: must be above 0 and at most 1000 (e.g. 0.01)");
+  need(outbox_pollers >= 0 && outbox_pollers <= 64, "--outbox-pollers: must be a whole number from 0 to 64");
+  need(outbox_poll_interval > 0s, "--outbox-poll-interval: must be above 0 (e.g. 100ms)");
+  need(outbox_drain_limit >= 0s, "--outbox-drain-limit: must be 0 or a duration (e.g. 2m)");
+  need(email_latency >= 0s, "--email-latency: must be 0 or a duration");
   need(trace_requests >= 0 && trace_requests <= 10000, "--trace-requests: must be a whole number from 0 to 10000");
 
   // Durations: bounded before and after --time-scale (no overflow anywhere downstream).
@@ -221,6 +235,56 @@ double memory_bytes_allowed() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   const double physical = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : kMemoryBytesMax;
   return std::min(kMemoryBytesMax, kMemoryShareMax * physical);
+}
+
+namespace {
+constexpr const char* kDbFaultsAccepted =
+    "--db-faults: accepted: none, or a comma-separated list of commit_fail:p=P and conn_lost:p=P with P from 0 to 1 "
+    "(e.g. commit_fail:p=0.05,conn_lost:p=0.02)";
+}  // namespace
+
+Settings::DbFaults parse_db_faults(const std::string& text) {
+  Settings::DbFaults f;
+  if (text == "none" || text == "off" || text.empty()) return f;
+  std::size_t start = 0;
+  bool seen_commit = false, seen_lost = false;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t colon = part.find(":p=");
+    if (colon == std::string::npos) throw SettingError(std::string(kDbFaultsAccepted) + "; got '" + part + "'");
+    const std::string name = part.substr(0, colon), value = part.substr(colon + 3);
+    char* end = nullptr;
+    const double p = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(p >= 0 && p <= 1))
+      throw SettingError(std::string(kDbFaultsAccepted) + "; got '" + part + "'");
+    if (name == "commit_fail" && !seen_commit) {
+      f.commit_fail = p;
+      seen_commit = true;
+    } else if (name == "conn_lost" && !seen_lost) {
+      f.conn_lost = p;
+      seen_lost = true;
+    } else {
+      throw SettingError(std::string(kDbFaultsAccepted) + "; got '" + part + "'");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return f;
+}
+
+std::string db_faults_text(const Settings::DbFaults& f) {
+  if (!f.any()) return "none";
+  const auto num = [](double p) {
+    std::string t = std::to_string(p);
+    while (t.size() > 1 && t.back() == '0') t.pop_back();
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+  };
+  std::string out;
+  if (f.commit_fail > 0) out += "commit_fail:p=" + num(f.commit_fail);
+  if (f.conn_lost > 0) out += std::string(out.empty() ? "" : ",") + "conn_lost:p=" + num(f.conn_lost);
+  return out;
 }
 
 }  // namespace lockbench

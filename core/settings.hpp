@@ -73,6 +73,27 @@ struct Settings {
   Duration lease_ttl = 30s;
   Duration lock_timeout = 5s;
 
+  // Database faults, both worlds (named fault sites, seeded): per statement
+  // inside a transaction, conn_lost ends the backend (its locks released, its
+  // transaction rolled back; the pool replaces the connection); per COMMIT,
+  // commit_fail makes it throw after rolling back. --db-faults
+  // commit_fail:p=0.05,conn_lost:p=0.02 | none.
+  struct DbFaults {
+    double commit_fail = 0;
+    double conn_lost = 0;
+    bool any() const { return commit_fail > 0 || conn_lost > 0; }
+  };
+  DbFaults db_faults;
+
+  // The outbox strategy's pollers: per pod, how often an idle poller looks
+  // again, and how long after --duration they may keep delivering before the
+  // rest counts as outbox.undelivered.
+  int outbox_pollers = 1;
+  Duration outbox_poll_interval = 100ms;
+  Duration outbox_drain_limit = 2min;
+  // after-commit: the listener's confirmation email (a send to the mail provider).
+  Duration email_latency = 50ms;
+
   // The real stack's own costs, as the simulator models them (the real world
   // has them): one SQL statement, the HTTP overhead of one partner call, the
   // pool handing a connection to a waiting thread, a worker picking up a
@@ -132,6 +153,10 @@ inline constexpr double kMemoryBytesMax = 64.0 * 1024 * 1024 * 1024;
 double memory_bytes_allowed();
 
 std::string_view arrival_name(Arrival);
+// "commit_fail:p=0.05,conn_lost:p=0.02" (either part may be left out) or "none";
+// throws SettingError naming --db-faults and the accepted values.
+Settings::DbFaults parse_db_faults(const std::string& text);
+std::string db_faults_text(const Settings::DbFaults& f);  // the same form; "none" when off
 std::string_view key_dist_name(KeyDist);
 
 }  // namespace lockbench

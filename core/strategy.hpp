@@ -16,7 +16,28 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual Task<Outcome> run(RequestCtx& cx, Scenario& sc) = 0;
+
+  // Work each pod runs beside its requests (the outbox's pollers). Each world
+  // starts background_workers() of them per pod when the run starts (and in the
+  // pod that replaces a crashed one); they die with a crashed pod. Each ends by
+  // itself, bounded (World::requests_over and nothing left to do, or a limit of
+  // its own); the run ends when requests and background work have ended. `cx`
+  // is the worker's own context (background_request): it routes to its pod.
+  // Database errors must be handled inside: nothing above catches them.
+  virtual int background_workers(const Settings&) const { return 0; }
+  virtual Task<void> background(RequestCtx&, Scenario&) { co_return; }
 };
+
+// The request a pod's background worker runs as: an id above every real
+// request's whose remainder modulo `pods` is the pod (both worlds route a
+// request to pod id % pods), key 0.
+inline Request background_request(int pod, int pods, int worker) {
+  Request r;
+  r.id = (std::uint64_t{1} << 40) * static_cast<std::uint64_t>(pods) +
+         static_cast<std::uint64_t>(worker) * static_cast<std::uint64_t>(pods) + static_cast<std::uint64_t>(pod);
+  r.key = 0;
+  return r;
+}
 
 // What a strategy guarantees, stated once in its registry row and read by the
 // result, the report, lint and explain (nobody keeps a second list).

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/task.hpp"
 #include "core/units.hpp"
@@ -88,6 +89,16 @@ struct Guard {
   static Guard if_lease_owner(std::string o) { return {Kind::lease_owner, 0, std::move(o)}; }
 };
 
+// What claim_due found: the rows it locked, and how much is left to do.
+struct Claimed {
+  Key key = 0;
+  Row row;
+};
+struct Claim {
+  std::vector<Claimed> rows;  // locked by this transaction, in key order
+  std::int64_t undone = 0;    // rows of the table not done (num >= 0), due or not, claimed by anyone
+};
+
 // A database failure that the strategy cannot handle (broken connection,
 // unexpected SQLSTATE, a failed COMMIT). Becomes Outcome::error at the edge of
 // the request.
@@ -137,6 +148,15 @@ class Conn {
   // UPDATE <table> SET text, ref, num, version = version + 1 WHERE key = $1 AND
   // <guard>: false when no row matched (absent, version changed, lease lost).
   virtual Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) = 0;
+
+  // A work queue's claim (the outbox poller's), inside a transaction:
+  //   SELECT key, text, ref, num, version FROM <table> WHERE num BETWEEN 0 AND $due
+  //   ORDER BY key LIMIT $limit FOR UPDATE SKIP LOCKED
+  // `num` is the row's due time (ms since the run's start); a row with a negative
+  // num is done and never due. Rows locked by other transactions are skipped,
+  // not waited for; rows not committed yet are not seen. `undone` counts the
+  // table's rows with num >= 0 (SELECT count(*) in the same call).
+  virtual Task<Claim> claim_due(Table t, std::int64_t due_at_most, int limit) = 0;
 
   // Gives the connection back to its pool (rolling back an open transaction,
   // as HikariCP does). Called by ConnHandle; idempotent.
@@ -223,6 +243,11 @@ class World {
   virtual Task<ConnHandle> acquire(RequestCtx& cx) = 0;
   // One attempt at a partner call, bounded by the client's connect and read timeouts.
   virtual Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) = 0;
+  // True once arrivals have stopped and every request has finished: a
+  // strategy's background work (Strategy::background) may end when it has
+  // nothing left to do. A world that cannot tell answers false (the background
+  // then runs to its own limit).
+  virtual bool requests_over() { return false; }
 };
 
 }  // namespace lockbench

@@ -69,6 +69,15 @@ constexpr Statement kStatements[] = {
     {"lease_release_article",
      "UPDATE lockbench.rows SET locked_at = NULL, lock_owner = NULL WHERE run = $1 AND tbl = $2 AND id = $3"},
     {"select_one", "SELECT 1"},
+    // The outbox poller's claim: due rows (num = due time, negative = done) in
+    // key order, rows locked by other transactions skipped, not waited for.
+    {"claim_due",
+     "SELECT id, text, ref, num, version FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND num BETWEEN 0 AND $3 "
+     "ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED"},
+    {"count_undone", "SELECT count(*) FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND num >= 0"},
+    // The fault conn_lost: this session ends its own backend (and nothing else):
+    // the server rolls its transaction back and releases its locks.
+    {"terminate_self", "SELECT pg_terminate_backend(pg_backend_pid())"},
 };
 
 // Thrown inside guarded() for SQLSTATE 55P03 (lock_not_available): NOWAIT
@@ -219,6 +228,19 @@ template <class F>
 auto PgConn::guarded(F&& f) -> decltype(f()) {
   if (broken_) throw DbError("connection " + std::to_string(id_) + " is broken");
   try {
+    if (tx_ && cx_ && !rolling_back_ && fault_due(cx_->settings().db_faults.conn_lost)) {
+      cx_->recorder().effects.db_fault(DbFault::conn_lost);
+      cx_->trace("db.conn_lost", now(), now(), id_, "fault conn_lost: pg_terminate_backend(pg_backend_pid())");
+      std::string reason = "the backend did not end";
+      try {
+        tx_->exec_prepared("terminate_self");  // throws: the server ends this session
+      } catch (const std::exception& e) {
+        reason = e.what();
+      }
+      broken_ = true;
+      while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+      throw DbError("database connection lost (fault conn_lost: pg_terminate_backend ended this session): " + reason);
+    }
     return f();
   } catch (const pqxx::broken_connection& e) {
     broken_ = true;
@@ -269,6 +291,13 @@ Task<void> PgConn::commit() {
       std::optional<pqxx::work>& tx;
       ~Reset() { tx.reset(); }
     } reset{tx_};
+    if (cx_ && fault_due(cx_->settings().db_faults.commit_fail)) {
+      // The fault commit_fail: the transaction is rolled back instead of committed.
+      tx_->abort();
+      cx_->recorder().effects.db_fault(DbFault::commit_fail);
+      account("db.commit", Bucket::db, t0, "fault commit_fail: rolled back");
+      throw DbError("COMMIT failed (fault commit_fail): the transaction was rolled back");
+    }
     tx_->commit();
   });
   account("db.commit", Bucket::db, t0);
@@ -277,6 +306,11 @@ Task<void> PgConn::commit() {
 
 Task<void> PgConn::rollback() {
   const Duration t0 = now();
+  rolling_back_ = true;  // not a fault site: the transaction ends either way
+  struct Clear {
+    bool& flag;
+    ~Clear() { flag = false; }
+  } clear{rolling_back_};
   guarded([&] {
     if (!tx_) return;
     struct Reset {
@@ -487,6 +521,27 @@ Task<bool> PgConn::update(Table t, Key key, const Row& v, const Guard& guard) {
   });
   account("db.write", Bucket::db, t0, ok ? "" : guard.kind == Guard::Kind::version ? "version changed" : "0 rows");
   co_return ok;
+}
+
+bool PgConn::fault_due(double p) {
+  if (p <= 0 || !cx_) return false;
+  if (!fault_rng_) fault_rng_.emplace(derive_seed(cx_->settings().seed, "real.db_faults") ^ static_cast<std::uint64_t>(id_));
+  return fault_rng_->uniform(0, 1) < p;
+}
+
+Task<Claim> PgConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
+  const Duration t0 = now();
+  Claim out;
+  guarded([&] {
+    if (!tx_) throw DbError("claim_due outside a transaction");
+    const pqxx::result r = tx_->exec_prepared("claim_due", run_, t, due_at_most, limit);
+    for (const auto& row : r)
+      out.rows.push_back({row[0].as<Key>(), Row{true, row[1].as<std::string>(), row[2].as<std::string>(),
+                                                row[3].as<std::int64_t>(), row[4].as<std::int64_t>()}});
+    out.undone = tx_->exec_prepared1("count_undone", run_, t)[0].as<std::int64_t>();
+  });
+  account("db.claim", Bucket::db, t0, "claimed " + std::to_string(out.rows.size()) + " of " + std::to_string(out.undone) + " undone");
+  co_return out;
 }
 
 void PgConn::bind(RequestCtx* cx, Duration borrowed_at) {

@@ -71,6 +71,7 @@ class PgConn final : public Conn {
   Task<std::int64_t> count(Table t, Key key) override;
   Task<bool> insert(Table t, Key key, const Row& values) override;
   Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
+  Task<Claim> claim_due(Table t, std::int64_t due_at_most, int limit) override;
   // Back to the pool (rolls back an open transaction there). Idempotent.
   void release() override;
 
@@ -100,6 +101,9 @@ class PgConn final : public Conn {
   void account(const char* step, Bucket b, Duration start, std::string detail = {});
   Duration now() const;
   void set_lock_timeout(pqxx::work& tx, Duration timeout);
+  // Named fault sites (--db-faults), drawn from this connection's own seeded
+  // Rng while a request's context is attached: true = inject.
+  bool fault_due(double p);
   template <class F>
   auto in_tx(F&& f) -> decltype(f(std::declval<pqxx::transaction_base&>()));
 
@@ -117,6 +121,8 @@ class PgConn final : public Conn {
   // The borrower (null for the probe, the benchmark and pool tests).
   RequestCtx* cx_ = nullptr;
   bool borrowed_ = false;
+  std::optional<Rng> fault_rng_;
+  bool rolling_back_ = false;  // seeded at first use from the run's seed and this connection's id
   Duration borrowed_at_{};
 };
 

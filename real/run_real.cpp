@@ -273,6 +273,17 @@ class Completion {
   std::int64_t finished_ = 0;   // GUARDED_BY(mu_)
 };
 
+// One background worker of the strategy on its pod's world, on its own thread.
+void run_background(real::RealWorld& world, Recorder& recorder, const Settings& s, Strategy& strategy,
+                    Scenario& scenario, int pod, int worker) {
+  RequestCtx cx(world, recorder, s, background_request(pod, s.pods, worker));
+  try {
+    run_sync(strategy.background(cx, scenario));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lockbench: background worker %d of pod %d stopped: %s\n", worker, pod + 1, e.what());
+  }
+}
+
 }  // namespace
 
 nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
@@ -381,6 +392,12 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
       }
     });
   }
+
+  // --- the strategy's background work (the outbox's pollers): threads per pod ---
+  std::vector<std::jthread> background;  // joined below, or on the way out of an exception
+  for (std::size_t p = 0; p < worlds.size(); ++p)
+    for (int i = 0; i < strategy->background_workers(s); ++i)
+      background.emplace_back([&, p, i] { run_background(*worlds[p], recorder, s, *strategy, *scenario, static_cast<int>(p), i); });
 
   // --- one request on a worker ---
   const auto run_request = [&](const Request& r, Duration submitted, std::latch* gate) {
@@ -530,6 +547,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     }
   }
   for (auto& w : workers) w->wait_idle();
+  for (auto& w : worlds) w->end_requests();
+  for (auto& t : background) t.join();  // bounded: the strategy's own drain limit
 
   // --- finish ---
   if (prober) prober->stop();

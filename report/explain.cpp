@@ -136,17 +136,55 @@ const std::vector<Strategy>& strategies() {
        "Spring's TransactionTemplate instead of @Transactional around the whole method. Transaction 1: INSERT "
        "the order as PAYMENT_PENDING and COMMIT (a few milliseconds). Then the charge, with no connection held, "
        "under the Idempotency-Key checkout-order-<id>. Transaction 2: UPDATE the order to PAID with the charge "
-       "id, or to FAILED when the partner refused the charge for certain. When the outcome is unknown (a "
-       "timeout) the order stays PAYMENT_PENDING: a retry with the same key replays the first charge instead of "
-       "making a second one.",
+       "id, or to FAILED when the partner refused the charge for certain. Both transactions are idempotent, so a "
+       "lost connection or a failed COMMIT is retried on a fresh connection. When the outcome is unknown (every "
+       "attempt timed out) or the pod dies between the charge and transaction 2, the order stays "
+       "PAYMENT_PENDING: transaction 1 also wrote a reconciliation row, transaction 2 settles it, and background "
+       "reconcilers (--outbox-pollers per pod) re-drive the rows still due with the same key, so the partner "
+       "replays the first charge instead of making a second one and the order ends PAID.",
        "It does not exclude: two submissions of one order both call the partner, and only the idempotency key "
        "makes the second one a replay (409 idempotency_key_in_use while the first is in flight, retried). "
-       "Without retries an unknown outcome leaves the order pending while the money may be taken (an "
-       "orphan_charge until someone reconciles it). It applies only where the partner takes an idempotency key "
-       "(payments), not to the identity API's two-call promotion.",
+       "split-tx:no-reconcile is the article's code as written: an unknown outcome or a crash after the charge "
+       "leaves the order pending while the money is taken (orphan_charge), until someone reconciles it by hand. "
+       "It applies only where the partner takes an idempotency key (payments), not to the identity API's "
+       "two-call promotion.",
        "A slow payment-style call whose provider honours idempotency keys: the pool is held for milliseconds, "
        "not for the call.",
        "When the external operation has several steps that must not interleave (switch-primary): use a lock."},
+      {"after-commit",
+       "@TransactionalEventListener(AFTER_COMMIT): the confirmation email after the order committed",
+       "The payment runs as split-tx. The transaction that marks the order PAID publishes an OrderPaid event; "
+       "Spring holds it until the COMMIT returned and then calls the listener, which sends the confirmation "
+       "email with no connection and no transaction. A rolled-back order (a failed COMMIT, a lost connection) "
+       "never gets an email: the listener only runs after a successful commit.",
+       "The event lives only in the pod's memory. A pod that dies between the COMMIT and the listener's send "
+       "(a crash, a kill -9, a deploy) loses the email of an order that is PAID, and nothing retries it: the "
+       "result counts emails.lost (orders whose PAID commit returned without an email). The payment itself "
+       "keeps split-tx's weakness: a crash between the charge and the PAID commit leaves an orphan_charge.",
+       "For a side effect you can afford to lose now and then (a notification, an audit event, a cache "
+       "eviction): it costs nothing on the request's path and never fires for a rolled-back change.",
+       "For anything that must happen: the money, a ledger entry, a message another system relies on. Use the "
+       "outbox."},
+      {"outbox",
+       "the transactional outbox: order and outbox row in one transaction, pollers deliver at least once",
+       "The request INSERTs the order PAYMENT_PENDING and an outbox row in one short transaction and answers at "
+       "once: no partner call on the request's path. Background pollers (--outbox-pollers per pod) claim due "
+       "rows with SELECT ... FOR UPDATE SKIP LOCKED (pollers on every pod skip each other's rows instead of "
+       "waiting), move the row's due time past a claim lease and commit, call the partner with the "
+       "Idempotency-Key checkout-order-<id> and no connection held, then mark the order PAID and the row SENT "
+       "in one transaction. An unknown outcome (timeout, 5xx, outage) reschedules the row with exponential "
+       "backoff; a poller that dies leaves its row claimed until the lease ends, then another one redelivers "
+       "it. At least once, and the key makes it charge once.",
+       "The customer's answer no longer says \"paid\": it says \"accepted\", and the charge follows after the "
+       "delivery lag (outbox.lag_ms: p50, p99, max), which grows with the partner's latency, its outages and "
+       "too few pollers (each poller delivers one row per partner call: pollers x pods must exceed rate x call "
+       "time). Rows left when --outbox-drain-limit ends the run are outbox.undelivered. Without the "
+       "idempotency key a redelivery after a lost mark would charge twice.",
+       "A critical integration that must happen exactly once in effect and may happen later: payments, "
+       "ERP/CRM sync, events to Kafka. The pool is held for milliseconds and the request path never waits for "
+       "the partner.",
+       "When the user must see the partner's answer before the request returns, or the partner takes no "
+       "idempotency key (then deduplicate at the receiver)."},
   };
   return all;
 }

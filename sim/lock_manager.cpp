@@ -18,6 +18,7 @@ LockManager::Row* LockManager::row(Key k) {
   if (it != rows_.end()) return &it->second;
   std::optional<RowState> fresh = make_row_ ? make_row_(k) : std::nullopt;
   if (!fresh) return nullptr;
+  keys_.insert(k);
   return &rows_.emplace(k, Row{std::move(*fresh), std::nullopt}).first->second;
 }
 
@@ -33,6 +34,7 @@ const RowState* LockManager::visible(Key k, Backend b) {
 }
 
 void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
+  written(k);
   Row* r = row(k);
   if (!r || !r->committed) return;
   if (!in_tx) {
@@ -44,6 +46,7 @@ void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
 }
 
 RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
+  written(k);
   Row* r = row(k);
   if (!r) return nullptr;
   if (r->pending) {  // our own uncommitted insert or write (we hold the row lock)
@@ -58,8 +61,12 @@ RowState* LockManager::writable(Key k, Backend b, bool in_tx) {
 }
 
 bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
+  written(k);
   Row* r = row(k);
-  if (!r) r = &rows_.emplace(k, Row{}).first->second;
+  if (!r) {
+    keys_.insert(k);
+    r = &rows_.emplace(k, Row{}).first->second;
+  }
   if (r->committed || r->pending) return false;
   if (!in_tx) {
     r->committed = s;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,33 @@ class LockManager {
   void for_each_row(F f) const {
     for (const auto& [k, r] : rows_)
       if (r.committed) f(k, *r.committed);
+  }
+
+  // Makes the seeded rows 1..n of table t exist (rows are otherwise made when
+  // first touched), so that a scan sees them; once per table.
+  void materialize(Table t, Key n) {
+    if (!materialized_.insert(t).second) return;
+    for (Key k = 1; k <= n; ++k) row(row_key(t, k));
+  }
+  // Keys of every row of table t that exists or is being inserted, in key order
+  // from key `from` (a work queue's scan: claim_due). Rows of other tables are
+  // not visited.
+  template <class F>
+  void for_each_key_in(Table t, Key from, F f) const {
+    for (auto it = keys_.lower_bound(row_key(t, from)); it != keys_.end() && table_of(*it) == t; ++it)
+      if (!f(*it)) break;
+  }
+  // A work queue's scan need not revisit a prefix of rows that are done (num < 0,
+  // committed, no write pending) and have not been written since: claim_due
+  // keeps where that prefix ends per table; any write below it moves it back.
+  Key scan_floor(Table t) const {
+    auto it = scan_floor_.find(t);
+    return it == scan_floor_.end() ? 0 : it->second;
+  }
+  void set_scan_floor(Table t, Key k) { scan_floor_[t] = k; }
+  bool settled(Key k) const {
+    auto it = rows_.find(k);
+    return it != rows_.end() && it->second.committed && it->second.committed->num < 0 && !it->second.pending;
   }
 
   // ---- locks
@@ -165,6 +193,14 @@ class LockManager {
   EventLoop& loop_;
   std::function<std::optional<RowState>(Key)> make_row_;
   std::unordered_map<Key, Row> rows_;
+  std::set<Key> keys_;  // every key in rows_, ordered (for_each_key_in)
+  std::set<Table> materialized_;
+  std::unordered_map<Table, Key> scan_floor_;  // see scan_floor(); lowered by written()
+  void written(Key k) {
+    if (scan_floor_.empty()) return;
+    auto it = scan_floor_.find(table_of(k));
+    if (it != scan_floor_.end() && key_of_row(k) < it->second) it->second = key_of_row(k);
+  }
   std::unordered_map<std::uint64_t, Lock> locks_;
   std::unordered_map<std::uint64_t, Waiter*> by_ticket_;  // waiters with a pending timeout
   std::vector<BackendState> backends_;

@@ -50,6 +50,17 @@ Root run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
   pod.forget_root(slot);
 }
 
+// One background worker of the strategy (the outbox's poller), as its pod's coroutine.
+Root run_background(SimWorld& w, Pod& pod, int worker, std::uint32_t slot) {
+  RequestCtx cx(w, w.recorder(), w.settings(), background_request(pod.index(), w.settings().pods, worker));
+  try {
+    co_await w.strategy().background(cx, w.scenario());
+  } catch (const std::exception&) {
+    // a strategy's background must handle its own errors; one that escapes ends this worker only
+  }
+  pod.forget_root(slot);
+}
+
 }  // namespace
 
 Pod::Pod(SimWorld& w, int index, int owner)
@@ -93,7 +104,7 @@ void Pod::on_borrow_timeout(void* self, std::uint64_t ticket) {
 
 SimConn* Pod::replace_if_old(SimConn* c) {
   const Duration max_life = w_.settings().max_lifetime;
-  if (max_life <= Duration::zero() || w_.now() - c->created_at() < max_life) return c;
+  if (!c->lost() && (max_life <= Duration::zero() || w_.now() - c->created_at() < max_life)) return c;
   // maxLifetime: HikariCP closes the connection; its backend ends, and with it
   // any session lock left on it.
   c->kill();
@@ -201,6 +212,16 @@ void Pod::on_probe(void* self, std::uint64_t) {
   pod.running_[slot].root = root.handle;
   root.handle.resume();
   pod.start_probes();
+}
+
+void Pod::start_background() {
+  const int n = w_.strategy().background_workers(w_.settings());
+  for (int i = 0; i < n; ++i) {
+    const auto slot = take_slot(Running{Request{}, nullptr, {}, true});  // like a probe: not a request
+    Root root = run_background(w_, *this, i, slot);
+    running_[slot].root = root.handle;
+    root.handle.resume();
+  }
 }
 
 std::vector<Pod::Lost> Pod::crash() {

@@ -20,8 +20,25 @@ bool SimConn::tracing() const { return cx_ && w_.tracing(); }
 Sleep SimConn::statement() { return Sleep{w_.loop(), w_.db_latency(), pod_.owner()}; }
 
 void SimConn::check_usable(std::string_view what) const {
+  if (lost_) throw DbError(std::string(what) + ": database connection lost (its backend is gone)");
   if (aborted_)
     throw DbError(std::string(what) + ": current transaction is aborted, commands ignored until end of transaction block");
+}
+
+void SimConn::lose_connection(std::string_view what) {
+  // The backend dies: PostgreSQL rolls its transaction back and releases its
+  // locks; the client sees the connection break under this statement.
+  lost_ = true;
+  in_tx_ = false;
+  aborted_ = false;
+  w_.db().backend_died(backend_);
+  w_.recorder().effects.db_fault(DbFault::conn_lost);
+  if (tracing()) cx_->trace("db.conn_lost", w_.now(), w_.now(), id_, "fault conn_lost during " + std::string(what));
+  throw DbError(std::string(what) + ": database connection lost (fault conn_lost: the backend ended, its transaction rolled back)");
+}
+
+void SimConn::maybe_lose_connection(std::string_view what) {
+  if (in_tx_ && w_.db_fault(w_.settings().db_faults.conn_lost)) lose_connection(what);
 }
 
 void SimConn::account(const char* step, Duration start, bool lock_statement, std::string detail) {
@@ -52,6 +69,15 @@ Task<void> SimConn::begin() {
 Task<void> SimConn::commit() {
   const Duration t0 = w_.now();
   co_await statement();
+  if (lost_) throw DbError("COMMIT: database connection lost (its backend is gone)");
+  maybe_lose_connection("COMMIT");
+  if (in_tx_ && !aborted_ && w_.db_fault(w_.settings().db_faults.commit_fail)) {
+    w_.db().end_xact(backend_, false);
+    in_tx_ = false;
+    w_.recorder().effects.db_fault(DbFault::commit_fail);
+    account("db.commit", t0, false, "fault commit_fail: rolled back");
+    throw DbError("COMMIT failed (fault commit_fail): the transaction was rolled back");
+  }
   // COMMIT of an aborted transaction is a ROLLBACK in PostgreSQL.
   const bool ok = !aborted_;
   w_.db().end_xact(backend_, ok);
@@ -73,6 +99,7 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
   const Duration t0 = w_.now();
   co_await statement();
   check_usable(what);
+  maybe_lose_connection(what);
   LockResult r = w_.db().try_lock(sp, key, backend_, sc);
   bool waited = false;
   if (r == LockResult::busy && mode.wait == LockWait::wait) {
@@ -105,6 +132,7 @@ Task<LockResult> SimConn::lock_row(Table t, Key key, LockMode mode) {
     const Duration t0 = w_.now();
     co_await statement();
     check_usable("SELECT ... FOR UPDATE");
+  maybe_lose_connection("SELECT ... FOR UPDATE");
     account("lock.none", t0, true, tracing() ? key_text(table_name(t), key) + ": no row, nothing locked" : std::string());
     co_return LockResult::no_row;
   }
@@ -216,6 +244,7 @@ Task<Row> SimConn::read(Table t, Key key) {
   const Duration t0 = w_.now();
   co_await statement();
   check_usable("SELECT");
+  maybe_lose_connection("SELECT");
   Row out;
   if (const RowState* row = w_.db().visible(row_key(t, key), backend_))
     out = Row{true, row->text, row->ref, row->num, row->version};
@@ -227,6 +256,7 @@ Task<std::int64_t> SimConn::count(Table t, Key key) {
   const Duration t0 = w_.now();
   co_await statement();
   check_usable("SELECT count(*)");
+  maybe_lose_connection("SELECT count(*)");
   const std::int64_t n = w_.db().visible(row_key(t, key), backend_) ? 1 : 0;
   account("db.read", t0, false, tracing() ? key_text(table_name(t), key) + " count " + std::to_string(n) : std::string());
   co_return n;
@@ -237,6 +267,7 @@ Task<bool> SimConn::insert(Table t, Key key, const Row& values) {
   const Key rk = row_key(t, key);
   co_await statement();
   check_usable("INSERT");
+  maybe_lose_connection("INSERT");
   // A unique index: an uncommitted insert of the same key makes us wait for its
   // transaction; then the row exists (conflict) or was rolled back (we insert).
   co_await lock_for_update(rk);
@@ -252,6 +283,7 @@ Task<bool> SimConn::update(Table t, Key key, const Row& values, const Guard& gua
   const Key rk = row_key(t, key);
   co_await statement();
   check_usable("UPDATE");
+  maybe_lose_connection("UPDATE");
   co_await lock_for_update(rk);
   bool ok = false;
   std::string detail;
@@ -283,6 +315,48 @@ Task<bool> SimConn::update(Table t, Key key, const Row& values, const Guard& gua
   update_done(rk);
   account("db.write", t0, false, std::move(detail));
   co_return ok;
+}
+
+Task<Claim> SimConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
+  const Duration t0 = w_.now();
+  co_await statement();
+  check_usable("SELECT ... FOR UPDATE SKIP LOCKED");
+  maybe_lose_connection("SELECT ... FOR UPDATE SKIP LOCKED");
+  Claim out;
+  LockManager& db = w_.db();
+  const auto& tables = w_.scenario().tables();
+  if (t >= 0 && static_cast<std::size_t>(t) < tables.size() && tables[static_cast<std::size_t>(t)].seed)
+    db.materialize(t, w_.settings().keys);
+  std::vector<Key> due;
+  // Rows below the scan floor are done for everyone; the floor moves up past
+  // the done rows this scan finds at its start (a performance cut, not a semantic one).
+  Key floor = db.scan_floor(t);
+  bool in_done_prefix = true;
+  db.for_each_key_in(t, floor, [&](Key rk) {
+    if (in_done_prefix && db.settled(rk)) {
+      floor = key_of_row(rk) + 1;
+      return true;
+    }
+    in_done_prefix = false;
+    const RowState* row = db.visible(rk, backend_);
+    if (!row || row->num < 0) return true;
+    ++out.undone;
+    if (row->num <= due_at_most && static_cast<int>(due.size()) < limit && !db.held_by_other(Space::row, rk, backend_))
+      due.push_back(rk);  // SKIP LOCKED: a row another transaction holds is passed over, not waited for
+    return true;
+  });
+  db.set_scan_floor(t, floor);
+  for (Key rk : due) {
+    db.try_lock(Space::row, rk, backend_, Scope::xact);
+    if (!in_tx_) db.release_row(rk, backend_);  // autocommitted: the lock ends with the statement
+    const RowState* row = db.visible(rk, backend_);
+    out.rows.push_back({key_of_row(rk), Row{true, row->text, row->ref, row->num, row->version}});
+  }
+  account("db.claim", t0, false,
+          tracing() ? std::string(table_name(t)) + ": claimed " + std::to_string(out.rows.size()) + " of " +
+                          std::to_string(out.undone) + " undone"
+                    : std::string());
+  co_return out;
 }
 
 void SimConn::release() {

@@ -42,6 +42,7 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       recorder_(std::chrono::seconds(1), kTraceCap),
       partner_(loop_, s, scenario.partner_reset(s)),
       db_rng_(s.seed, "sim.db_latency"),
+      db_fault_rng_(s.seed, "sim.db_faults"),
       workload_(s, scenario.fresh_key_per_request()) {
   pool_.size = s.maximum_pool_size * s.pods;
 }
@@ -237,6 +238,7 @@ void SimWorld::crash(int index) {
   crashed_.push_back(std::move(slot));
   slot = std::make_unique<Pod>(*this, index, loop_.new_owner());
   slot->start_probes();
+  slot->start_background();
 }
 
 void SimWorld::shutdown() {
@@ -260,6 +262,7 @@ void SimWorld::run(const RunHooks& hooks) {
   for (int i = 0; i < s_.pods; ++i) {
     pods_.push_back(std::make_unique<Pod>(*this, i, loop_.new_owner()));
     pods_.back()->start_probes();
+    pods_.back()->start_background();
   }
   if (s_.arrival == Arrival::closed) {
     for (int u = 0; u < s_.users; ++u) {

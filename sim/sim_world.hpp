@@ -57,6 +57,7 @@ class SimConn final : public Conn {
   Task<std::int64_t> count(Table t, Key key) override;
   Task<bool> insert(Table t, Key key, const Row& values) override;
   Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
+  Task<Claim> claim_due(Table t, std::int64_t due_at_most, int limit) override;
   void release() override;
 
   // Pool bookkeeping.
@@ -70,11 +71,17 @@ class SimConn final : public Conn {
   std::string_view last_step() const { return last_step_; }
   // The backend is gone (crash, shutdown, max lifetime): release() does nothing.
   void kill() { dead_ = true; }
+  // The fault conn_lost ended this connection's backend: its pool replaces it on return.
+  bool lost() const { return lost_; }
 
  private:
   Sleep statement();  // one db_latency sample on the event loop
   bool tracing() const;  // a request holds the connection and the trace has room
   void check_usable(std::string_view what) const;
+  // Named fault sites (--db-faults): a statement inside a transaction may find
+  // its backend gone (conn_lost); a COMMIT may fail (commit_fail). Throw DbError.
+  void maybe_lose_connection(std::string_view what);
+  void lose_connection(std::string_view what);
   // Time and trace of one statement, attributed to the borrowing request.
   void account(const char* step, Duration start, bool lock_statement, std::string detail = {});
   Task<LockResult> lock(Space sp, Scope sc, Key key, LockMode mode, const char* what);
@@ -93,6 +100,7 @@ class SimConn final : public Conn {
   bool aborted_ = false;  // an error inside the transaction: only ROLLBACK is accepted
   bool borrowed_ = false;
   bool dead_ = false;
+  bool lost_ = false;
   std::uint64_t borrow_gen_ = 0;
   Duration borrowed_at_{};
   RequestCtx* cx_ = nullptr;  // the request holding this connection (null for the probe)
@@ -126,6 +134,8 @@ class Pod {
   void accept(const Request& r);
   void request_done(std::uint32_t slot);
   void start_probes();
+  // The strategy's background work (Strategy::background), killed with the pod.
+  void start_background();
 
   // Crash: every connection's backend dies; returns the requests in flight
   // (running and queued), in id order, and forgets them.
@@ -192,6 +202,7 @@ class SimWorld final : public World {
   Task<void> sleep(RequestCtx& cx, Duration d) override;
   Task<ConnHandle> acquire(RequestCtx& cx) override;
   Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) override;
+  bool requests_over() override { return all_done(); }
 
   // Runs the whole workload to the end (arrivals stop at `duration`, then the
   // run drains); progress is called every few ten thousand events.
@@ -206,6 +217,8 @@ class SimWorld final : public World {
   PoolStats& pool_stats() { return pool_; }
   ProbeStats& probe_stats() { return probe_; }
   Duration db_latency();
+  // Draws for the database's named fault sites (sub-seed "sim.db_faults").
+  bool db_fault(double p) { return p > 0 && db_fault_rng_.uniform(0, 1) < p; }
   bool tracing() const { return recorder_.events().size() < kTraceCap; }
   int next_conn_id() { return next_conn_id_++; }
   Backend next_backend() { return next_backend_++; }
@@ -263,6 +276,7 @@ class SimWorld final : public World {
   Recorder recorder_;
   PartnerFront partner_;
   Rng db_rng_;
+  Rng db_fault_rng_;
   Workload workload_;
   PoolStats pool_;
   ProbeStats probe_;

@@ -26,6 +26,9 @@ constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, 
 constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false};
 constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
 constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
+constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
+// A poller that dies leaves its claimed row, which is due again after the claim lease.
+constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
 
 }  // namespace
 
@@ -71,8 +74,17 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"optimistic", "optimistic", true, true, kOptimistic, "detects the conflict only after the side effect",
        [] { return make<Optimistic>(); }},
       {"split-tx", "split-tx", true, true, kSplitTx,
-       "the article's fix: short transactions around an idempotent call, no connection held",
-       [] { return make<SplitTx>(); }},
+       "short transactions around an idempotent call; a reconciler completes what stays pending",
+       [] { return make<SplitTx>(true); }},
+      {"split-tx:no-reconcile", "split-tx", false, false, kSplitTx,
+       "the article's code: an unknown outcome leaves the order pending, charged",
+       [] { return make<SplitTx>(false); }},
+      {"after-commit", "after-commit", true, true, kAfterCommit,
+       "the email after COMMIT: never for a rollback, lost when the pod dies first",
+       [] { return make<AfterCommit>(); }},
+      {"outbox", "outbox", true, true, kOutbox,
+       "order + outbox row in one transaction; pollers deliver at least once, charge once",
+       [] { return make<Outbox>(); }},
   };
   return rows;
 }

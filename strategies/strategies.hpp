@@ -56,7 +56,32 @@ class Optimistic final : public Strategy {
 
 class SplitTx final : public Strategy {
  public:
+  explicit SplitTx(bool reconcile) : reconcile_(reconcile) {}
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+  int background_workers(const Settings& s) const override;
+  Task<void> background(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  bool reconcile_;
+};
+// split-tx's two transactions around the idempotent call (split_tx.cpp), shared
+// with after-commit; `reconcile` writes and settles the reconciliation row.
+// *paid_committed (when given) is set once this request's PAID commit
+// returned: the moment AFTER_COMMIT listeners run.
+Task<Outcome> split_transactions(RequestCtx& cx, Scenario& sc, bool reconcile, bool* paid_committed);
+
+class AfterCommit final : public Strategy {
+ public:
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+  int background_workers(const Settings& s) const override { return s.outbox_pollers; }
+  Task<void> background(RequestCtx& cx, Scenario& sc) override;
+};
+
+class Outbox final : public Strategy {
+ public:
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+  int background_workers(const Settings& s) const override { return s.outbox_pollers; }
+  Task<void> background(RequestCtx& cx, Scenario& sc) override;
 };
 
 }  // namespace lockbench

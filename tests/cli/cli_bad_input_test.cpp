@@ -155,3 +155,10 @@ TEST(Usage, VersionAndHelpSucceed) {
   EXPECT_EQ(h.status, 0);
   EXPECT_NE(h.out.find("--maximum-pool-size"), std::string::npos);
 }
+
+TEST_F(BadInput, DatabaseFaultsOutsideTheirSyntaxAreRefusedWithTheAcceptedForm) {
+  for (const char* bad : {"commit_fail", "commit_fail:p=2", "conn_lost:p=x", "disk_full:p=0.1",
+                          "commit_fail:p=0.1,commit_fail:p=0.2"})
+    expect_refused(std::string("--world sim --scenario checkout --strategy held-tx --db-faults ") + bad, "--db-faults");
+  expect_refused("--world sim --scenario checkout --strategy outbox --outbox-pollers 65", "--outbox-pollers");
+}

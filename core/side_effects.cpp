@@ -1,0 +1,79 @@
+#include "core/side_effects.hpp"
+
+#include "core/metrics.hpp"
+
+namespace lockbench {
+
+std::string_view db_fault_name(DbFault f) { return f == DbFault::commit_fail ? "commit_fail" : "conn_lost"; }
+
+void SideEffects::db_fault(DbFault f) {
+  std::lock_guard lock(mu_);
+  ++(f == DbFault::commit_fail ? commit_fail_ : conn_lost_);
+}
+
+void SideEffects::paid_committed(std::int64_t order) {
+  std::lock_guard lock(mu_);
+  paid_.insert(order);
+}
+
+void SideEffects::email_sent(std::int64_t order) {
+  std::lock_guard lock(mu_);
+  ++emails_sent_;
+  emailed_.insert(order);
+}
+
+void SideEffects::queue_enqueued(const std::string& queue) {
+  std::lock_guard lock(mu_);
+  ++queues_[queue].enqueued;
+}
+
+void SideEffects::queue_attempt(const std::string& queue) {
+  std::lock_guard lock(mu_);
+  ++queues_[queue].attempts;
+}
+
+void SideEffects::queue_claim_failed(const std::string& queue) {
+  std::lock_guard lock(mu_);
+  ++queues_[queue].claim_failures;
+}
+
+void SideEffects::queue_done(const std::string& queue, bool refused, double lag_ms) {
+  std::lock_guard lock(mu_);
+  Queue& q = queues_[queue];
+  ++(refused ? q.refused : q.delivered);
+  if (!refused) q.lag_ms.push_back(lag_ms);
+}
+
+void SideEffects::queue_settled_inline(const std::string& queue) {
+  std::lock_guard lock(mu_);
+  ++queues_[queue].settled_inline;
+}
+
+nlohmann::json SideEffects::json() const {
+  std::lock_guard lock(mu_);
+  nlohmann::json j;
+  j["db_faults"] = {{"commit_fail", commit_fail_}, {"conn_lost", conn_lost_}};
+  if (!paid_.empty() || emails_sent_ > 0) {
+    std::int64_t lost = 0;
+    for (auto k : paid_) lost += emailed_.count(k) ? 0 : 1;
+    // Orders the reconciler completed in the background never published their event.
+    if (auto it = queues_.find("reconcile"); it != queues_.end()) lost += it->second.delivered;
+    j["emails"] = {{"sent", emails_sent_}, {"lost", lost}, {"paid_orders", static_cast<std::int64_t>(paid_.size()) + (queues_.count("reconcile") ? queues_.at("reconcile").delivered : 0)}};
+  }
+  for (const auto& [name, q] : queues_) {
+    Samples lag;
+    for (double v : q.lag_ms) lag.add(v);
+    j[name] = {{"enqueued", q.enqueued},
+               {"delivered", q.delivered},
+               {"refused", q.refused},
+               {"settled_inline", q.settled_inline},
+               {"undelivered", q.enqueued - q.delivered - q.refused - q.settled_inline},
+               {"attempts", q.attempts},
+               {"claim_failures", q.claim_failures},
+               {"lag_ms", {{"p50", lag.quantile(0.5)}, {"p99", lag.quantile(0.99)}, {"max", lag.max()}}},
+               {"lag_histogram_ms", histogram_json(lag)}};
+  }
+  return j;
+}
+
+}  // namespace lockbench

@@ -1,0 +1,63 @@
+// SideEffects: what the service counts about work that outlives a request's
+// answer, and the database faults a run injected. Both worlds fill it through
+// RequestCtx::recorder().effects; the result carries its json() at the top level:
+//   db_faults{commit_fail, conn_lost}            injected faults (named fault sites, seeded)
+//   emails{sent, lost, paid_orders}              after-commit's listener (present when used)
+//   outbox{enqueued, delivered, refused, settled_inline, undelivered, attempts,
+//          claim_failures, lag_ms{p50, p99, max}, lag_histogram_ms}
+//                                                the outbox's pollers (present when used)
+//   reconcile{...the same}                       split-tx's reconciler (present when used)
+// Thread-safe: real-world workers and pollers write concurrently. Recorder owns
+// one (core/metrics.hpp includes this header, so it includes no metrics).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+
+namespace lockbench {
+
+enum class DbFault { commit_fail, conn_lost };
+std::string_view db_fault_name(DbFault f);  // "commit_fail", "conn_lost"
+
+class SideEffects {
+ public:
+  void db_fault(DbFault f);
+  // after-commit: the order's PAID commit returned, so its event was published.
+  void paid_committed(std::int64_t order);
+  // after-commit: the listener's email went out.
+  void email_sent(std::int64_t order);
+  // A delivery queue (the outbox, split-tx's reconciliation), by its name in
+  // the result: a row was committed beside its order.
+  void queue_enqueued(const std::string& queue);
+  // One delivery attempt by a poller (a claim that reached the partner).
+  void queue_attempt(const std::string& queue);
+  // A claim or a mark failed on the database (the row stays due).
+  void queue_claim_failed(const std::string& queue);
+  // A poller finished the row: delivered (lag = done - enqueued) or refused by the partner.
+  void queue_done(const std::string& queue, bool refused, double lag_ms);
+  // The request itself finished the row's work (split-tx's second transaction).
+  void queue_settled_inline(const std::string& queue);
+  nlohmann::json json() const;
+
+ private:
+  mutable std::mutex mu_;
+  // GUARDED_BY(mu_): everything below.
+  std::int64_t commit_fail_ = 0, conn_lost_ = 0;
+  std::set<std::int64_t> paid_, emailed_;
+  std::int64_t emails_sent_ = 0;
+  struct Queue {
+    std::int64_t enqueued = 0, delivered = 0, refused = 0, settled_inline = 0, attempts = 0, claim_failures = 0;
+    std::vector<double> lag_ms;
+  };
+  std::map<std::string, Queue> queues_;
+};
+
+}  // namespace lockbench
