@@ -26,6 +26,8 @@ constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, 
 constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false};
 constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
 constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
+// An in-process lock: nothing held in the database, gone with its pod.
+constexpr StrategyProps kSynchronized{false, Exclusion::one_pod, true, false, false, false};
 
 }  // namespace
 
@@ -73,6 +75,12 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"split-tx", "split-tx", true, true, kSplitTx,
        "the article's fix: short transactions around an idempotent call, no connection held",
        [] { return make<SplitTx>(); }},
+      {"synchronized:wait", "synchronized", false, true, kSynchronized,
+       "an in-process lock per key: excludes within one pod, nothing across pods",
+       [] { return make<Synchronized>(true); }},
+      {"synchronized:try", "synchronized", false, false, kSynchronized,
+       "ReentrantLock.tryLock(): a busy key answers 409 at once, within one pod only",
+       [] { return make<Synchronized>(false); }},
   };
   return rows;
 }
