@@ -86,6 +86,14 @@ LintReport lint(const LintInput& in) {
                                                 "forever. Set --lease-ttl."});
   }
 
+  // An in-process lock (the registry says one_pod): right for one instance only.
+  if (known && strategy_info(in.strategy).props.exclusion == Exclusion::one_pod)
+    r.findings.push_back({Level::warn, "exclusion",
+                          fmt::format("{} excludes within one pod only: with two or more instances behind a load "
+                                      "balancer, requests for one key on different pods race (lockbench run "
+                                      "--pods 2 shows it).",
+                                      in.strategy)});
+
   // 2. Pool against Little's law.
   const Duration partner_total = in.partner_mean * in.calls_in_critical_section;
   r.hold_mean = in.db_time + (r.holds_connection ? partner_total : Duration{});

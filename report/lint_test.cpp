@@ -105,3 +105,17 @@ TEST(Lint, knows_which_strategies_hold_a_connection_through_the_partner_call) {
 
 }  // namespace
 }  // namespace lockbench::report
+
+namespace lockbench::report {
+TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
+  LintInput in;
+  in.strategy = "synchronized";
+  in.read_timeout = std::chrono::seconds(5);
+  const LintReport r = lint(in);
+  bool warned = false;
+  for (const auto& f : r.findings) warned = warned || (f.check == "exclusion" && f.level == Level::warn);
+  EXPECT_TRUE(warned);
+  in.strategy = "advisory-xact";
+  for (const auto& f : lint(in).findings) EXPECT_NE(f.check, "exclusion");
+}
+}  // namespace lockbench::report
