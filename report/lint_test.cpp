@@ -113,7 +113,7 @@ TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
   in.read_timeout = std::chrono::seconds(5);
   const LintReport r = lint(in);
   bool warned = false;
-  for (const auto& f : r.findings) warned = warned || (f.check == "exclusion" && f.level == Level::warn);
+  for (const auto& f : r.findings) warned = warned || (f.check == "exclusion" && f.level == LintFinding::Level::warn);
   EXPECT_TRUE(warned);
   in.strategy = "advisory-xact";
   for (const auto& f : lint(in).findings) EXPECT_NE(f.check, "exclusion");
