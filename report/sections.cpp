@@ -439,7 +439,7 @@ Table comparison_table(const std::vector<json>& views) {
   for (const auto& g : groups) t.headers.push_back(g.strategy);
   t.numeric.assign(t.headers.size(), false);
 
-  std::vector<std::string> excl = {"Exclusion across workers (clustered): measured partner violations"};
+  std::vector<std::string> excl = {"Exclusion of two requests for one key: measured partner violations (all runs)"};
   std::vector<std::string> cluster = {"Clustered / multi-node: measured partner violations in runs with 2+ pods"};
   std::vector<std::string> nonexist = {"Protects non-existent records: duplicate rewards measured in reward-claim runs"};
   std::vector<std::string> infra = {"External infrastructure"};
