@@ -148,5 +148,27 @@ TEST(SynchronizedLocalLocks, ATryLockAnswersBusyAndAWaitTimesOutOnThePodsOwnCloc
   EXPECT_EQ(violation(timed_out, "overdrawn"), 0);
 }
 
+TEST(SynchronizedLocalLocks, VanishWithACrashedPodSoTheReplacementServesTheKey) {
+  // One virtual user promotes identities of one person back to back; the pod
+  // crashes while a request holds the in-process lock (each holds it 2 s).
+  Settings s;
+  s.scenario = "switch-primary";
+  s.strategy = "synchronized:try";
+  s.arrival = Arrival::closed;
+  s.users = 1;
+  s.think_time = 10ms;
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(1000);
+  s.db_latency = Distribution::fixed(0.5);
+  s.duration = 10s;
+  s.crash_at = 2500ms;
+  auto sc = make_switch_primary();
+  const auto r = run_with(s, *sc);
+  EXPECT_EQ(r["faults"]["crashed_requests"], 1);
+  // Had the lock outlived its pod, every later request would answer 409.
+  EXPECT_EQ(r["requests"]["conflict"], 0);
+  EXPECT_GE(r["requests"]["ok"].get<int>(), 3);
+}
+
 }  // namespace
 }  // namespace lockbench

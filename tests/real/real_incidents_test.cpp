@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/run.hpp"
+#include "real/pg_conn.hpp"
 #include "test_env.hpp"
 
 namespace lockbench {
@@ -94,6 +95,31 @@ TEST(RealIncidents, SynchronizedIsCleanOnOnePodAndRacesOnTwo) {
   EXPECT_EQ(req(one, "ok"), 2);  // the second waited in the pod's lock, then found the balance spent
   const json two = run_real(twice("payout", "synchronized", 2));
   EXPECT_EQ(violation(two, "overdrawn"), 1) << two["partner"].dump();
+}
+
+TEST(RealIncidents, ALockbenchRowsTableOfAnEarlierVersionGainsSeqInItsKeyAndKeepsItsRows) {
+  LOCKBENCH_NEED_DB();
+  auto c = real::open_session(test::test_db());
+  real::create_schema(*c);  // the schema exists (and is lockbench's) before the table is replaced
+  {
+    pqxx::work tx(*c);
+    tx.exec("DROP TABLE lockbench.rows");
+    tx.exec("CREATE TABLE lockbench.rows (run bigint NOT NULL, tbl smallint NOT NULL, id bigint NOT NULL, "
+            "text text NOT NULL DEFAULT '', ref text NOT NULL DEFAULT '', num bigint NOT NULL DEFAULT 0, "
+            "version bigint NOT NULL DEFAULT 0, locked_at timestamptz, lock_owner text, lease_taken_over text, "
+            "lease_token bigint NOT NULL DEFAULT 0, PRIMARY KEY (run, tbl, id))");
+    tx.exec("INSERT INTO lockbench.rows (run, tbl, id, text) VALUES (-5, 0, 1, 'kept')");
+    tx.commit();
+  }
+  real::create_schema(*c);
+  pqxx::nontransaction tx(*c);
+  const auto key = tx.exec1(
+      "SELECT string_agg(a.attname, ',' ORDER BY array_position(c.conkey, a.attnum)) FROM pg_constraint c "
+      "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey) "
+      "WHERE c.conrelid = 'lockbench.rows'::regclass AND c.contype = 'p'")[0].as<std::string>();
+  EXPECT_EQ(key, "run,tbl,id,seq");
+  EXPECT_EQ(tx.exec1("SELECT text FROM lockbench.rows WHERE run = -5")[0].as<std::string>(), "kept");
+  tx.exec("DELETE FROM lockbench.rows WHERE run = -5");
 }
 
 }  // namespace
