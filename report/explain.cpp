@@ -256,7 +256,7 @@ std::string explain_list() {
     if (!variants.empty()) name += variants + "]";
     out += fmt::format("  {:<44} {}\n", name, words_of(family).summary);
   }
-  out += "\nScenarios (--scenario):\n";
+  out += "\nScenarios (--scenario; lockbench explain SCENARIO for what each reproduces):\n";
   for (const auto& sc : scenario_registry()) out += fmt::format("  {:<44} {}\n", sc.name, sc.summary);
   return out;
 }
