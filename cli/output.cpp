@@ -281,7 +281,7 @@ void write_results(const std::vector<json>& results, const std::string& out) {
   std::vector<std::pair<fs::path, std::string>> files;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    std::string name = r.value("world", "x") + "-" + r.value("scenario", "x") + "-" + safe_name(r.value("strategy", "x"));
+    std::string name = r.value("world", "x") + "-" + safe_name(r.value("scenario", "x")) + "-" + safe_name(r.value("strategy", "x"));
     if (results.size() > 1) {
       std::ostringstream idx;
       idx << std::setw(3) << std::setfill('0') << i + 1;

@@ -248,6 +248,14 @@ class World {
   // nothing left to do. A world that cannot tell answers false (the background
   // then runs to its own limit).
   virtual bool requests_over() { return false; }
+  // An in-process lock on `key` in the request's own pod (Java's synchronized,
+  // a ReentrantLock per key): it excludes requests of this pod only, holds no
+  // connection, and vanishes with the pod. try_lock: busy at once; wait: FIFO
+  // in the simulator (unfair, like ReentrantLock, in the real world), timed_out
+  // after mode.timeout (zero: no bound). Not re-entrant across requests.
+  virtual Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) = 0;
+  // Gives the pod-local lock back (a no-op when this request does not hold it).
+  virtual void local_unlock(RequestCtx& cx, Key key) = 0;
 };
 
 }  // namespace lockbench

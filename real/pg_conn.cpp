@@ -1,6 +1,8 @@
 #include "real/pg_conn.hpp"
 
 #include <chrono>
+#include <map>
+#include <mutex>
 
 #include "core/scenario.hpp"
 #include "core/redact.hpp"
@@ -19,13 +21,19 @@ struct Statement {
 // Every scenario table lives in lockbench.rows, keyed by (run, tbl, id): $1 run,
 // $2 table, $3 key in every statement. Values only ever travel as $n.
 constexpr Statement kStatements[] = {
-    {"read", "SELECT text, ref, num, version FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3"},
+    {"read", "SELECT text, ref, num, version FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 "
+             "ORDER BY seq LIMIT 1"},
     {"count", "SELECT count(*) FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3"},
     // ON CONFLICT DO NOTHING: a second insert of a key waits for the first one's
     // transaction (the primary key's unique index), then inserts nothing.
     {"insert",
      "INSERT INTO lockbench.rows (run, tbl, id, text, ref, num) VALUES ($1, $2, $3, $4, $5, $6) "
      "ON CONFLICT DO NOTHING"},
+    // A table without a unique key (TableSpec::unique = false): every insert is
+    // another row, told apart by seq ($7, unique per connection), so nothing
+    // conflicts and nothing waits.
+    {"insert_multi",
+     "INSERT INTO lockbench.rows (run, tbl, id, seq, text, ref, num) VALUES ($1, $2, $3, $7, $4, $5, $6)"},
     {"update", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
                "WHERE run = $1 AND tbl = $2 AND id = $3"},
     {"update_if_version", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
@@ -147,10 +155,43 @@ void create_schema(pqxx::connection& c) {
       " lock_owner text,"
       " lease_taken_over text,"
       " lease_token bigint NOT NULL DEFAULT 0,"
-      " PRIMARY KEY (run, tbl, id))");
+      " seq bigint NOT NULL DEFAULT 0,"
+      " PRIMARY KEY (run, tbl, id, seq))");
+  // A table made by an earlier lockbench (key (run, tbl, id), no seq): its rows
+  // are per run and transient, so widening the key loses nothing. Unique
+  // tables keep seq = 0, so (run, tbl, id) stays unique for them.
+  const pqxx::result pk = tx.exec(
+      "SELECT c.conname, bool_or(a.attname = 'seq') FROM pg_constraint c "
+      "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey) "
+      "WHERE c.conrelid = 'lockbench.rows'::regclass AND c.contype = 'p' GROUP BY c.conname");
+  if (!pk.empty() && !pk[0][1].as<bool>()) {
+    tx.exec("ALTER TABLE lockbench.rows ADD COLUMN IF NOT EXISTS seq bigint NOT NULL DEFAULT 0");
+    tx.exec("ALTER TABLE lockbench.rows DROP CONSTRAINT " + c.quote_name(pk[0][0].as<std::string>()) +
+            ", ADD PRIMARY KEY (run, tbl, id, seq)");
+  }
 }
 
+namespace {
+// Which tables of a run have a unique key, as seed_rows was told (PgConn::insert
+// reads it; a run it was not told about has unique tables only).
+std::mutex tables_mu;
+std::map<std::int64_t, std::vector<bool>> unique_tables;  // GUARDED_BY(tables_mu)
+
+bool table_is_unique(std::int64_t run, Table t) {
+  std::lock_guard lock(tables_mu);
+  const auto it = unique_tables.find(run);
+  if (it == unique_tables.end() || t < 0 || static_cast<std::size_t>(t) >= it->second.size()) return true;
+  return it->second[static_cast<std::size_t>(t)];
+}
+}  // namespace
+
 void seed_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables, int keys) {
+  {
+    std::vector<bool> unique;
+    for (const auto& t : tables) unique.push_back(t.unique);
+    std::lock_guard lock(tables_mu);
+    unique_tables[run] = std::move(unique);
+  }
   pqxx::work tx(c);
   tx.exec("SELECT set_config('lock_timeout', '10s', true)");
   tx.exec_params("DELETE FROM lockbench.rows WHERE run = $1", run);  // a reused run id starts clean
@@ -181,6 +222,10 @@ std::vector<StoredRow> stored_rows(pqxx::connection& c, std::int64_t run, const 
 }
 
 void drop_rows(pqxx::connection& c, std::int64_t run) {
+  {
+    std::lock_guard lock(tables_mu);
+    unique_tables.erase(run);
+  }
   pqxx::nontransaction tx(c);
   tx.exec_params("DELETE FROM lockbench.rows WHERE run = $1", run);
 }
@@ -473,7 +518,7 @@ Task<Row> PgConn::read(Table t, Key key) {
   guarded([&] {
     in_tx([&](pqxx::transaction_base& tx) {
       const pqxx::result r = tx.exec_prepared("read", run_, t, key);
-      if (r.size() == 1)
+      if (!r.empty())
         row = Row{true, r[0][0].as<std::string>(), r[0][1].as<std::string>(), r[0][2].as<std::int64_t>(),
                   r[0][3].as<std::int64_t>()};
     });
@@ -493,12 +538,17 @@ Task<std::int64_t> PgConn::count(Table t, Key key) {
 
 Task<bool> PgConn::insert(Table t, Key key, const Row& v) {
   const Duration t0 = now();
+  const bool unique = table_is_unique(run_, t);
   const bool ok = guarded([&] {
     return in_tx([&](pqxx::transaction_base& tx) {
+      if (!unique) {
+        const std::int64_t seq = (static_cast<std::int64_t>(id_ + 1) << 32) | ++insert_seq_;
+        return tx.exec_prepared("insert_multi", run_, t, key, v.text, v.ref, v.num, seq).affected_rows() == 1;
+      }
       return tx.exec_prepared("insert", run_, t, key, v.text, v.ref, v.num).affected_rows() == 1;
     });
   });
-  account("db.insert", Bucket::db, t0, ok ? "" : "ON CONFLICT DO NOTHING, 0 rows");
+  account("db.insert", Bucket::db, t0, ok ? (unique ? "" : "no unique key") : "ON CONFLICT DO NOTHING, 0 rows");
   co_return ok;
 }
 

@@ -29,7 +29,9 @@ class Pool;
 std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std::string& application_name = {});
 
 // lockbench's own schema: every scenario table lives in lockbench.rows, keyed
-// by (run, tbl, id), so two runs on one server never see each other's rows.
+// by (run, tbl, id, seq), so two runs on one server never see each other's rows.
+// seq is 0 in tables with a unique key (TableSpec::unique), so a second insert
+// of a key conflicts; tables without one get a new seq per row.
 inline constexpr std::string_view kSchema = "lockbench";
 inline constexpr std::string_view kRowsTable = "rows";
 inline constexpr std::string_view kSchemaComment = "lockbench: benchmark state (lockbench.rows); safe to drop";
@@ -41,7 +43,8 @@ class SchemaNotOurs : public std::runtime_error {
 // Creates the schema and table when absent; refuses (SchemaNotOurs) a schema
 // that is not lockbench's. Touches nothing outside the schema.
 void create_schema(pqxx::connection& c);
-// This run's seeded rows (keys 1..keys of every seeded table), in bulk.
+// This run's seeded rows (keys 1..keys of every seeded table), in bulk; also
+// tells this process's PgConns which of the run's tables have a unique key.
 void seed_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables, int keys);
 // The rows the run changed or inserted: the service's side of the oracle.
 std::vector<StoredRow> stored_rows(pqxx::connection& c, std::int64_t run, const std::vector<TableSpec>& tables);
@@ -124,6 +127,7 @@ class PgConn final : public Conn {
   std::optional<Rng> fault_rng_;
   bool rolling_back_ = false;  // seeded at first use from the run's seed and this connection's id
   Duration borrowed_at_{};
+  std::int64_t insert_seq_ = 0;  // the seq of this connection's rows in tables without a unique key
 };
 
 }  // namespace lockbench::real

@@ -185,6 +185,22 @@ const std::vector<Strategy>& strategies() {
        "the partner.",
        "When the user must see the partner's answer before the request returns, or the partner takes no "
        "idempotency key (then deduplicate at the receiver)."},
+      {"synchronized",
+       "an in-process lock per key (Java's synchronized): excludes within one pod, nothing across pods",
+       "In Java: synchronized (key.intern()) { ... }, or a ConcurrentHashMap<String, ReentrantLock> with "
+       "lock.lock() (variant wait, bounded here by --lock-timeout as tryLock(timeout, MILLISECONDS) would be) or "
+       "lock.tryLock() (variant try: busy answers 409), and unlock() in finally. The lock table lives in the "
+       "pod's memory: no SQL, no connection held during the partner calls, and a crashed pod's locks vanish "
+       "with it. The key is the scenario's lock key (the hashed business string for reward-claim).",
+       "Each pod has its own lock table, so two requests for one key that a load balancer sends to different "
+       "pods never see each other's lock: with --pods 2 they run their critical sections at once, exactly as "
+       "with none (a payout webhook delivered twice pays out twice: overdrawn; two reward claims credit twice: "
+       "duplicate_reward). With --pods 1 it is correct, which is why it passes every single-instance test and "
+       "fails in production behind a second replica.",
+       "A single-instance service, or to spare the database work inside one pod in front of a lock that spans "
+       "pods (advisory-xact, row-lease).",
+       "As the only protection in any service that runs more than one instance (Kubernetes replicas, blue/green "
+       "deploys, autoscaling)."},
   };
   return all;
 }
@@ -232,6 +248,9 @@ const std::vector<std::string>& strategy_names() {
 }
 
 std::string explain(std::string_view spec) {
+  for (const auto& sc : scenario_registry())  // a scenario: its summary and its file's story
+    if (sc.name == spec)
+      return fmt::format("scenario {} — {}\n\n{}", sc.name, sc.summary, wrap(std::string(sc.story)));
   const StrategyInfo& info = strategy_info(spec);  // unknown names: one line listing the accepted ones
   const Strategy& it = words_of(info.family);
   std::string out = fmt::format("{} — {}\n", it.name, it.summary);
@@ -275,7 +294,7 @@ std::string explain_list() {
     if (!variants.empty()) name += variants + "]";
     out += fmt::format("  {:<44} {}\n", name, words_of(family).summary);
   }
-  out += "\nScenarios (--scenario):\n";
+  out += "\nScenarios (--scenario; lockbench explain SCENARIO for what each reproduces):\n";
   for (const auto& sc : scenario_registry()) out += fmt::format("  {:<44} {}\n", sc.name, sc.summary);
   return out;
 }

@@ -141,6 +141,12 @@ LintReport lint(const LintInput& in) {
                             fmt::format("{} excludes within one pod only, and {} pods share the keys: requests for "
                                         "one key on two pods run at once.",
                                         info.spec, in.pods)});
+    else if (p.exclusion == Exclusion::one_pod)
+      r.findings.push_back({Level::warn, "exclusion",
+                            fmt::format("{} excludes within one pod only: right while there is one instance; with "
+                                        "two or more behind a load balancer, requests for one key on different pods "
+                                        "race (lockbench run --pods 2 shows it).",
+                                        info.spec)});
     else if (!in.scenario.empty() && p.needs_existing_row && !scenario_info(in.scenario).lock_row_exists)
       r.findings.push_back({Level::flag, "exclusion",
                             fmt::format("{} locks the record's row, and in {} the record does not exist before the "

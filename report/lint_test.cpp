@@ -162,5 +162,23 @@ TEST(Lint, names_only_flags_that_exist) {
   EXPECT_EQ(f->message.find("--partner-mean"), std::string::npos) << f->message;
 }
 
+TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
+  LintInput in;
+  in.strategy = "synchronized";
+  in.read_timeout = std::chrono::seconds(5);
+  const LintReport r = lint(in);
+  bool warned = false;
+  for (const auto& f : r.findings) warned = warned || (f.check == "exclusion" && f.level == LintFinding::Level::warn);
+  EXPECT_TRUE(warned);
+  in.pods = 2;  // two instances: flagged
+  const auto* f = finding(lint(in), "exclusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::flag) << f->message;
+  in.strategy = "advisory-xact";
+  f = finding(lint(in), "exclusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::ok) << f->message;
+}
+
 }  // namespace
 }  // namespace lockbench::report

@@ -475,5 +475,36 @@ TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
   EXPECT_EQ(page.find("id='gpPt0'"), std::string::npos) << "chart ids must be prefixed per chart";
 }
 
+TEST(ReportComparison, clustered_and_missing_record_rows_come_from_two_pod_and_reward_claim_runs) {
+  // synchronized: clean on one pod, overdrawn on two; advisory-xact: a reward-claim run with no duplicate.
+  json one_pod = fixtures::base_result("synchronized:wait", 2, 1);
+  one_pod["scenario"] = "payout";
+  json two_pods = one_pod;
+  two_pods["settings"]["pods"] = 2;
+  two_pods["partner"]["violations"]["overdrawn"] = 7;
+  json claims = fixtures::base_result("advisory-xact:try", 2, 300);
+  claims["scenario"] = "reward-claim";
+  json unique = fixtures::base_result("none", 2, 1);
+  unique["scenario"] = "reward-claim:unique";
+  unique["partner"]["violations"]["duplicate_reward"] = 4;
+  unique["partner"]["violations"]["claim_divergence"] = 4;
+  const std::string md = render_markdown({one_pod, two_pods, claims, unique});
+  const MdTable c = md_table(md, "| Requirement |");
+  const auto col = [&](const std::string& s) { return c.column(s); };
+  const auto row = [&](const std::string& label) -> const std::vector<std::string>& {
+    for (const auto& r : c.rows)
+      if (r[0].rfind(label, 0) == 0) return r;
+    ADD_FAILURE() << "no row " << label;
+    return c.rows.at(0);
+  };
+  const auto& cluster = row("Clustered / multi-node");
+  EXPECT_EQ(cluster[col("synchronized:wait")].rfind("❌ 7 violations", 0), 0u) << cluster[col("synchronized:wait")];
+  EXPECT_EQ(cluster[col("advisory-xact:try")], "not measured (no run with 2+ pods)");
+  const auto& missing = row("Protects non-existent records");
+  EXPECT_EQ(missing[col("advisory-xact:try")].rfind("✅ 0 duplicate rewards", 0), 0u) << missing[col("advisory-xact:try")];
+  EXPECT_NE(missing[col("none")].find("a unique key kept one claim row"), std::string::npos) << missing[col("none")];
+  EXPECT_EQ(missing[col("synchronized:wait")].rfind("not measured", 0), 0u);
+}
+
 }  // namespace
 }  // namespace lockbench::report

@@ -439,8 +439,9 @@ Table comparison_table(const std::vector<json>& views) {
   for (const auto& g : groups) t.headers.push_back(g.strategy);
   t.numeric.assign(t.headers.size(), false);
 
-  std::vector<std::string> excl = {"Exclusion across workers (clustered): measured partner violations"};
-  std::vector<std::string> nonexist = {"Protects non-existent records (by design)"};
+  std::vector<std::string> excl = {"Exclusion of two requests for one key: measured partner violations (all runs)"};
+  std::vector<std::string> cluster = {"Clustered / multi-node: measured partner violations in runs with 2+ pods"};
+  std::vector<std::string> nonexist = {"Protects non-existent records: duplicate rewards measured in reward-claim runs"};
   std::vector<std::string> infra = {"External infrastructure"};
   std::vector<std::string> crash = {"Auto clean-up on crash"};
   std::vector<std::string> slow = {"Safe with slow HTTP I/O: measured pool timeouts and failed probes"};
@@ -490,9 +491,48 @@ Table comparison_table(const std::vector<json>& views) {
       cell = "unavailable: the partner's checks could not be read";
     excl.push_back(cell);
 
+    // Clustered: only runs with two pods or more can show a lock that stays in one pod.
+    double pod_runs = 0, pod_violations = 0, pod_calls = 0, pods_max = 0;
+    for (const json* r : g.results) {
+      const double pods = num_or(*r, "settings.pods", 1);
+      if (pods < 2 || has_faults(*r)) continue;
+      ++pod_runs;
+      pod_violations += violations_of(*r).total;
+      pod_calls += num_or(*r, "partner.calls", 0);
+      pods_max = std::max(pods_max, pods);
+    }
+    if (pod_runs == 0) cluster.push_back("not measured (no run with 2+ pods)");
+    else
+      cluster.push_back(fmt::format("{} {} violations in {} partner calls ({} runs, up to {} pods)",
+                                    pod_violations == 0 ? "✅" : "❌", fmt(pod_violations, 0), fmt(pod_calls, 0),
+                                    fmt(pod_runs, 0), fmt(pods_max, 0)));
+
+    // Non-existent records: the reward claim, whose row appears only with the first claim.
     const DesignFacts facts = facts_for(*g.results.front(), base);
-    nonexist.push_back(facts.non_existent);
-    infra.push_back("None (uses the existing PostgreSQL)");
+    double claim_runs = 0, duplicates = 0, credits = 0, unique_divergence = 0;
+    bool unique_key = false;
+    for (const json* r : g.results) {
+      const std::string scenario = str(*r, "scenario");
+      if (scenario.rfind("reward-claim", 0) != 0 || has_faults(*r)) continue;
+      ++claim_runs;
+      duplicates += num_or(*r, "partner.violations.duplicate_reward", 0);
+      credits += num_or(*r, "partner.calls", 0);
+      if (scenario == "reward-claim:unique") {
+        unique_key = true;
+        unique_divergence += num_or(*r, "partner.violations.claim_divergence", 0);
+      }
+    }
+    if (claim_runs == 0) {
+      nonexist.push_back("not measured (expected: " + facts.non_existent + ")");
+    } else {
+      std::string cell = fmt::format("{} {} duplicate rewards in {} credits ({} runs)", duplicates == 0 ? "✅" : "❌",
+                                     fmt(duplicates, 0), fmt(credits, 0), fmt(claim_runs, 0));
+      if (unique_key && duplicates > 0)
+        cell += fmt::format("; a unique key kept one claim row where the partner credited twice ({} claim_divergence)",
+                            fmt(unique_divergence, 0));
+      nonexist.push_back(cell);
+    }
+    infra.push_back(base == "synchronized" ? "None (the pod's own memory)" : "None (uses the existing PostgreSQL)");
 
     // Crash recovery is measured only when a run injected a crash.
     std::optional<double> recovery;
@@ -528,7 +568,7 @@ Table comparison_table(const std::vector<json>& views) {
     overhead.push_back(hold.empty() ? "–" : hold);
     refused.push_back(fmt(conflicts, 0));
   }
-  t.rows = {excl, nonexist, infra, crash, slow, capacity, overhead, refused};
+  t.rows = {excl, cluster, nonexist, infra, crash, slow, capacity, overhead, refused};
   return t;
 }
 

@@ -13,6 +13,36 @@ const std::vector<ScenarioInfo>& scenario_registry() {
        &make_single_call},
       {"checkout", "create the order PAYMENT_PENDING, charge it at the payment provider, mark it PAID", false, true,
        &make_checkout},
+      {"payout", "a payout webhook delivered twice to two pods: read the balance, pay out, store the rest (overdrawn)",
+       true, true, &make_payout,
+       "The advisory-lock article's opening incident. Account a<k> opens with 100.00 EUR; a webhook pays out "
+       "100.00. Run it with --duplicate-share 1 --duplicate-gap 5ms --pods 2: each webhook is delivered twice, "
+       "5 ms apart, and the twin lands on the other pod (requests alternate pods by number). Each delivery reads "
+       "the balance, validates it (balance >= amount, else 'already paid out'), calls POST /v1/payouts and "
+       "stores balance - amount. Without exclusion both deliveries read 100.00 and both pay out: the partner "
+       "counts overdrawn (payouts beyond the opening balance) and balance_divergence (the stored balance is not "
+       "opening - paid out). held-tx, advisory-xact and row-lease keep it at 0; synchronized only on one pod. "
+       "With an Idempotency-Key (split-tx) the webhook's event id makes the second delivery a replay."},
+      {"reward-claim",
+       "the first-time welcome reward: count the claims, credit at the partner, insert the claim (no row before it)",
+       false, false, &make_reward_claim,
+       "The article's 'first-time welcome reward'. SELECT count(*) FROM claims WHERE customer = $1; if 0, credit "
+       "25.00 at the partner (POST /v1/customers/c<k>/balance_transactions) and INSERT the claim. No row exists "
+       "before the first claim, so held-tx's SELECT ... FOR UPDATE locks nothing (locks.nothing_locked) and two "
+       "concurrent claims both credit: duplicate_reward. The claims table has no unique key here, so the "
+       "service's own database holds both rows too. advisory-xact locks the business string "
+       "'welcome-reward:customer-<k>' hashed to 64 bits with FNV-1a (a collision only makes two customers "
+       "share a lock: they serialize, or one gets a spurious 409 with try): 0 duplicates. row-lease is refused: "
+       "its lease would live in the row that does not exist."},
+      {"reward-claim:unique",
+       "reward-claim with a unique key on the claim: it refuses the second insert, not the second credit", false,
+       false, &make_reward_claim_unique,
+       "reward-claim with the database's own baseline: a unique key on the claim. The second concurrent claim's "
+       "INSERT fails with unique_violation (23505, counted as an error: its transaction rolls back), so the "
+       "service's database holds one claim. But that request's credit was already granted at the partner: "
+       "duplicate_reward stays above 0 and claim_divergence shows 1 claim row against 2 credits. A constraint "
+       "protects the table, not the side effect; the lock (or an idempotency key the partner honours) must come "
+       "before the call."},
   };
   return rows;
 }

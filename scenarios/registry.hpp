@@ -19,6 +19,8 @@ struct ScenarioInfo {
   // Its partner calls take an Idempotency-Key (the payments API does; the identity API does not).
   bool takes_idempotency_key = false;
   std::unique_ptr<Scenario> (*make)();
+  // A paragraph for `lockbench explain SCENARIO`: what it reproduces, what shows it.
+  std::string_view story = {};
 };
 const std::vector<ScenarioInfo>& scenario_registry();
 const ScenarioInfo& scenario_info(std::string_view name);  // throws SettingError naming --scenario

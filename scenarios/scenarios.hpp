@@ -2,7 +2,10 @@
 // lists them; nothing else in lockbench names a scenario.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/scenario.hpp"
@@ -12,6 +15,16 @@ namespace lockbench {
 std::unique_ptr<Scenario> make_switch_primary();
 std::unique_ptr<Scenario> make_single_call();
 std::unique_ptr<Scenario> make_checkout();
+std::unique_ptr<Scenario> make_payout();
+std::unique_ptr<Scenario> make_reward_claim();         // claims without a unique key
+std::unique_ptr<Scenario> make_reward_claim_unique();  // claims with a unique key on the customer
+
+// reward-claim's advisory-lock key: a business string hashed to 64 bits.
+using LockHash = std::uint64_t (*)(std::string_view);
+std::string reward_lock_string(Key customer);        // "welcome-reward:customer-<k>"
+std::uint64_t fnv1a_lock_hash(std::string_view s);   // FNV-1a 64 (core/random.hpp): the hash it uses
+// Tests: the scenario with another hash (a deliberately colliding one).
+std::unique_ptr<Scenario> make_reward_claim(bool unique, LockHash hash);
 
 // The identity provider's reset document for persons 1..settings.keys.
 nlohmann::json identity_reset(const Settings& s);

@@ -24,13 +24,20 @@ LockManager::Row* LockManager::row(Key k) {
 
 const RowState* LockManager::visible(Key k, Backend b) {
   Row* r = row(k);
-  if (!r) return nullptr;
+  if (!r) {
+    for (const auto& [pk, ps] : backend(b).pending_multi)
+      if (pk == k) return &ps;
+    return nullptr;
+  }
   // Only the row-lock holder can have a pending write: it sees its own.
   if (r->pending) {
     auto it = locks_.find(lock_id(Space::row, k));
     if (it != locks_.end() && it->second.holder == b) return &*r->pending;
   }
-  return r->committed ? &*r->committed : nullptr;
+  if (r->committed) return &*r->committed;
+  for (const auto& [pk, ps] : backend(b).pending_multi)  // our own uncommitted insert into a non-unique table
+    if (pk == k) return &ps;
+  return nullptr;
 }
 
 void LockManager::put(Key k, Backend b, bool in_tx, const RowState& s) {
@@ -75,6 +82,37 @@ bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
   backend(b).pending_rows.push_back(k);
   r->pending = s;
   return true;
+}
+
+void LockManager::add_committed(Key k, const RowState& s) {
+  Row* r = row(k);
+  if (!r) r = &rows_.emplace(k, Row{}).first->second;
+  if (r->committed) {
+    ++r->committed->copies;
+    return;
+  }
+  r->committed = s;
+  r->committed->copies = 1;
+}
+
+void LockManager::insert_multi(Key k, Backend b, bool in_tx, const RowState& s) {
+  if (!in_tx) {
+    add_committed(k, s);
+    return;
+  }
+  backend(b).pending_multi.emplace_back(k, s);
+}
+
+std::int64_t LockManager::count(Key k, Backend b) {
+  std::int64_t n = 0;
+  for (const auto& [pk, ps] : backend(b).pending_multi) n += pk == k ? 1 : 0;
+  Row* r = row(k);
+  if (!r) return n;
+  if (r->pending) {  // only the row-lock holder sees its own uncommitted insert or write
+    auto it = locks_.find(lock_id(Space::row, k));
+    if (it != locks_.end() && it->second.holder == b) return n + r->pending->copies;
+  }
+  return n + (r->committed ? r->committed->copies : 0);
 }
 
 bool LockManager::held_by_other(Space sp, Key k, Backend b) const {
@@ -175,6 +213,9 @@ void LockManager::end_xact(Backend b, bool commit) {
     r.pending.reset();
   }
   bs.pending_rows.clear();
+  if (commit)
+    for (const auto& [k, s] : bs.pending_multi) add_committed(k, s);
+  backend(b).pending_multi.clear();
   // Copy: releasing grants locks to waiters, which may touch other backends' lists.
   const std::vector<std::uint64_t> held = bs.held;
   std::vector<std::uint64_t> kept;

@@ -37,6 +37,9 @@ struct RowState {
   std::optional<Duration> lease_at;  // locked_at (database or app clock, as the writer chose)
   std::string lease_owner;           // lock_owner
   std::uint64_t lease_token = 0;     // fencing token: +1 per acquisition
+  // Committed rows under this key: 1, or more in a table without a unique key
+  // (TableSpec::unique = false), whose rows share the first one's state here.
+  std::int64_t copies = 1;
 };
 
 enum class Space : std::uint8_t { row, advisory };
@@ -69,7 +72,14 @@ class LockManager {
   // exists. Call with the row lock held (a second inserter waits for the first
   // one's transaction, as PostgreSQL's unique index makes it).
   bool insert(Key k, Backend b, bool in_tx, const RowState& s);
-  // Every committed row touched so far (for end-of-run counts and the service view).
+  // INSERT into a table without a unique key: never conflicts and never waits
+  // (no unique index to check); another row under the key, seen by others at
+  // commit (or at once outside a transaction).
+  void insert_multi(Key k, Backend b, bool in_tx, const RowState& s);
+  // SELECT count(*) for the key as b sees it: committed rows plus b's own uncommitted inserts.
+  std::int64_t count(Key k, Backend b);
+  // Every committed row touched so far (for end-of-run counts and the service
+  // view); a key with several rows comes once, with RowState::copies.
   template <class F>
   void for_each_row(F f) const {
     for (const auto& [k, r] : rows_)
@@ -176,6 +186,7 @@ class LockManager {
   struct BackendState {
     std::vector<std::uint64_t> held;  // lock ids with a count > 0
     std::vector<Key> pending_rows;
+    std::vector<std::pair<Key, RowState>> pending_multi;  // uncommitted inserts into tables without a unique key
     Waiter* waiting = nullptr;
   };
   static std::uint64_t lock_id(Space sp, Key k) {
@@ -185,6 +196,7 @@ class LockManager {
   static Key key_of(std::uint64_t id) { return static_cast<Key>(id & ((1ULL << 62) - 1)); }
   BackendState& backend(Backend b);
   Row* row(Key k);
+  void add_committed(Key k, const RowState& s);  // one more committed row under k (insert_multi)
   void grant(Lock& l, std::uint64_t id, Backend b, Scope sc);
   void release_if_free(Lock& l);
   void enqueue(Waiter* w, Duration timeout);

@@ -163,6 +163,11 @@ const char* SimConn::table_name(Table t) const {
   return t >= 0 && static_cast<std::size_t>(t) < tables.size() ? tables[static_cast<std::size_t>(t)].name.c_str() : "row";
 }
 
+bool SimConn::unique_table(Table t) const {
+  const auto& tables = w_.scenario().tables();
+  return t < 0 || static_cast<std::size_t>(t) >= tables.size() || tables[static_cast<std::size_t>(t)].unique;
+}
+
 LockManager::WaitAwaiter SimConn::lock_for_update(Key rk) {
   auto a = w_.db().lock(Space::row, rk, backend_, Scope::xact, Duration::zero(), pod_.owner());
   // An autocommitted UPDATE on a row nobody holds takes and drops the row lock
@@ -257,7 +262,7 @@ Task<std::int64_t> SimConn::count(Table t, Key key) {
   co_await statement();
   check_usable("SELECT count(*)");
   maybe_lose_connection("SELECT count(*)");
-  const std::int64_t n = w_.db().visible(row_key(t, key), backend_) ? 1 : 0;
+  const std::int64_t n = w_.db().count(row_key(t, key), backend_);
   account("db.read", t0, false, tracing() ? key_text(table_name(t), key) + " count " + std::to_string(n) : std::string());
   co_return n;
 }
@@ -268,10 +273,17 @@ Task<bool> SimConn::insert(Table t, Key key, const Row& values) {
   co_await statement();
   check_usable("INSERT");
   maybe_lose_connection("INSERT");
+  const RowState fresh{values.text, values.ref, values.num, 0, {}, {}, 0, 1};
+  if (!unique_table(t)) {
+    // No unique key: nothing to check, nothing to wait for; another row under the key.
+    w_.db().insert_multi(rk, backend_, in_tx_, fresh);
+    account("db.insert", t0, false, tracing() ? key_text(table_name(t), key) + " (no unique key)" : std::string());
+    co_return true;
+  }
   // A unique index: an uncommitted insert of the same key makes us wait for its
   // transaction; then the row exists (conflict) or was rolled back (we insert).
   co_await lock_for_update(rk);
-  const bool ok = w_.db().insert(rk, backend_, in_tx_, RowState{values.text, values.ref, values.num, 0, {}, {}, 0});
+  const bool ok = w_.db().insert(rk, backend_, in_tx_, fresh);
   update_done(rk);
   account("db.insert", t0, false,
           tracing() ? key_text(table_name(t), key) + (ok ? "" : ": ON CONFLICT DO NOTHING, 0 rows") : std::string());

@@ -303,7 +303,8 @@ std::vector<StoredRow> SimWorld::stored_rows() const {
   db_.for_each_row([&](Key rk, const RowState& r) {
     const auto t = static_cast<std::size_t>(table_of(rk));
     if (t >= tables.size() || (tables[t].seed && r.version == 0)) return;  // untouched seeded rows agree by construction
-    out.push_back({table_of(rk), key_of_row(rk), Row{true, r.text, r.ref, r.num, r.version}});
+    for (std::int64_t i = 0; i < r.copies; ++i)  // one per row: a table without a unique key holds several
+      out.push_back({table_of(rk), key_of_row(rk), Row{true, r.text, r.ref, r.num, r.version}});
   });
   std::sort(out.begin(), out.end(), [](const StoredRow& a, const StoredRow& b) {
     return std::pair(a.table, a.key) < std::pair(b.table, b.key);

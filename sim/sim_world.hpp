@@ -30,6 +30,7 @@
 #include "strategies/registry.hpp"
 #include "core/world.hpp"
 #include "sim/event_loop.hpp"
+#include "sim/local_locks.hpp"
 #include "sim/lock_manager.hpp"
 #include "sim/partner_front.hpp"
 
@@ -90,6 +91,7 @@ class SimConn final : public Conn {
   LockManager::WaitAwaiter lock_for_update(Key row_key);
   void update_done(Key row_key);
   const char* table_name(Table t) const;
+  bool unique_table(Table t) const;  // TableSpec::unique (false: several rows per key)
 
   SimWorld& w_;
   Pod& pod_;
@@ -155,6 +157,8 @@ class Pod {
   int pending() const { return static_cast<int>(waiters_.size()); }
   int idle() const { return static_cast<int>(idle_.size()); }
   int in_flight() const { return busy_workers_ + static_cast<int>(queue_.size()); }
+  // World::local_lock's table: this incarnation's in-process locks (gone with it).
+  LocalLocks local_locks;
 
  private:
   struct Waiter {
@@ -203,6 +207,8 @@ class SimWorld final : public World {
   Task<ConnHandle> acquire(RequestCtx& cx) override;
   Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) override;
   bool requests_over() override { return all_done(); }
+  Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;  // sim/local_locks.cpp
+  void local_unlock(RequestCtx& cx, Key key) override;
 
   // Runs the whole workload to the end (arrivals stop at `duration`, then the
   // run drains); progress is called every few ten thousand events.

@@ -29,6 +29,8 @@ constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, tr
 constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
 // A poller that dies leaves its claimed row, which is due again after the claim lease.
 constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
+// An in-process lock: nothing held in the database, gone with its pod.
+constexpr StrategyProps kSynchronized{false, Exclusion::one_pod, true, false, false, false};
 
 }  // namespace
 
@@ -85,6 +87,12 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"outbox", "outbox", true, true, kOutbox,
        "order + outbox row in one transaction; pollers deliver at least once, charge once",
        [] { return make<Outbox>(); }},
+      {"synchronized:wait", "synchronized", false, true, kSynchronized,
+       "an in-process lock per key: excludes within one pod, nothing across pods",
+       [] { return make<Synchronized>(true); }},
+      {"synchronized:try", "synchronized", false, false, kSynchronized,
+       "ReentrantLock.tryLock(): a busy key answers 409 at once, within one pod only",
+       [] { return make<Synchronized>(false); }},
   };
   return rows;
 }

@@ -54,6 +54,15 @@ class Optimistic final : public Strategy {
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 };
 
+class Synchronized final : public Strategy {
+ public:
+  explicit Synchronized(bool wait) : wait_(wait) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  bool wait_;
+};
+
 class SplitTx final : public Strategy {
  public:
   explicit SplitTx(bool reconcile) : reconcile_(reconcile) {}
