@@ -85,6 +85,21 @@ std::vector<SettingDef> make_defs() {
       {"probe-interval", "health probe period (0 = no probe)", dur("probe-interval", &S::probe_interval)},
       {"probe-timeout", "health probe's connection timeout", dur("probe-timeout", &S::probe_timeout)},
       {"pods", "service instances, each with its own pool and workers", integer("pods", &S::pods, 1, 64)},
+      {"pod-mode", "real world: thread (pods inside this process) | process (`lockbench serve` children over HTTP)",
+       [](S& s, const std::string& v) { s.pod_mode = one_of(v, "pod-mode", {"thread", "process"}); }},
+      {"targets", "real world: base URLs of services already running (http://HOST:PORT[,...]); no pod is started",
+       [](S& s, const std::string& v) {
+         std::stringstream in(v);
+         std::string one;
+         int n = 0;
+         while (std::getline(in, one, ',')) {
+           if (one.rfind("http://", 0) != 0 || one.size() <= 7)
+             throw SettingError("--targets: '" + one + "' is not an http:// URL (use http://HOST:PORT[,http://HOST:PORT...])");
+           ++n;
+         }
+         if (n == 0 || n > 64) throw SettingError("--targets: give 1 to 64 comma-separated http://HOST:PORT URLs");
+         s.targets = v;
+       }},
       {"max-threads", "Tomcat maxThreads: request workers per pod", integer("max-threads", &S::max_threads, 1, 100000)},
       {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000)},
       {"rate", "open loop: Poisson arrivals per second",

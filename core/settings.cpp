@@ -72,6 +72,7 @@ nlohmann::json Settings::to_json() const {
       {"probe-interval", fd(probe_interval)},
       {"probe-timeout", fd(probe_timeout)},
       {"pods", pods},
+      {"pod-mode", pod_mode},
       {"max-threads", max_threads},
       {"accept-count", accept_count},
       {"arrival", std::string(arrival_name(arrival))},
@@ -104,6 +105,7 @@ nlohmann::json Settings::to_json() const {
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
   j["pause-for"] = fd(pause_for);
   j["clock-skew"] = fd(clock_skew);
+  if (!targets.empty()) j["targets"] = targets;
   if (!db_url.empty()) j["db"] = db_url;
   if (!partner_url.empty()) j["partner"] = partner_url;
   return j;
@@ -119,6 +121,7 @@ void Settings::validate() const {
   need(connection_timeout > 0s, "--connection-timeout: must be above 0 (e.g. 30s)");
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");
   need(pods >= 1 && pods <= 64, "--pods: must be a whole number from 1 to 64");
+  need(pod_mode == "thread" || pod_mode == "process", "--pod-mode: accepted values are thread, process");
   need(max_threads >= 1 && max_threads <= 100000, "--max-threads: must be a whole number from 1 to 100000");
   need(accept_count >= 0 && accept_count <= 1000000, "--accept-count: must be a whole number from 0 to 1000000");
   need(rate_per_s > 0 && rate_per_s <= 1e6, "--rate: must be above 0 and at most 1000000 per second");

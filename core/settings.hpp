@@ -37,6 +37,12 @@ struct Settings {
   // Pods (service instances): each has its own pool and workers; requests go
   // round-robin. Simulator faults (pause, clock skew) hit pod 1 and up.
   int pods = 1;
+  // Real world: how the pods run. thread = inside this process (a function
+  // call per request); process = `lockbench serve` children over HTTP
+  // (real/run_pods.cpp). targets = comma-separated base URLs of services
+  // already running: the load goes there and no pod is started.
+  std::string pod_mode = "thread";
+  std::string targets;
 
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;
