@@ -53,6 +53,7 @@ Settings Settings::scaled() const {
   if (pause_at) s.pause_at = d(*pause_at);
   s.pause_for = d(pause_for);
   s.clock_skew = d(clock_skew);
+  s.restart_after = d(restart_after);
   s.rate_per_s = rate_per_s / f;
   s.time_scale = 1;
   return s;
@@ -105,6 +106,12 @@ nlohmann::json Settings::to_json() const {
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
   j["pause-for"] = fd(pause_for);
   j["clock-skew"] = fd(clock_skew);
+  if (pod_mode == "process") {
+    j["crash-pod"] = crash_pod;
+    j["pause-pod"] = pause_pod;
+    j["skew-pod"] = skew_pod;
+    j["restart-after"] = fd(restart_after);
+  }
   if (!targets.empty()) j["targets"] = targets;
   if (!db_url.empty()) j["db"] = db_url;
   if (!partner_url.empty()) j["partner"] = partner_url;

@@ -19,6 +19,7 @@
 #include <latch>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -236,8 +237,9 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
       "--retry-backoff-base", d(s.retry_backoff_base), "--retry-backoff-cap", d(s.retry_backoff_cap),
       "--lease-ttl", d(s.lease_ttl), "--lock-timeout", d(s.lock_timeout), "--fencing", s.fencing,
       "--identities-per-person", std::to_string(s.identities_per_person)};
-  // As in the simulator, pods after the first run with the skewed application clock.
-  if (index >= 1 && s.clock_skew != Duration::zero()) {
+  // As in the simulator, pods after the first run with the skewed application
+  // clock, unless --clock-skew D:POD names one.
+  if (s.clock_skew != Duration::zero() && (s.skew_pod == 0 ? index >= 1 : index + 1 == s.skew_pod)) {
     a.push_back("--clock-skew");
     a.push_back(d(s.clock_skew));
   }
@@ -464,6 +466,17 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   const bool external = !configured.targets.empty();
   if (external && (configured.crash_at || configured.pause_at || configured.clock_skew != Duration::zero()))
     throw SettingError("--targets: lockbench does not own these services; --crash-at, --pause-at and --clock-skew need --pod-mode process");
+  if (!external) {
+    if (configured.crash_at && configured.crash_pod > configured.pods)
+      throw SettingError("--crash-at: pod " + std::to_string(configured.crash_pod) + " does not exist (--pods " +
+                         std::to_string(configured.pods) + ")");
+    if (configured.pause_at && configured.pause_pod > configured.pods)
+      throw SettingError("--pause-at: pod " + std::to_string(configured.pause_pod) + " does not exist (--pods " +
+                         std::to_string(configured.pods) + ")");
+    if (configured.skew_pod > configured.pods)
+      throw SettingError("--clock-skew: pod " + std::to_string(configured.skew_pod) + " does not exist (--pods " +
+                         std::to_string(configured.pods) + ")");
+  }
   Settings s = configured.scaled();
   s.world = "real";
   const StrategyInfo& info = strategy_info(s.strategy);
@@ -570,16 +583,173 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     });
   }
 
+  // --- requests in flight per pod (the crash fault names what the killed pod held) ---
+  std::mutex flight_mu;
+  std::vector<std::set<std::uint64_t>> in_flight(n_pods);  // GUARDED_BY(flight_mu)
+
+  // --- faults, for real (process mode): SIGSTOP/SIGCONT, kill -9 and a restart ---
+  std::mutex fault_mu;
+  std::condition_variable fault_cv;
+  bool run_over = false;                 // GUARDED_BY(fault_mu)
+  json faults = json::object();          // written by the fault thread, read after it is joined
+  const auto wait_until = [&](Duration t) {  // false when the run ended first
+    std::unique_lock lock(fault_mu);
+    return !fault_cv.wait_until(lock, epoch + t, [&] { return run_over; });
+  };
+  const auto pause_fault = [&] {
+    const std::size_t i = static_cast<std::size_t>(s.pause_pod - 1);
+    if (!wait_until(*s.pause_at)) return;
+    pid_t pid;
+    {
+      std::lock_guard lock(urls_mu);
+      pid = pod_pids[i];
+    }
+    children.signal(pid, SIGSTOP);
+    const Duration stopped = now();
+    wait_until(*s.pause_at + s.pause_for);
+    children.signal(pid, SIGCONT);
+    faults["pause"] = {{"pod", s.pause_pod}, {"at_s", to_s(stopped)}, {"for_s", to_s(now() - stopped)}};
+  };
+  const auto crash_fault = [&] {
+    const std::size_t i = static_cast<std::size_t>(s.crash_pod - 1);
+    if (!wait_until(*s.crash_at)) return;
+    // Wait (at most 2 s) for a moment when the pod is inside a partner call: it holds its lock or lease.
+    int in_partner = 0;
+    for (const auto give_up = Clock::now() + std::chrono::seconds(2); Clock::now() < give_up;) {
+      if (const auto j = get_json(url_of(i), "/lockbench/pool", std::chrono::milliseconds(200)))
+        if ((in_partner = j->value("in_partner", 0)) > 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::vector<int> backends;
+    if (const auto st = get_json(url_of(i), "/lockbench/stats", std::chrono::seconds(1)))
+      backends = st->value("backend_pids", std::vector<int>{});
+    std::vector<std::string> owners;
+    {
+      std::lock_guard lock(flight_mu);
+      for (auto id : in_flight[i]) owners.push_back("req-" + std::to_string(id));
+    }
+    pid_t pid;
+    {
+      std::lock_guard lock(urls_mu);
+      pid = pod_pids[i];
+    }
+    std::string pids = "{";
+    for (std::size_t k = 0; k < backends.size(); ++k) pids += (k ? "," : "") + std::to_string(backends[k]);
+    pids += "}";
+    std::string owner_array = "{";
+    for (std::size_t k = 0; k < owners.size(); ++k) owner_array += (k ? ",\"" : "\"") + owners[k] + "\"";
+    owner_array += "}";
+    // Locks of the pod's sessions (advisory, row and transaction locks), as PostgreSQL sees them.
+    const char* locks_sql =
+        "SELECT count(*) FROM pg_locks WHERE granted AND locktype IN ('advisory', 'transactionid', 'tuple') "
+        "AND pid = ANY($1::int[])";
+    std::unique_ptr<pqxx::connection> db;
+    std::int64_t held_locks = -1;
+    json crash = {{"pod", s.crash_pod}, {"in_partner_at_crash", in_partner}, {"crashed_requests", owners.size()}};
+    try {
+      db = open_session(s.db_url);
+      pqxx::nontransaction tx(*db);
+      held_locks = tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
+    } catch (const std::exception& e) {
+      crash["measure_error"] = one_line(e.what());
+    }
+    children.signal(pid, SIGKILL);
+    const Duration killed = now();
+    children.reap(pid);
+    crash["at_s"] = to_s(killed);
+    // What the dead pod keeps from everyone else: its sessions' locks until
+    // PostgreSQL notices the closed sockets, its in-flight requests' leases until their TTL.
+    if (db) try {
+      pqxx::nontransaction tx(*db);
+      const auto leases = tx.exec_params1(
+          "SELECT count(*), COALESCE(max(EXTRACT(EPOCH FROM (locked_at + $3::interval - now())) * 1000), 0) "
+          "FROM lockbench.rows WHERE run = $1 AND locked_at IS NOT NULL AND lock_owner = ANY($2::text[])",
+          run_key, owner_array, std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(s.lease_ttl).count()) + " milliseconds");
+      Duration freed = Duration::zero(), gone = Duration::zero();
+      bool locks_freed = false;
+      for (const auto give_up = Clock::now() + std::chrono::seconds(30); Clock::now() < give_up;) {
+        if (!locks_freed) {
+          locks_freed = tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>() == 0;
+          freed = now() - killed;
+        }
+        const auto alive = tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])", pids)[0]
+                               .as<std::int64_t>();
+        gone = now() - killed;
+        if (alive == 0 && locks_freed) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      const auto lease_count = leases[0].as<std::int64_t>();
+      const double lease_left_ms = std::max(0.0, leases[1].as<double>());
+      crash["locks_held_at_crash"] = held_locks;
+      crash["locks_freed_ms"] = to_ms(freed);
+      crash["sessions_closed_ms"] = to_ms(gone);
+      crash["leases_held_at_crash"] = lease_count;
+      crash["lease_left_ms"] = lease_left_ms;
+      crash["key_blocked_ms"] = std::max(held_locks > 0 ? to_ms(freed) : 0.0, lease_count > 0 ? lease_left_ms : 0.0);
+    } catch (const std::exception& e) {
+      crash["measure_error"] = one_line(e.what());
+    }
+    if (wait_until(Duration(killed + s.restart_after))) {
+      try {
+        const Child c = children.start(serve_args(s, run_key, static_cast<int>(i)), std::chrono::seconds(15));
+        {
+          std::lock_guard lock(urls_mu);
+          urls[i] = c.url;
+          pod_pids[i] = c.pid;
+        }
+        crash["restarted_at_s"] = to_s(now());
+      } catch (const std::exception& e) {
+        crash["restart_error"] = one_line(e.what());
+      }
+    }
+    faults["crash"] = crash;
+  };
+  // The thread that forked a restarted pod must live until the run ends
+  // (PR_SET_PDEATHSIG follows the forking thread).
+  struct FaultThread {
+    std::thread t;
+    std::mutex& mu;
+    std::condition_variable& cv;
+    bool& over;
+    void end() {
+      {
+        std::lock_guard lock(mu);
+        over = true;
+      }
+      cv.notify_all();
+      if (t.joinable()) t.join();
+    }
+    ~FaultThread() { end(); }
+  } fault_thread{{}, fault_mu, fault_cv, run_over};
+  if (s.pause_at || s.crash_at)
+    fault_thread.t = std::thread([&] {
+      const bool pause_first = s.pause_at && (!s.crash_at || *s.pause_at <= *s.crash_at);
+      if (pause_first) pause_fault();
+      if (s.crash_at) crash_fault();
+      if (s.pause_at && !pause_first) pause_fault();
+      std::unique_lock lock(fault_mu);
+      fault_cv.wait(lock, [&] { return run_over; });
+    });
+
   // --- one request over HTTP ---
   const Duration request_timeout = std::chrono::seconds(60) + s.connection_timeout + s.lock_timeout + s.lease_ttl +
                                    s.partner_max_attempts * (s.partner_read_timeout + s.partner_connect_timeout +
                                                              s.retry_backoff_cap);
   const auto send = [&](const Request& r) {
-    const std::string url = url_of(r.id % n_pods);
+    const std::size_t pod = r.id % n_pods;
+    const std::string url = url_of(pod);
+    {
+      std::lock_guard lock(flight_mu);
+      in_flight[pod].insert(r.id);
+    }
     httplib::Client c(url);
     set_timeouts(c, Duration(std::chrono::seconds(2)), request_timeout);
     const httplib::Headers headers = {{"X-Request-Id", std::to_string(r.id)}, {"X-Choice", std::to_string(r.choice)}};
     auto res = c.Post(op_path(s.scenario, r.key), headers, "", "text/plain");
+    {
+      std::lock_guard lock(flight_mu);
+      in_flight[pod].erase(r.id);
+    }
     const Duration end = now();
     const Duration total = end - r.intended;
     Outcome o = Outcome::error;
@@ -667,6 +837,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       std::fprintf(stderr, "lockbench: could not read the service's rows: %s\n", one_line(e.what()).c_str());
     }
   }
+  fault_thread.end();
   children.kill_all();
   json partner_json;
   try {
@@ -697,6 +868,11 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
                            {"pod_pids", pids},
                            {"per_pod", per_pod},
                            {"database_check", have_rows}};
+  if (s.pause_at || s.crash_at || s.clock_skew != Duration::zero()) {
+    faults["clock_skew_ms"] = to_ms(s.clock_skew);
+    faults["skew_pod"] = s.skew_pod;
+    summary.extra["faults"] = faults;
+  }
   summary.extra["strategy_info"] = strategy_info_json(info);
   return make_result(summary);
 }
