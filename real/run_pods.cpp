@@ -604,11 +604,19 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       std::lock_guard lock(urls_mu);
       pid = pod_pids[i];
     }
+    // As a crash does, the pause waits (at most 2 s) for a moment when the pod is inside a partner call.
+    int in_partner = 0;
+    for (const auto give_up = Clock::now() + std::chrono::seconds(2); Clock::now() < give_up;) {
+      if (const auto j = get_json(url_of(i), "/lockbench/pool", std::chrono::milliseconds(200)))
+        if ((in_partner = j->value("in_partner", 0)) > 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
     children.signal(pid, SIGSTOP);
     const Duration stopped = now();
     wait_until(*s.pause_at + s.pause_for);
     children.signal(pid, SIGCONT);
-    faults["pause"] = {{"pod", s.pause_pod}, {"at_s", to_s(stopped)}, {"for_s", to_s(now() - stopped)}};
+    faults["pause"] = {{"pod", s.pause_pod}, {"at_s", to_s(stopped)}, {"for_s", to_s(now() - stopped)},
+                       {"in_partner_at_pause", in_partner}};
   };
   const auto crash_fault = [&] {
     const std::size_t i = static_cast<std::size_t>(s.crash_pod - 1);
