@@ -596,6 +596,11 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     std::unique_lock lock(fault_mu);
     return !fault_cv.wait_until(lock, epoch + t, [&] { return run_over; });
   };
+  // A fault waits for its moment until the arrivals end (then strikes anyway: in_partner 0 says so).
+  const auto last_chance = [&] {
+    std::lock_guard lock(fault_mu);
+    return run_over ? Duration::zero() : s.duration;
+  };
   const auto pause_fault = [&] {
     const std::size_t i = static_cast<std::size_t>(s.pause_pod - 1);
     if (!wait_until(*s.pause_at)) return;
@@ -604,9 +609,9 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       std::lock_guard lock(urls_mu);
       pid = pod_pids[i];
     }
-    // As a crash does, the pause waits (at most 2 s) for a moment when the pod is inside a partner call.
+    // As a crash does, the pause waits for a moment when the pod is inside a partner call.
     int in_partner = 0;
-    for (const auto give_up = Clock::now() + std::chrono::seconds(2); Clock::now() < give_up;) {
+    while (now() < last_chance()) {
       if (const auto j = get_json(url_of(i), "/lockbench/pool", std::chrono::milliseconds(200)))
         if ((in_partner = j->value("in_partner", 0)) > 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -621,9 +626,9 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   const auto crash_fault = [&] {
     const std::size_t i = static_cast<std::size_t>(s.crash_pod - 1);
     if (!wait_until(*s.crash_at)) return;
-    // Wait (at most 2 s) for a moment when the pod is inside a partner call: it holds its lock or lease.
+    // Wait for a moment when the pod is inside a partner call: it holds its lock or lease.
     int in_partner = 0;
-    for (const auto give_up = Clock::now() + std::chrono::seconds(2); Clock::now() < give_up;) {
+    while (now() < last_chance()) {
       if (const auto j = get_json(url_of(i), "/lockbench/pool", std::chrono::milliseconds(200)))
         if ((in_partner = j->value("in_partner", 0)) > 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -213,12 +213,15 @@ TEST(RealPods, AKilledPodsXactLockIsFreedAtOnceWhileItsLeaseWaitsForTheTtl) {
 
 TEST(RealPods, APausedPodsLeaseIsStolenAndFencedWithAnEnforcingPartnerRefusesTheStaleCall) {
   LOCKBENCH_NEED_PARTNER();
-  const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 3s --keys 1 --key-dist hot "
+  const std::string common = "--pods 2 --pod-mode process --rate 20 --duration 4s --keys 1 --key-dist hot "
                              "--partner-latency fixed:300ms --lease-ttl 1s --pause-at 500ms:1 --pause-for 2500ms "
                              "--fencing enforce ";
   const json plain = run_json(common + "--strategy row-lease");
   const json fenced = run_json(common + "--strategy row-lease:fenced");
   ASSERT_TRUE(plain.contains("locks") && fenced.contains("locks"));
+  // The pause struck while pod 1 was inside a partner call, holding the lease.
+  EXPECT_GE(plain["faults"]["pause"]["in_partner_at_pause"].get<int>(), 1);
+  EXPECT_GE(fenced["faults"]["pause"]["in_partner_at_pause"].get<int>(), 1);
   EXPECT_GE(plain["locks"]["lease_steals"].get<int>(), 1);
   EXPECT_GE(fenced["locks"]["lease_steals"].get<int>(), 1);
   EXPECT_GE(fenced["partner"]["violations"].value("stale_token_rejected", 0), 1) << fenced["partner"];
