@@ -228,6 +228,20 @@ TEST(RealPods, APausedPodsLeaseIsStolenAndFencedWithAnEnforcingPartnerRefusesThe
   EXPECT_EQ(plain["partner"]["violations"].value("stale_token_rejected", 0), 0);
 }
 
+TEST(RealPods, APodWhoseApplicationClockRunsAheadStealsLiveLeasesUnderAppClockOnly) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 3s --keys 1 --key-dist hot "
+                             "--partner-latency fixed:300ms --lease-ttl 2s --strategy row-lease:app-clock ";
+  const json same = run_json(common);
+  const json skewed = run_json(common + "--clock-skew 5s:2");
+  ASSERT_TRUE(same.contains("locks") && skewed.contains("locks"));
+  EXPECT_EQ(same["locks"]["lease_steals"], 0);
+  EXPECT_EQ(same["partner"]["violations"]["overlap_person"], 0);
+  EXPECT_GE(skewed["locks"]["lease_steals"].get<int>(), 1);
+  EXPECT_GE(skewed["partner"]["violations"]["overlap_person"].get<int>(), 1);
+  EXPECT_EQ(skewed["faults"]["skew_pod"], 2);
+}
+
 TEST(RealPods, TheInProcessPodsRefuseAFaultTheyCannotDo) {
   LOCKBENCH_NEED_PARTNER();
   for (const char* fault : {"--crash-at 1s", "--pause-at 1s --pause-for 1s", "--clock-skew 1s"}) {
