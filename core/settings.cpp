@@ -129,6 +129,9 @@ void Settings::validate() const {
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");
   need(pods >= 1 && pods <= 64, "--pods: must be a whole number from 1 to 64");
   need(pod_mode == "thread" || pod_mode == "process", "--pod-mode: accepted values are thread, process");
+  need(world != "sim" || (crash_pod == 1 && pause_pod == 1 && skew_pod == 0),
+       "--crash-at, --pause-at, --clock-skew: the simulator takes no :POD (it picks the pod); use T or D alone");
+  need(restart_after >= 0s, "--restart-after: must be 0 or a duration");
   need(max_threads >= 1 && max_threads <= 100000, "--max-threads: must be a whole number from 1 to 100000");
   need(accept_count >= 0 && accept_count <= 1000000, "--accept-count: must be a whole number from 0 to 1000000");
   need(rate_per_s > 0 && rate_per_s <= 1e6, "--rate: must be above 0 and at most 1000000 per second");

@@ -242,6 +242,26 @@ TEST(RealPods, APodWhoseApplicationClockRunsAheadStealsLiveLeasesUnderAppClockOn
   EXPECT_EQ(skewed["faults"]["skew_pod"], 2);
 }
 
+TEST(RealPods, TargetsDriveAServiceAlreadyRunningAndRefuseOneOfAnotherStrategy) {
+  LOCKBENCH_NEED_PARTNER();
+  ServeChild pod({"--scenario", "switch-primary", "--strategy", "advisory-xact:try", "--db", test::test_db(),
+                  "--partner", test::test_partner(), "--port", "0", "--run-id", "434343", "--keys", "1"});
+  ASSERT_FALSE(pod.url().empty());
+  const json r = run_json("--targets " + pod.url() + " --strategy advisory-xact:try --burst 8 --keys 1 --key-dist hot "
+                          "--partner-latency fixed:300ms");
+  ASSERT_TRUE(r.contains("requests"));
+  EXPECT_EQ(r["requests"]["ok"], 1);
+  EXPECT_EQ(r["requests"]["conflict"], 7);
+  EXPECT_EQ(r["real"]["pod_mode"], "targets");
+  EXPECT_EQ(r["real"]["database_check"], true);
+  EXPECT_EQ(r["locks"]["acquired"], 1);  // read from the service's /lockbench/stats
+  const auto other = run_command(std::string(LOCKBENCH_BIN) + " run --world real --quiet" + servers() + " --targets " +
+                                 pod.url() + " --strategy row-lease --burst 2");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("runs strategy advisory-xact:try"), std::string::npos) << other.err;
+  EXPECT_EQ(pod.stop(), 0);
+}
+
 TEST(RealPods, TheInProcessPodsRefuseAFaultTheyCannotDo) {
   LOCKBENCH_NEED_PARTNER();
   for (const char* fault : {"--crash-at 1s", "--pause-at 1s --pause-for 1s", "--clock-skew 1s"}) {
