@@ -461,8 +461,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     throw SettingError("--db: the real world needs a PostgreSQL URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
   if (configured.partner_url.empty())
     throw SettingError("--partner: the real world needs the fake partner's URL (e.g. http://127.0.0.1:8080)");
-  if (configured.arrival == Arrival::closed)
-    throw SettingError("--users: the closed loop is not available with pods over HTTP yet; use --rate or --burst");
+  if (configured.arrival == Arrival::closed && configured.users > 1024)
+    throw SettingError("--users: at most 1024 virtual users with pods over HTTP (one sending thread each)");
   const bool external = !configured.targets.empty();
   if (external && (configured.crash_at || configured.pause_at || configured.clock_skew != Duration::zero()))
     throw SettingError("--targets: lockbench does not own these services; --crash-at, --pause-at and --clock-skew need --pod-mode process");
@@ -779,14 +779,34 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     if (o == Outcome::ok) ok_count++;
   };
 
-  // --- dispatch: open loop at each intended start, or a burst at t = 0 ---
+  // --- dispatch: open loop at each intended start, a burst at t = 0, or
+  // closed-loop virtual users (one thread each: send, wait for the answer, think) ---
   Workload workload(s, scenario->fresh_key_per_request());
-  const std::vector<Request> schedule = workload.schedule();
-  const std::int64_t per_pod_capacity = static_cast<std::int64_t>(s.max_threads) + s.accept_count + 8;
-  const int n_senders = static_cast<int>(std::clamp<std::int64_t>(
-      std::min<std::int64_t>(per_pod_capacity * static_cast<std::int64_t>(n_pods), static_cast<std::int64_t>(schedule.size())),
-      1, 1024));
-  {
+  if (s.arrival == Arrival::closed) {
+    std::mutex workload_mu;  // guards workload: the users share it
+    std::vector<std::thread> users;
+    for (int u = 0; u < s.users; ++u)
+      users.emplace_back([&, u] {
+        Duration at = Duration::zero();
+        while (at < s.duration) {
+          std::this_thread::sleep_until(epoch + at);
+          Request r;
+          {
+            std::lock_guard lock(workload_mu);
+            r = workload.next_for_user(u, at);
+          }
+          send(r);
+          std::lock_guard lock(workload_mu);
+          at = now() + workload.think(u);
+        }
+      });
+    for (auto& t : users) t.join();
+  } else {
+    const std::vector<Request> schedule = workload.schedule();
+    const std::int64_t per_pod_capacity = static_cast<std::int64_t>(s.max_threads) + s.accept_count + 8;
+    const int n_senders = static_cast<int>(std::clamp<std::int64_t>(
+        std::min<std::int64_t>(per_pod_capacity * static_cast<std::int64_t>(n_pods), static_cast<std::int64_t>(schedule.size())),
+        1, 1024));
     Senders senders(n_senders, send);
     for (const Request& r : schedule) {
       if (s.arrival == Arrival::open) std::this_thread::sleep_until(epoch + r.intended);

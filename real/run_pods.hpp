@@ -7,9 +7,10 @@
 //                        their run number comes from GET /lockbench/info
 //
 // Then, as run_real does for the in-process pods: the database's rows for the
-// run and the partner prepared once; an open-loop (or burst) load whose latency
+// run and the partner prepared once; an open-loop (burst, closed-loop) load whose latency
 // counts from each request's intended start (no coordinated omission), spread
-// round-robin over the pods as a load balancer would; readiness polled as the
+// round-robin over the pods as a load balancer would (closed loop: one thread
+// per virtual user); readiness polled as the
 // probe; each pod's pool figures and lock counters read at the end
 // (GET /lockbench/stats); the partner's oracle and the database check; one
 // result of the usual contract (core/result.hpp).

@@ -262,6 +262,18 @@ TEST(RealPods, TargetsDriveAServiceAlreadyRunningAndRefuseOneOfAnotherStrategy) 
   EXPECT_EQ(pod.stop(), 0);
 }
 
+TEST(RealPods, ClosedLoopUsersDriveProcessPodsWithOneRequestEachAtATime) {
+  LOCKBENCH_NEED_PARTNER();
+  const json r = run_json("--pods 2 --pod-mode process --users 4 --think-time 50ms --duration 2s --keys 50 "
+                          "--strategy held-tx --partner-latency fixed:20ms");
+  ASSERT_TRUE(r.contains("requests"));
+  const auto total = r["requests"]["total"].get<int>();
+  EXPECT_EQ(r["requests"]["ok"].get<int>(), total);
+  // 4 users, each at most one request per (call + think) >= 50 ms: at most 4 * 2 s / 50 ms.
+  EXPECT_GE(total, 4);
+  EXPECT_LE(total, 4 * 2000 / 50 + 4);
+}
+
 TEST(RealPods, TheInProcessPodsRefuseAFaultTheyCannotDo) {
   LOCKBENCH_NEED_PARTNER();
   for (const char* fault : {"--crash-at 1s", "--pause-at 1s --pause-for 1s", "--clock-skew 1s"}) {
