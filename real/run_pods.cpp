@@ -261,8 +261,20 @@ json partner_config(const Settings& s) {
   return {{"seed", s.seed}, {"latency", {{"*", latency}}}, {"faults", faults}, {"fencing", s.fencing}};
 }
 
-json partner_block(PartnerHttp& partner, const json& service) {
-  const json check = partner.check(service);
+// The oracle's checks. Without the service's rows (a target of the user's own
+// that reports no run) only the partner's own checks: POST /admin/check with no
+// "service" (PartnerHttp::check always sends one).
+json check_without_service(const std::string& url) {
+  httplib::Client c(url);
+  set_timeouts(c, Duration(std::chrono::seconds(5)), Duration(std::chrono::seconds(30)));
+  auto r = c.Post("/admin/check", "{}", "application/json");
+  if (!r) throw std::runtime_error("POST /admin/check: " + httplib::to_string(r.error()));
+  if (r->status / 100 != 2) throw std::runtime_error("POST /admin/check answered " + std::to_string(r->status));
+  return json::parse(r->body);
+}
+
+json partner_block(PartnerHttp& partner, const std::optional<json>& service) {
+  const json check = service ? partner.check(*service) : check_without_service(partner.url());
   const json metrics = partner.metrics();
   std::int64_t calls = 0;
   if (metrics.contains("arrivals"))
@@ -874,7 +886,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   children.kill_all();
   json partner_json;
   try {
-    partner_json = partner_block(partner, have_rows ? scenario->service_view(stored) : json(nullptr));
+    partner_json = partner_block(partner, have_rows ? std::optional<json>(scenario->service_view(stored)) : std::nullopt);
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot read the checks from " + s.partner_url + ": " + one_line(e.what()));
   }
