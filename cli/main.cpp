@@ -30,6 +30,7 @@
 #include "core/redact.hpp"
 #include "core/run.hpp"
 #include "core/result.hpp"
+#include "real/serve.hpp"
 #include "report/compare.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
@@ -361,6 +362,18 @@ int main(int argc, char** argv) {
   add_setting_flags(cal, cal_values, cal_config);
   cal->add_option("--out", cal_out, "TOML settings file to write (db-latency, partner-overhead, pool-handoff, worker-handoff)");
 
+  // serve: one pod as an HTTP service (real/serve.hpp has the endpoint contract).
+  FlagValues serve_values;
+  std::string serve_config;
+  real::ServeOptions serve_opt;
+  std::int64_t serve_run = -1;
+  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see README: pods over HTTP)");
+  add_setting_flags(srv, serve_values, serve_config);
+  srv->add_option("--port", serve_opt.port, "TCP port (0 = a free one; the first line printed names it)");
+  srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
+  srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
+  srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -429,6 +442,12 @@ int main(int argc, char** argv) {
       return cmd_lint(s, strategy_known, lint_format);
     }
     if (*val) return cmd_validate(settings_from(val_values, val_config, *val), *val, val_out);
+    if (*srv) {
+      if (serve_run >= 0) serve_opt.run = serve_run;
+      Settings ss = settings_from(serve_values, serve_config, *srv);
+      ss.world = "real";
+      return real::serve_pod(ss, serve_opt);
+    }
     if (*cal) return cmd_calibrate(settings_from(cal_values, cal_config, *cal), cal_out);
   } catch (const SettingError& e) {
     std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";

@@ -49,15 +49,20 @@ std::string one_of(const std::string& v, std::string_view name, std::initializer
 
 using S = Settings;
 
+// T or T:POD (POD 1-based; none/off = no fault).
+void fault_at(S& s, const std::string& v, const char* name, std::optional<Duration> S::*at, int S::*pod) {
+  if (v == "none" || v == "off") {
+    s.*at = std::nullopt;
+    return;
+  }
+  const auto colon = v.find(':');
+  s.*at = parse_duration(v.substr(0, colon), flag(name));
+  s.*pod = colon == std::string::npos ? 1 : static_cast<int>(parse_int(v.substr(colon + 1), name, 1, 64));
+}
+
 std::vector<SettingDef> make_defs() {
   const auto dur = [](const char* name, Duration S::*field) {
     return [name, field](S& s, const std::string& v) { s.*field = parse_duration(v, flag(name)); };
-  };
-  const auto opt_dur = [](const char* name, std::optional<Duration> S::*field) {
-    return [name, field](S& s, const std::string& v) {
-      if (v == "none" || v == "off") s.*field = std::nullopt;
-      else s.*field = parse_duration(v, flag(name));
-    };
   };
   const auto integer = [](const char* name, int S::*field, long long lo, long long hi) {
     return [=](S& s, const std::string& v) { s.*field = static_cast<int>(parse_int(v, name, lo, hi)); };
@@ -90,6 +95,21 @@ std::vector<SettingDef> make_defs() {
       {"probe-interval", "health probe period (0 = no probe)", dur("probe-interval", &S::probe_interval)},
       {"probe-timeout", "health probe's connection timeout", dur("probe-timeout", &S::probe_timeout)},
       {"pods", "service instances, each with its own pool and workers", integer("pods", &S::pods, 1, 64)},
+      {"pod-mode", "real world: thread (pods inside this process) | process (`lockbench serve` children over HTTP)",
+       [](S& s, const std::string& v) { s.pod_mode = one_of(v, "pod-mode", {"thread", "process"}); }},
+      {"targets", "real world: base URLs of services already running (http://HOST:PORT[,...]); no pod is started",
+       [](S& s, const std::string& v) {
+         std::stringstream in(v);
+         std::string one;
+         int n = 0;
+         while (std::getline(in, one, ',')) {
+           if (one.rfind("http://", 0) != 0 || one.size() <= 7)
+             throw SettingError("--targets: '" + one + "' is not an http:// URL (use http://HOST:PORT[,http://HOST:PORT...])");
+           ++n;
+         }
+         if (n == 0 || n > 64) throw SettingError("--targets: give 1 to 64 comma-separated http://HOST:PORT URLs");
+         s.targets = v;
+       }},
       {"max-threads", "Tomcat maxThreads: request workers per pod", integer("max-threads", &S::max_threads, 1, 100000)},
       {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000)},
       {"rate", "open loop: Poisson arrivals per second",
@@ -166,10 +186,18 @@ std::vector<SettingDef> make_defs() {
       {"email-latency", "after-commit: time of the confirmation email's send", dur("email-latency", &S::email_latency)},
       {"time-scale", "real world: multiply every configured duration by F (rates divided)",
        [](S& s, const std::string& v) { s.time_scale = parse_number(v, "time-scale", 1e-4, 1000); }},
-      {"crash-at", "simulator: the pod crashes at this time", opt_dur("crash-at", &S::crash_at)},
-      {"pause-at", "simulator: pod 1 pauses (GC-style) at this time", opt_dur("pause-at", &S::pause_at)},
-      {"pause-for", "simulator: length of the pause", dur("pause-for", &S::pause_for)},
-      {"clock-skew", "simulator: app clock minus database clock on pods >= 1 (row-lease:app-clock)", dur("clock-skew", &S::clock_skew)},
+      {"crash-at", "the pod crashes at this time (real: T[:POD], kill -9 of pod POD's process, --pod-mode process)",
+       [](S& s, const std::string& v) { fault_at(s, v, "crash-at", &S::crash_at, &S::crash_pod); }},
+      {"restart-after", "real, --pod-mode process: a killed pod is started again after this", dur("restart-after", &S::restart_after)},
+      {"pause-at", "a pod pauses (GC-style) at this time (real: T[:POD], SIGSTOP/SIGCONT, --pod-mode process)",
+       [](S& s, const std::string& v) { fault_at(s, v, "pause-at", &S::pause_at, &S::pause_pod); }},
+      {"pause-for", "length of the pause", dur("pause-for", &S::pause_for)},
+      {"clock-skew", "app clock minus database clock on pods >= 1 (row-lease:app-clock); real: D[:POD], --pod-mode process",
+       [](S& s, const std::string& v) {
+         const auto colon = v.find(':');
+         s.clock_skew = parse_duration(v.substr(0, colon), "--clock-skew");
+         s.skew_pod = colon == std::string::npos ? 0 : static_cast<int>(parse_int(v.substr(colon + 1), "clock-skew", 1, 64));
+       }},
       {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
   };
   return d;

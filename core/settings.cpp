@@ -68,6 +68,7 @@ Settings Settings::scaled() const {
   s.outbox_poll_interval = d(outbox_poll_interval);
   s.outbox_drain_limit = d(outbox_drain_limit);
   s.email_latency = d(email_latency);
+  s.restart_after = d(restart_after);
   s.rate_per_s = rate_per_s / f;
   s.time_scale = 1;
   return s;
@@ -87,6 +88,7 @@ nlohmann::json Settings::to_json() const {
       {"probe-interval", fd(probe_interval)},
       {"probe-timeout", fd(probe_timeout)},
       {"pods", pods},
+      {"pod-mode", pod_mode},
       {"max-threads", max_threads},
       {"accept-count", accept_count},
       {"arrival", std::string(arrival_name(arrival))},
@@ -127,6 +129,13 @@ nlohmann::json Settings::to_json() const {
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
   j["pause-for"] = fd(pause_for);
   j["clock-skew"] = fd(clock_skew);
+  if (pod_mode == "process") {
+    j["crash-pod"] = crash_pod;
+    j["pause-pod"] = pause_pod;
+    j["skew-pod"] = skew_pod;
+    j["restart-after"] = fd(restart_after);
+  }
+  if (!targets.empty()) j["targets"] = targets;
   // Results, reports and summary.csv all read the URL from here: never its password.
   if (!db_url.empty()) j["db"] = redact_secrets(db_url);
   if (!partner_url.empty()) j["partner"] = redact_secrets(partner_url);
@@ -143,6 +152,10 @@ void Settings::validate() const {
   need(connection_timeout > 0s, "--connection-timeout: must be above 0 (e.g. 30s)");
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");
   need(pods >= 1 && pods <= 64, "--pods: must be a whole number from 1 to 64");
+  need(pod_mode == "thread" || pod_mode == "process", "--pod-mode: accepted values are thread, process");
+  need(world != "sim" || (crash_pod == 1 && pause_pod == 1 && skew_pod == 0),
+       "--crash-at, --pause-at, --clock-skew: the simulator takes no :POD (it picks the pod); use T or D alone");
+  need(restart_after >= 0s, "--restart-after: must be 0 or a duration");
   need(max_threads >= 1 && max_threads <= 100000, "--max-threads: must be a whole number from 1 to 100000");
   need(accept_count >= 0 && accept_count <= 1000000, "--accept-count: must be a whole number from 0 to 1000000");
   need(rate_per_s > 0 && rate_per_s <= 1e6, "--rate: must be above 0 and at most 1000000 per second");

@@ -37,6 +37,12 @@ struct Settings {
   // Pods (service instances): each has its own pool and workers; requests go
   // round-robin. Simulator faults (pause, clock skew) hit pod 1 and up.
   int pods = 1;
+  // Real world: how the pods run. thread = inside this process (a function
+  // call per request); process = `lockbench serve` children over HTTP
+  // (real/run_pods.cpp). targets = comma-separated base URLs of services
+  // already running: the load goes there and no pod is started.
+  std::string pod_mode = "thread";
+  std::string targets;
 
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;
@@ -113,6 +119,14 @@ struct Settings {
   std::optional<Duration> pause_at;    // one pod pauses (GC-style) ...
   Duration pause_for = 0s;             // ... for this long
   Duration clock_skew = 0s;            // app clock minus database clock (row-lease:app-clock)
+  // Real world, --pod-mode process: which pod (1-based) a fault hits (the
+  // ":POD" of --crash-at T:POD, --pause-at T:POD, --clock-skew D:POD; 0 for the
+  // skew = every pod after the first, as in the simulator), and how long a
+  // killed pod stays down before lockbench starts it again.
+  int crash_pod = 1;
+  int pause_pod = 1;
+  int skew_pod = 0;
+  Duration restart_after = 1s;
 
   // Trace sample size (requests whose events are kept in the result).
   int trace_requests = 40;

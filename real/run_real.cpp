@@ -40,6 +40,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
+#include "real/run_pods.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
 
@@ -288,6 +289,10 @@ void run_background(real::RealWorld& world, Recorder& recorder, const Settings& 
 
 nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   configured.validate();
+  // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
+  if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
+  real::refuse_faults_in_threads(configured);
+  // --- end of hook ---
   if (configured.db_url.empty())
     throw SettingError("--db: the real world needs a PostgreSQL URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
   if (configured.partner_url.empty())

@@ -1,0 +1,33 @@
+// run_pods: a real run whose pods are HTTP services (real/serve.hpp's contract).
+//
+//   --pod-mode process   starts --pods `lockbench serve` children (fork/exec of
+//                        /proc/self/exe, each on a free port, one process group,
+//                        killed in every exit path), waits for their readiness
+//   --targets URL,...    drives services already running (no child started);
+//                        their run number comes from GET /lockbench/info
+//
+// Then, as run_real does for the in-process pods: the database's rows for the
+// run and the partner prepared once; an open-loop (burst, closed-loop) load whose latency
+// counts from each request's intended start (no coordinated omission), spread
+// round-robin over the pods as a load balancer would (closed loop: one thread
+// per virtual user); readiness polled as the
+// probe; each pod's pool figures and lock counters read at the end
+// (GET /lockbench/stats); the partner's oracle and the database check; one
+// result of the usual contract (core/result.hpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/run.hpp"
+#include "core/settings.hpp"
+
+namespace lockbench::real {
+
+// True when the run's pods are HTTP services (process mode or --targets).
+bool pods_over_http(const Settings& s);
+nlohmann::json run_pods(const Settings& s, const RunHooks& hooks);
+// The in-process pods cannot crash, pause or skew a pod: one line naming the
+// setting (SettingError) instead of ignoring it.
+void refuse_faults_in_threads(const Settings& s);
+
+}  // namespace lockbench::real

@@ -1,0 +1,55 @@
+// serve: ONE pod of the service as an HTTP server on 127.0.0.1 (`lockbench serve`).
+//
+// The pod is what a Spring Boot service is: a servlet container's workers
+// (real::WorkerPool: --max-threads, --accept-count), a HikariCP-like pool
+// (real::Pool) on the run's rows (lockbench.rows, run = --run-id), the partner
+// over HTTP. The endpoint contract (also the "bring your own service" contract,
+// README.md) is:
+//
+//   POST /ops/{scenario}/{key}       one request of the scenario on record {key}
+//   POST /users/{key}/primary        the same for switch-primary
+//   POST /checkout/{key}             the same for checkout
+//   POST /calls/{key}                the same for single-call
+//        headers  X-Request-Id: N (1..2^63, unique in the run; names the lease owner
+//                 and the partner's request id), X-Choice: N (the scenario's random bits)
+//        answers  200 ok | 409 conflict | 503 pool timeout | 429 rejected
+//                 (no worker and the accept queue full) | 500 error | 404 wrong
+//                 scenario | 400 bad request; header X-Lockbench-Split with the
+//                 pod's time split in microseconds: "queue pool_wait lock_wait
+//                 partner db held service"
+//   GET  /health/readiness           borrows a connection within --probe-timeout and
+//                                    runs SELECT 1: 200 {"status":"UP"} | 503 DOWN
+//   GET  /health/liveness            200 while the process answers
+//   GET  /metrics                    Prometheus text, Micrometer's HikariCP names
+//                                    (hikaricp_connections_*{pool="podN"})
+//   GET  /lockbench/info             {"run", "scenario", "strategy", "pod", "pid"}
+//   GET  /lockbench/pool             {"active", "pending", "idle", "in_partner"} (cheap)
+//   GET  /lockbench/stats            the pool's figures, lock counters and backend
+//                                    pids, for the runner's result
+//
+// serve_pod() prints "listening on 127.0.0.1:PORT" on stdout once it answers,
+// and returns 0 after SIGTERM or SIGINT (in-flight requests finish first).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/settings.hpp"
+
+namespace lockbench::real {
+
+struct ServeOptions {
+  int port = 0;                     // 0 = any free port (printed)
+  std::string host = "127.0.0.1";   // loopback unless told otherwise
+  std::optional<std::int64_t> run;  // lockbench.rows run; absent = a new one (seeded by the runner)
+  int pod = 1;                      // 1-based: the pool's name (podN) and connection ids
+};
+
+// Throws SettingError (before listening) for a bad setting or an unreachable database.
+int serve_pod(const Settings& s, const ServeOptions& o);
+
+// The HTTP path of a request of `scenario` on `key` (the generic form).
+std::string op_path(std::string_view scenario, std::int64_t key);
+
+}  // namespace lockbench::real
