@@ -191,8 +191,9 @@ nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, c
 
 void PartnerHttp::reset(const nlohmann::json& doc) { admin("POST", "/admin/reset", &doc); }
 void PartnerHttp::configure(const nlohmann::json& config) { admin("PUT", "/admin/config", &config); }
-nlohmann::json PartnerHttp::check(const nlohmann::json& service) {
-  const nlohmann::json body = {{"service", service}};
+nlohmann::json PartnerHttp::check(const std::optional<nlohmann::json>& service) {
+  if (!service) return admin("POST", "/admin/check", nullptr);
+  const nlohmann::json body = {{"service", *service}};
   return admin("POST", "/admin/check", &body);
 }
 nlohmann::json PartnerHttp::metrics() { return admin("GET", "/admin/metrics", nullptr); }

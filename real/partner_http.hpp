@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,8 +29,8 @@ class PartnerHttp {
   void reset(const nlohmann::json& doc);
   void configure(const nlohmann::json& config);
   // The oracle's checks, judged against what the service's database holds
-  // ({"service": ...}, Scenario::service_view).
-  nlohmann::json check(const nlohmann::json& service);
+  // ({"service": ...}, Scenario::service_view); nullopt: the partner's own checks only.
+  nlohmann::json check(const std::optional<nlohmann::json>& service);
   nlohmann::json metrics();
 
   const std::string& url() const { return url_; }

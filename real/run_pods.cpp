@@ -39,6 +39,7 @@
 #include "core/redact.hpp"
 #include "real/leftovers.hpp"
 #include "real/pg_conn.hpp"
+#include "real/run_common.hpp"
 #include "real/serve.hpp"
 #include "strategies/registry.hpp"
 
@@ -256,53 +257,6 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
 
 // --- the partner and the database, as run_real prepares them ----------------
 
-json partner_config(const Settings& s) {
-  json latency = s.partner_latency.to_json();
-  latency["apply_at"] = s.apply_at;
-  json faults = json::object();
-  faults["*"] = s.partner_faults.contains("*") ? s.partner_faults["*"] : json(nullptr);
-  for (const auto endpoint : partner::kEndpoints) {
-    const std::string e(partner::endpoint_name(endpoint));
-    faults[e] = s.partner_faults.contains(e) ? s.partner_faults[e] : json(nullptr);
-  }
-  for (auto it = s.partner_faults.begin(); it != s.partner_faults.end(); ++it) faults[it.key()] = it.value();
-  return {{"seed", s.seed}, {"latency", {{"*", latency}}}, {"faults", faults}, {"fencing", s.fencing}};
-}
-
-// The oracle's checks. Without the service's rows (a target of the user's own
-// that reports no run) only the partner's own checks: POST /admin/check with no
-// "service" (PartnerHttp::check always sends one).
-json check_without_service(const std::string& url) {
-  httplib::Client c(url);
-  set_timeouts(c, Duration(std::chrono::seconds(5)), Duration(std::chrono::seconds(30)));
-  auto r = c.Post("/admin/check", "{}", "application/json");
-  if (!r) throw std::runtime_error("POST /admin/check: " + httplib::to_string(r.error()));
-  if (r->status / 100 != 2) throw std::runtime_error("POST /admin/check answered " + std::to_string(r->status));
-  return json::parse(r->body);
-}
-
-json partner_block(PartnerHttp& partner, const std::optional<json>& service) {
-  const json check = service ? partner.check(*service) : check_without_service(partner.url());
-  const json metrics = partner.metrics();
-  std::int64_t calls = 0;
-  if (metrics.contains("arrivals"))
-    for (const auto& [endpoint, n] : metrics["arrivals"].items())
-      if (n.is_number()) calls += n.get<std::int64_t>();
-  json violations = check.contains("counts") ? check["counts"] : json::object();
-  const std::int64_t inflight = std::max(check.value("max_inflight_per_person", std::int64_t{0}),
-                                         metrics.value("max_inflight_per_person", std::int64_t{0}));
-  json details = json::array();
-  if (check.contains("violations"))
-    for (const auto& v : check["violations"]) {
-      if (details.size() >= 200) break;
-      details.push_back(v);
-    }
-  json out = {{"calls", calls}, {"violations", violations}, {"max_inflight_per_person", inflight}, {"details", details}};
-  for (const char* k : {"episodes", "corrupted_ms_max", "corrupted_ms_total", "notes"})
-    if (check.contains(k)) out[k] = check[k];
-  return out;
-}
-
 // Seeds this run's rows. Unlike the in-process runner it terminates no session:
 // the pods' connections are the only ones using the run, and its advisory keys
 // are salted with the run number.
@@ -319,28 +273,6 @@ void prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run)
     throw;
   } catch (const std::exception& e) {
     throw SettingError("--db: cannot prepare lockbench's rows at " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
-  }
-}
-
-std::int64_t count_leaked_advisory_locks(const std::string& url, const std::vector<int>& pids) {
-  if (pids.empty()) return 0;
-  std::string array = "{";
-  for (std::size_t i = 0; i < pids.size(); ++i) array += (i ? "," : "") + std::to_string(pids[i]);
-  array += "}";
-  auto c = open_session(url, runner_session_name());
-  pqxx::nontransaction tx(*c);
-  return tx.exec_params1("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = ANY($1::int[])",
-                         array)[0]
-      .as<std::int64_t>();
-}
-
-std::string postgresql_version(const std::string& url) {
-  try {
-    auto c = open_session(url, runner_session_name());
-    pqxx::nontransaction tx(*c);
-    return tx.exec1("SHOW server_version")[0].as<std::string>();
-  } catch (const std::exception&) {
-    return "";
   }
 }
 
@@ -880,7 +812,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     per_pod.push_back({{"url", url_of(i)}, {"outcomes", st->value("outcomes", json::object())}});
   }
   try {
-    recorder.locks.leaked = count_leaked_advisory_locks(s.db_url, backend_pids);
+    auto c = open_session(s.db_url, runner_session_name());
+    recorder.locks.leaked = advisory_locks_held_by(*c, backend_pids);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked advisory locks: %s\n", one_line(e.what()).c_str());
   }
@@ -916,7 +849,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     summary.probe = &probe;
   }
   summary.partner = partner_json;
-  summary.postgresql_version = postgresql_version(s.db_url);
+  summary.postgresql_version = postgresql_version(s.db_url, runner_session_name());
   json pids = json::array();
   for (pid_t p : pod_pids) pids.push_back(static_cast<long>(p));
   summary.extra["real"] = {{"pods", n_pods},

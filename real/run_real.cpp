@@ -40,6 +40,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
+#include "real/run_common.hpp"
 #include "real/run_pods.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
@@ -129,64 +130,6 @@ struct RunRows {
     }
   }
 };
-
-// The server's version for the result's provenance; "" when it cannot be read.
-std::string postgresql_version(const std::string& url, const std::string& application_name) {
-  try {
-    auto c = real::open_session(url, application_name);
-    pqxx::nontransaction tx(*c);
-    return tx.exec1("SHOW server_version")[0].as<std::string>();
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
-nlohmann::json partner_config(const Settings& s) {
-  nlohmann::json latency = s.partner_latency.to_json();
-  latency["apply_at"] = s.apply_at;
-  // A merge patch: endpoints without faults this run get null (removed).
-  nlohmann::json faults = nlohmann::json::object();
-  faults["*"] = s.partner_faults.contains("*") ? s.partner_faults["*"] : nlohmann::json(nullptr);
-  for (const auto endpoint : partner::kEndpoints) {
-    const std::string e(partner::endpoint_name(endpoint));
-    faults[e] = s.partner_faults.contains(e) ? s.partner_faults[e] : nlohmann::json(nullptr);
-  }
-  for (auto it = s.partner_faults.begin(); it != s.partner_faults.end(); ++it) faults[it.key()] = it.value();
-  return {{"seed", s.seed}, {"latency", {{"*", latency}}}, {"faults", faults}, {"fencing", s.fencing}};
-}
-
-nlohmann::json partner_block(real::PartnerHttp& partner, const nlohmann::json& service) {
-  const nlohmann::json check = partner.check(service);
-  const nlohmann::json metrics = partner.metrics();
-  std::int64_t calls = 0;
-  if (metrics.contains("arrivals"))
-    for (const auto& [endpoint, n] : metrics["arrivals"].items())
-      if (n.is_number()) calls += n.get<std::int64_t>();
-  nlohmann::json violations = nlohmann::json::object();
-  if (check.contains("counts")) violations = check["counts"];
-  const std::int64_t inflight = std::max(check.value("max_inflight_per_person", std::int64_t{0}),
-                                         metrics.value("max_inflight_per_person", std::int64_t{0}));
-  nlohmann::json details = nlohmann::json::array();
-  if (check.contains("violations"))
-    for (const auto& v : check["violations"]) {
-      if (details.size() >= 200) break;
-      details.push_back(v);
-    }
-  nlohmann::json out = {{"available", true},
-                        {"calls", calls},
-                        {"violations", violations},
-                        {"max_inflight_per_person", inflight},
-                        {"details", details}};
-  for (const char* k : {"episodes", "corrupted_ms_max", "corrupted_ms_total", "notes"})
-    if (check.contains(k)) out[k] = check[k];
-  return out;
-}
-
-// The partner is gone (killed, unreachable): its checks cannot be read, so
-// there is no verdict, and no count pretends to be 0 (core/result.cpp).
-nlohmann::json partner_unavailable(const std::string& reason) {
-  return {{"available", false}, {"unavailable_reason", reason}, {"verdict", "unavailable"}, {"calls", nullptr}};
-}
 
 PoolStats merge(const std::vector<std::unique_ptr<Pool>>& pools) {
   PoolStats out;
@@ -319,7 +262,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));
-    partner.configure(partner_config(s));
+    partner.configure(real::partner_config(s));
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot use " + shown_partner + ": " + one_line(e.what()));
   }
@@ -579,11 +522,11 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   }
   nlohmann::json partner_json;
   try {
-    partner_json = partner_block(partner, scenario->service_view(stored));
+    partner_json = real::partner_block(partner, scenario->service_view(stored));
   } catch (const std::exception& e) {
     const std::string reason = "cannot read the checks from " + shown_partner + ": " + one_line(e.what());
     std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
-    partner_json = partner_unavailable(reason);
+    partner_json = real::partner_unavailable(reason);
   }
   workers.clear();  // joins the worker threads
 
@@ -605,7 +548,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     run.probe = &probe;
   }
   run.partner = partner_json;
-  run.postgresql_version = postgresql_version(s.db_url, real::application_name(run_id, "finish"));
+  run.postgresql_version = real::postgresql_version(s.db_url, real::application_name(run_id, "finish"));
   const std::int64_t planned = s.arrival == Arrival::closed ? completion.submitted_count() : static_cast<std::int64_t>(schedule.size());
   run.extra["real"] = {{"pods", s.pods},
                        {"connections_replaced", replaced},

@@ -50,7 +50,7 @@ TEST_F(RealPartnerHttp, PromotesAnIdentityWithEscapedPathsAndOpHeaders) {
   EXPECT_EQ(unlinked.status, 200) << call_failure_name(unlinked.failure);
   const PartnerReply linked = client.attempt(call(PartnerCall::Kind::link, "github|u1", "auth0|u1", 7, 2, 3));
   EXPECT_EQ(linked.status, 201) << call_failure_name(linked.failure);
-  const json check = admin_->check(json::object());
+  const json check = admin_->check(std::nullopt);
   for (const auto& [kind, n] : check["counts"].items()) EXPECT_EQ(n, 0) << kind;
   EXPECT_GE(admin_->metrics()["arrivals"]["auth0.link"].get<int>(), 1);
 }

@@ -10,6 +10,6 @@ set xtics ('none (sim, 2 pods)' 0, 'none (sim, 2 pods)' 1, 'none (sim, 2 pods)' 
 set xtics rotate by 25 right
 set lmargin 18
 set bmargin 9
-set yrange [0:856.6170942]
+set yrange [0:535.3177734]
 set xrange [-0.6:23.6]
 plot 'gnuplot/p99_bars_0.dat' using 1:2:(0.6) with boxes fs solid 0.85 border lc rgb '#333333' fc rgb '#4e79a7' title 'sim, 2 pods', 'gnuplot/p99_bars_1.dat' using 1:2:(0.6) with boxes fs solid 0.85 border lc rgb '#333333' fc rgb '#f28e2b' title 'real x0.1, 2 pods', 'gnuplot/p99_values.dat' using 1:2:3 with labels offset 0,0.7 font ',10' notitle

@@ -1,0 +1,13 @@
+set terminal svg size 960,500 dynamic noenhanced font 'Helvetica,14' background rgb 'white' name 'Partner_violations_per_strategy'
+set output 'violations.svg'
+set xlabel ''
+set ylabel 'violations (count)'
+set grid lc rgb '#dddddd' lt 1
+set border 3 lc rgb '#555555'
+set tics nomirror
+set key outside right top vertical Left reverse noautotitle
+set xtics ('none (sim)' 0, 'held-tx:wait (sim)' 1, 'advisory-xact:try (sim)' 2, 'advisory-session:pooled (sim)' 3, 'optimistic (sim)' 4, 'split-tx (sim)' 5, 'after-commit (sim)' 6, 'outbox (sim)' 7, 'none (real x0.1)' 8, 'held-tx:wait (real x0.1)' 9, 'advisory-xact:try (real x0.1)' 10, 'advisory-session:pooled (real x0.1)' 11, 'optimistic (real x0.1)' 12, 'split-tx (real x0.1)' 13, 'after-commit (real x0.1)' 14, 'outbox (real x0.1)' 15)
+set xtics rotate by 25 right
+set xrange [-0.6:15.6]
+set yrange [0:3023.35]
+plot 'gnuplot/violations_0.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#e15759' title 'double_charge', 'gnuplot/violations_1.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#f28e2b' title 'order_overlap', 'gnuplot/violations_2.dat' using 1:(($2+$3)/2):(0.3):(($3-$2)/2) with boxxyerror fs solid 0.9 border lc rgb '#444444' fc rgb '#edc948' title 'orphan_charge'
