@@ -193,6 +193,20 @@ TEST(RealPods, TwoProcessPodsLetOneOfEightOnOneKeyThroughAndLeaveNoChild) {
   for (const auto& pid : r["real"]["pod_pids"]) EXPECT_TRUE(process_gone(pid.get<long>())) << "pod " << pid << " is still there";
 }
 
+TEST(RealPods, SynchronizedExcludesInOneProcessAndRacesAcrossTwo) {
+  LOCKBENCH_NEED_PARTNER();
+  // Every payout webhook delivered twice, 5 ms apart: the twins land on the
+  // other pod (requests alternate pods), so an in-process lock cannot see them.
+  const std::string twice = "--pod-mode process --scenario payout --strategy synchronized --duplicate-share 1 "
+                            "--duplicate-gap 5ms --rate 4 --duration 3s --keys 1000 --partner-latency fixed:200ms ";
+  const json one = run_json(twice + "--pods 1");
+  const json two = run_json(twice + "--pods 2");
+  ASSERT_TRUE(one.contains("partner") && two.contains("partner"));
+  EXPECT_EQ(one["partner"]["violations"]["overdrawn"], 0) << one["partner"]["violations"].dump();
+  EXPECT_GT(two["partner"]["violations"]["overdrawn"].get<int>(), 0) << two["partner"]["violations"].dump();
+  EXPECT_EQ(two["real"]["pod_mode"], "process");
+}
+
 TEST(RealPods, AKilledPodsXactLockIsFreedAtOnceWhileItsLeaseWaitsForTheTtl) {
   LOCKBENCH_NEED_PARTNER();
   const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 3s --keys 3 --partner-latency fixed:300ms "
