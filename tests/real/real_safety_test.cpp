@@ -187,19 +187,17 @@ TEST(RealSafety, AnApplicationsOwnUsersTableStaysAsItWas) {
   LOCKBENCH_NEED_PARTNER();
   // public.users with 500 rows: the table the first lockbench truncated and refilled.
   test::ScratchDatabase app(test::test_db(), unique("lockbench_app"));
-  const std::string table = "users";
   pqxx::connection c(app.url());
   {
     pqxx::work tx(c);
-    tx.exec("CREATE TABLE " + tx.quote_name(table) + " (id bigint PRIMARY KEY, email text NOT NULL)");
-    tx.exec("INSERT INTO " + tx.quote_name(table) +
-            " SELECT k, 'user' || k || '@example.com' FROM generate_series(1, 500) AS k");
+    tx.exec("CREATE TABLE public.users (id bigint PRIMARY KEY, email text NOT NULL)");
+    tx.exec("INSERT INTO public.users SELECT k, 'user' || k || '@example.com' FROM generate_series(1, 500) AS k");
     tx.commit();
   }
   const auto snapshot = [&] {
     pqxx::nontransaction tx(c);
-    const auto cols = tx.exec_params1("SELECT count(*) FROM information_schema.columns WHERE table_name = $1", table);
-    const auto rows = tx.exec1("SELECT count(*), sum(hashtext(email)) FROM " + tx.quote_name(table));
+    const auto cols = tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = 'users'");
+    const auto rows = tx.exec1("SELECT count(*), sum(hashtext(email)) FROM public.users");
     return std::to_string(cols[0].as<long>()) + "/" + std::to_string(rows[0].as<long>()) + "/" + rows[1].c_str();
   };
   const std::string before = snapshot();
