@@ -672,6 +672,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       }
     }
     faults["crash"] = crash;
+    // The same figure the simulator reports: how long the crashed requests' keys stay blocked.
+    if (crash.contains("key_blocked_ms")) faults["recovery_ms"] = crash["key_blocked_ms"];
   };
   // The thread that forked a restarted pod must live until the run ends
   // (PR_SET_PDEATHSIG follows the forking thread).

@@ -157,7 +157,7 @@ json configured_view(const json& result) {
                            "prediction.configured_ceiling_per_s"})
     scale_at(v, rate, f);
   for (const char* time : {"duration_s", "prediction.mean_hold_ms", "prediction.configured_hold_ms",
-                           "prediction.erlang_c_wait_ms"})
+                           "prediction.erlang_c_wait_ms", "faults.recovery_ms"})
     scale_at(v, time, 1 / f);
   for (const char* block : {"latency_ms", "latency_ok_ms", "pool.wait_ms", "pool.hold_ms", "time_split_ms"})
     scale_all(v, block, 1 / f);

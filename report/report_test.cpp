@@ -506,5 +506,29 @@ TEST(ReportComparison, clustered_and_missing_record_rows_come_from_two_pod_and_r
   EXPECT_EQ(missing[col("synchronized:wait")].rfind("not measured", 0), 0u);
 }
 
+TEST(ReportComparison, the_crash_row_gives_each_worlds_recovery_in_configured_units) {
+  json sim = fixtures::base_result("row-lease", 20, 1500);
+  sim["settings"]["crash-at"] = "5m";
+  sim["faults"] = {{"recovery_ms", 29984.6}, {"crash_at_s", 300}};
+  json real = sim;
+  real["world"] = "real";
+  real["time_scale"] = 0.1;
+  real["faults"] = {{"recovery_ms", 2950.2}};  // measured at time scale 0.1: 29,502 ms configured
+  json xact = fixtures::base_result("advisory-xact:try", 20, 1500);
+  xact["settings"]["crash-at"] = "5m";
+  xact["faults"] = {{"recovery_ms", 0.0}};
+  const std::string md = render_markdown({sim, real, xact});
+  const MdTable c = md_table(md, "| Requirement |");
+  const std::vector<std::string>* crash = nullptr;
+  for (const auto& r : c.rows)
+    if (r[0].rfind("Auto clean-up on crash", 0) == 0) crash = &r;
+  ASSERT_NE(crash, nullptr);
+  const std::string lease = (*crash)[c.column("row-lease")];
+  EXPECT_NE(lease.find("sim 29984.6 ms"), std::string::npos) << lease;
+  EXPECT_NE(lease.find("real x0.1 29502"), std::string::npos) << lease;
+  EXPECT_EQ(lease.rfind("⚠️", 0), 0u) << lease;
+  EXPECT_EQ((*crash)[c.column("advisory-xact:try")].rfind("✅", 0), 0u);
+}
+
 }  // namespace
 }  // namespace lockbench::report

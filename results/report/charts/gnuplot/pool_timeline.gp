@@ -1,10 +1,10 @@
-set terminal svg size 960,1340 dynamic noenhanced font 'Helvetica,12' background rgb 'white' name 'Pool_connections_over_time'
+set terminal svg size 960,1670 dynamic noenhanced font 'Helvetica,12' background rgb 'white' name 'Pool_connections_over_time'
 set output 'pool_timeline.svg'
 set grid lc rgb '#dddddd' lt 1
 set border 3 lc rgb '#555555'
 set tics nomirror
 set key top left Left reverse font ',10' samplen 2 noautotitle
-set multiplot layout 4,3 margins 0.07,0.93,0.037,0.978 spacing 0.12,0.060
+set multiplot layout 5,3 margins 0.07,0.93,0.030,0.982 spacing 0.12,0.048
 set xlabel 'time (s)' offset 0,0.6
 set ylabel 'connections'
 set ytics nomirror
@@ -70,4 +70,9 @@ set yrange [0:13.5]
 set y2range [0:1]
 set title 'optimistic (real x0.1)' offset 0,-0.5
 plot 'gnuplot/timeline_11.dat' using 1:2 axes x1y1 with steps lw 2.5 lc rgb '#4e79a7' title 'active', 10 with lines axes x1y1 dt 3 lw 1.5 lc rgb 'black' title 'pool size 10', 'gnuplot/timeline_11.dat' using 1:3 axes x1y2 with steps dt 2 lw 1.5 lc rgb '#e15759' title 'pending (right axis)'
+set xrange [0:*]
+set yrange [0:27]
+set y2range [0:1]
+set title 'row-lease:fenced (real x0.1, 2 pods)' offset 0,-0.5
+plot 'gnuplot/timeline_12.dat' using 1:2 axes x1y1 with steps lw 2.5 lc rgb '#4e79a7' title 'active', 20 with lines axes x1y1 dt 3 lw 1.5 lc rgb 'black' title 'pool size 20', 'gnuplot/timeline_12.dat' using 1:3 axes x1y2 with steps dt 2 lw 1.5 lc rgb '#e15759' title 'pending (right axis)'
 unset multiplot
