@@ -73,6 +73,15 @@ TEST(Explain, the_list_names_every_strategy_family_and_scenario_of_the_registrie
     EXPECT_NE(list.find(std::string("  ") + std::string(sc.name)), std::string::npos) << sc.name;
 }
 
+TEST(Explain, every_registered_scenario_tells_what_it_reproduces) {
+  for (const auto& sc : lockbench::scenario_registry()) {
+    EXPECT_GT(sc.story.size(), 200u) << sc.name << " has no story for explain";
+    const std::string text = explain(std::string(sc.name));
+    EXPECT_EQ(text.rfind("scenario " + std::string(sc.name), 0), 0u) << text;
+    EXPECT_GT(text.size(), sc.summary.size() + 200) << sc.name;
+  }
+}
+
 TEST(Explain, states_the_registry_properties_of_each_strategy) {
   EXPECT_NE(explain("held-tx").find("holds a pooled connection during the partner call: yes"), std::string::npos);
   EXPECT_NE(explain("row-lease").find("holds a pooled connection during the partner call: no"), std::string::npos);

@@ -8,11 +8,34 @@ namespace lockbench {
 const std::vector<ScenarioInfo>& scenario_registry() {
   static const std::vector<ScenarioInfo> rows = {
       {"switch-primary", "promote an identity at the identity provider: unlink, then link (two calls)", true, false,
-       &make_switch_primary},
+       &make_switch_primary,
+       "The first article's double-link race. User u<k> has identities auth0|u<k> (the primary), "
+       "google-oauth2|u<k>, github|u<k>, ...; a request makes another one primary. The identity provider has "
+       "no single call for it: DELETE /users/{primary}/identities/{target}, then POST /users/{target}/identities "
+       "{old primary}, then UPDATE users SET primary_identity = $target. Two promotions of one user that "
+       "interleave leave the person split over two accounts or with the wrong primary, and the service's row "
+       "no longer matches the provider. The partner counts overlap_person (two requests' calls in flight at "
+       "once: the lock did not exclude), flow_interleaving, person_split and lost_promotion at every quiet "
+       "point, and db_partner_divergence against the stored primaries. A request overlapping its own retry is "
+       "retry_overlap, a note, not a violation."},
       {"single-call", "one partner call in the critical section: the M/G/c queue of Little's law", true, false,
-       &make_single_call},
+       &make_single_call,
+       "One GET /users/{id} inside the critical section and an UPDATE of the user's row: the simplest shape. "
+       "With a strategy that holds a pooled connection through the call (held-tx, advisory-xact), the pool is "
+       "an M/G/c queue: throughput stops at pool size / mean hold (Little's law; 10 connections and 1.5 s give "
+       "6.6 requests/s) and the wait for a connection follows Erlang C below it. The result prints both "
+       "predictions beside the measurement; lockbench validate compares both worlds on it."},
       {"checkout", "create the order PAYMENT_PENDING, charge it at the payment provider, mark it PAID", false, true,
-       &make_checkout},
+       &make_checkout,
+       "The @Transactional article's CheckoutService. Each request is a new order (o<k>): INSERT it as "
+       "PAYMENT_PENDING (ON CONFLICT DO NOTHING: a double click's second submission finds the first one's "
+       "order), POST /v1/charges (about 1.8 s in the article), then UPDATE the order to PAID with the charge id. "
+       "--duplicate-share resubmits some orders within --duplicate-gap. The partner compares its charges with "
+       "the service's orders: double_charge (two live charges for one order), orphan_charge (money taken, no "
+       "PAID order holding that charge: a rolled-back transaction after the charge, a lost commit, a retry "
+       "without an Idempotency-Key), paid_without_charge, order_overlap. held-tx runs the pool dry at "
+       "pool / 1.8 s and leaves orphans under timeouts and --db-faults; split-tx, after-commit and outbox use "
+       "the key checkout-order-<id> and stay at 0."},
       {"payout", "a payout webhook delivered twice to two pods: read the balance, pay out, store the rest (overdrawn)",
        true, true, &make_payout,
        "The advisory-lock article's opening incident. Account a<k> opens with 100.00 EUR; a webhook pays out "
