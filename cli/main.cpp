@@ -48,16 +48,52 @@ namespace {
 // Flag values as given, by setting name; applied after parsing in table order.
 using FlagValues = std::map<std::string, std::string>;
 
-void add_setting_flags(CLI::App* app, FlagValues& values, std::string& config_path) {
-  app->add_option("--config", config_path, "scenario file (TOML; keys are the flag names without --); flags win");
-  for (const auto& d : setting_defs()) {
-    app->add_option("--" + d.name, values[d.name], d.help)->group("Settings");
-  }
+// Where a command's settings come from, applied in this order: the preset,
+// the --config file, then the flags (the last one wins).
+struct SettingSources {
+  FlagValues values;
+  std::string config;
+  std::string preset;
+};
+
+const char* const kTypesFooter =
+    "Types: DURATION = a number and a unit (250us, 200ms, 1.5s, 30s, 2m, 1h) or ISO-8601 as Spring writes it "
+    "(PT30S); RATE = requests per second (2.5); SHARE = 0..1; DIST = fixed:200ms | uniform:100ms..300ms | "
+    "exponential:mean=1.5s | lognormal:p50=1.5s,p99=4s[,cap=10s]; FAULTS = commit_fail:p=P,conn_lost:p=P | none. "
+    "The value after = is the default.";
+
+// Every setting of settings_io's table as a flag, grouped as the table says,
+// with its type and its default (Settings{}'s value, shown by the table).
+void add_setting_flags(CLI::App* app, SettingSources& src) {
+  std::string names;
+  for (const Preset& p : presets()) names += (names.empty() ? "" : "; ") + std::string(p.name) + ": " + std::string(p.summary);
+  app->add_option("--preset", src.preset, "a named set of settings compiled in (" + names + "); --config and flags win")
+      ->type_name("NAME");
+  app->add_option("--config", src.config, "scenario file (TOML; keys are the flag names without --); flags win")
+      ->type_name("FILE");
+  const Settings defaults;
+  const auto add = [&](const SettingDef& d, std::string_view group) {
+    auto* o = app->add_option("--" + d.name, src.values[d.name], d.help)->group(std::string(group));
+    o->type_name(d.type.empty() ? "VALUE" : std::string(d.type));
+    if (d.show) {
+      const std::string def = d.show(defaults);
+      if (!def.empty()) o->default_str(def);
+    }
+  };
+  for (const auto group : setting_groups())
+    for (const auto& d : setting_defs())
+      if (d.group == group) add(d, group);
+  for (const auto& d : setting_defs())  // a row without a group still gets its flag
+    if (std::find(setting_groups().begin(), setting_groups().end(), d.group) == setting_groups().end())
+      add(d, "Other settings");
+  app->footer(kTypesFooter);
 }
 
-Settings settings_from(const FlagValues& values, const std::string& config_path, const CLI::App& app) {
+Settings settings_from(const SettingSources& src, const CLI::App& app) {
+  const FlagValues& values = src.values;
   Settings s;
-  if (!config_path.empty()) apply_toml_file(s, config_path);
+  if (!src.preset.empty()) apply_preset(s, src.preset);
+  if (!src.config.empty()) apply_toml_file(s, src.config);
   int arrivals = 0;
   for (const char* a : {"rate", "users", "burst"})
     if (app.count(std::string("--") + a)) ++arrivals;
@@ -99,13 +135,44 @@ void require_servers(const Settings& s) {
   if (s.partner_url.empty()) throw SettingError("--partner: required with --world real (e.g. http://127.0.0.1:8080)");
 }
 
-json run_one(const Settings& s, bool quiet) {
-  const Settings eff = s.world == "real" ? s.scaled() : s;
-  report::Progress progress(s.world == "real" ? eff.duration : Duration::zero(),
-                            s.world + " " + s.strategy, std::cerr, !quiet && isatty_stderr());
+std::string fmt_number(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+// The strategy as the result table names it: the spec with its variant ("held-tx:wait").
+std::string table_name(const std::string& spec) {
+  try {
+    return std::string(strategy_info(spec).spec);
+  } catch (const SettingError&) {
+    return spec;
+  }
+}
+
+// How the progress line of one run of a plan reads: its place, what varies,
+// the strategy, and the run's own clock against its planned duration.
+report::Progress::Plan progress_plan(const Settings& s, std::size_t index, std::size_t count, const std::string& varied) {
+  report::Progress::Plan plan;
+  if (count > 1) plan.position = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "]";
+  plan.label = (varied.empty() ? "" : varied + " ") + table_name(s.strategy);
+  plan.planned = s.duration;  // configured: a real run's clock is divided by its time scale
+  if (s.world == "real") {
+    plan.time_scale = s.time_scale;
+    plan.clock = s.time_scale != 1 ? "configured (x" + fmt_number(s.time_scale) + ")" : "wall";
+  }
+  return plan;
+}
+
+// Draw the progress line: on a terminal, or always with --progress; never with --quiet.
+enum class ProgressMode { off, tty, forced };
+
+json run_one(const Settings& s, const report::Progress::Plan& plan, ProgressMode mode) {
+  report::Progress progress(plan, std::cerr,
+                            mode == ProgressMode::forced || (mode == ProgressMode::tty && isatty_stderr()));
   RunHooks hooks;
-  hooks.progress = [&](std::int64_t done, std::int64_t ok) {
-    progress.update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(ok));
+  hooks.progress = [&](std::int64_t done, std::int64_t ok, Duration at) {
+    progress.update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(ok), at);
   };
   hooks.should_stop = stop_requested;
   json r = s.world == "real" ? run_real(s, hooks) : run_sim(s, hooks);
@@ -131,8 +198,9 @@ struct Outcomes {
   std::vector<json> results;
   int status = 0;
 };
-Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool resume, bool quiet, bool show_steps,
-                  int jobs = 1) {
+// `varied`: per run, what a sweep varies ("rate=8"), for the progress line.
+Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::string>& varied, const std::string& out,
+                 bool resume, ProgressMode progress, bool show_steps, int jobs = 1) {
   for (const auto& s : runs) require_servers(s);
   announce_memory(runs);
   std::optional<ResultSink> sink;
@@ -151,11 +219,16 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool
     if (done[i].is_null()) todo.push_back(i);
   }
   const bool parallel = jobs > 1 && todo.size() > 1;
+  const auto label_of = [&](std::size_t i) {
+    return (varied[i].empty() ? "" : varied[i] + " ") + table_name(runs[i].strategy);
+  };
+  // A drawn progress line names the run itself; otherwise one line per run says which.
+  const bool line_drawn = progress == ProgressMode::forced || (progress == ProgressMode::tty && isatty_stderr());
   std::size_t next = 0;  // results handed on so far, in run order
   const auto hand_on_done = [&](std::size_t upto) {
     for (; next < upto; ++next) {
       if (done[next].is_null()) return;
-      if (show_steps) std::cerr << "[" << next + 1 << "/" << runs.size() << "] " << runs[next].strategy << ": already done\n";
+      if (show_steps) std::cerr << "[" << next + 1 << "/" << runs.size() << "] " << label_of(next) << ": already done\n";
       o.results.push_back(std::move(done[next]));
     }
   };
@@ -164,14 +237,17 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool
       [&](std::size_t k) {
         const std::size_t i = todo[k];
         if (stop_requested()) return json(nullptr);
-        if (show_steps && !parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << "\n";
-        return run_one(runs[i], quiet || parallel);  // one progress line cannot show parallel runs
+        if (show_steps && !parallel && !line_drawn)
+          std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << "\n";
+        // One progress line cannot show parallel runs.
+        return run_one(runs[i], progress_plan(runs[i], i, runs.size(), varied[i]),
+                       parallel ? ProgressMode::off : progress);
       },
       [&](std::size_t k, json&& r) {
         const std::size_t i = todo[k];
         hand_on_done(i);
         if (r.is_null()) return;  // not started: stopped before it
-        if (show_steps && parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].strategy << " done\n";
+        if (show_steps && parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << " done\n";
         if (sink) sink->write(i, r);
         if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
         o.results.push_back(std::move(r));
@@ -193,16 +269,19 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::string& out, bool
 
 using Judge = std::function<int(int status, const std::vector<json>& results)>;
 
-int cmd_run(const Settings& base, const std::string& out, bool json_out, bool quiet, const Judge& judge) {
+int cmd_run(const Settings& base, const std::string& out, const std::string& metrics_out, bool json_out,
+            ProgressMode progress, const Judge& judge) {
   require_servers(base);
+  if (!metrics_out.empty()) check_metrics_out(metrics_out);  // before the first run
   std::vector<Settings> runs;
   for (const auto& spec : strategies_of(base)) {
     Settings s = base;
     s.strategy = spec;
     runs.push_back(s);
   }
-  const Outcomes o = run_all(runs, out, false, quiet || json_out, false);
+  const Outcomes o = run_all(runs, std::vector<std::string>(runs.size()), out, false, progress, false);
   const auto& results = o.results;
+  if (!metrics_out.empty()) write_metrics(results, metrics_out);
   if (json_out) {
     std::cout << json(results).dump(2) << "\n";  // always an array, one result or many
     print_table(std::cerr, results);
@@ -214,8 +293,8 @@ int cmd_run(const Settings& base, const std::string& out, bool json_out, bool qu
 }
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
-int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const FlagValues&, const std::string& out,
-              bool json_out, bool quiet, bool resume, int jobs, const Judge& judge) {
+int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const std::string& out, bool json_out,
+              ProgressMode progress, bool resume, int jobs, const Judge& judge) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -237,6 +316,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   if (axes.size() == 2 && axes[0].name == axes[1].name) throw SettingError("--vary: the two axes must differ");
   // Build every combination and check them all before running any.
   std::vector<Settings> runs;
+  std::vector<std::string> varied;  // per run, the varied values the progress line shows ("rate=8")
   const auto second = axes.size() > 1 ? axes[1].values : std::vector<std::string>{""};
   for (const auto& v0 : axes[0].values) {
     for (const auto& v1 : second) {
@@ -244,10 +324,14 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
       apply_setting_or_strategy(s, axes[0].name, v0);
       if (axes.size() > 1) apply_setting_or_strategy(s, axes[1].name, v1);
       s.validate();
+      std::string shown;
+      for (std::size_t a = 0; a < axes.size(); ++a)
+        if (axes[a].name != "strategy") shown += (shown.empty() ? "" : " ") + axes[a].name + "=" + (a == 0 ? v0 : v1);
       for (const auto& spec : strategies_of(s)) {
         Settings one = s;
         one.strategy = spec;
         runs.push_back(one);
+        varied.push_back(shown);
       }
     }
   }
@@ -255,7 +339,8 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
-  const Outcomes o = run_all(runs, out, resume, quiet || json_out, !quiet && !json_out, any_real ? 1 : jobs);
+  const Outcomes o =
+      run_all(runs, varied, out, resume, progress, progress != ProgressMode::off, any_real ? 1 : jobs);
   if (json_out) std::cout << json(o.results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, o.results);
   return judge(o.status, o.results);
@@ -276,35 +361,48 @@ int main(int argc, char** argv) {
     return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
   });
 
-  FlagValues values;
-  std::string config_path, out;
-  bool json_out = false, quiet = false;
+  app.get_formatter()->column_width(36);
+  const std::string output_group(kGroupOutput);
+  SettingSources run_src;
+  std::string out, metrics_out;
+  bool json_out = false, quiet = false, force_progress = false;
 
   auto* run = app.add_subcommand("run", "run strategies once and print the comparison table");
-  add_setting_flags(run, values, config_path);
-  run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file");
-  run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)");
-  run->add_flag("--quiet", quiet, "no progress line");
+  add_setting_flags(run, run_src);
+  run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file")
+      ->type_name("PATH")->group(output_group);
+  run->add_option("--metrics-out", metrics_out,
+                  "write each run's pool at its end as Prometheus text with Micrometer's HikariCP names "
+                  "(hikaricp_connections_active, _timeout_total, _acquire_seconds, ...; label pool=\"pod1\")")
+      ->type_name("FILE")->group(output_group);
+  run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)")
+      ->group(output_group);
+  run->add_flag("--quiet", quiet, "no progress line")->group(output_group);
+  run->add_flag("--progress", force_progress, "draw the progress line even when stderr is not a terminal")
+      ->group(output_group);
   std::string fail_on, sweep_fail_on;
   run->add_option("--fail-on", fail_on,
                   "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
                   "(metrics: violations, pool_timeouts, errors, conflicts, rejected, leaked, lease_steals, "
                   "probe_failures, ok_per_s, p50, p99, p999, max, ok_p50, ok_p99)")
-      ->type_name("THRESHOLDS");
+      ->type_name("THRESHOLDS")->group(output_group);
 
   std::vector<std::string> vary;
-  FlagValues sweep_values;
-  std::string sweep_config, sweep_out;
-  bool sweep_json = false, sweep_quiet = false, sweep_resume = false;
+  SettingSources sweep_src;
+  std::string sweep_out;
+  bool sweep_json = false, sweep_quiet = false, sweep_resume = false, sweep_progress = false;
   std::string sweep_jobs;
   auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
-  add_setting_flags(sweep, sweep_values, sweep_config);
-  sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")->required();
-  sweep->add_option("--out", sweep_out, "directory for the result files");
+  add_setting_flags(sweep, sweep_src);
+  sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")
+      ->required()->type_name("NAME=V1,V2,...");
+  sweep->add_option("--out", sweep_out, "directory for the result files")->type_name("DIR")->group(output_group);
   sweep->add_option("--fail-on", sweep_fail_on, "CI thresholds, as for run (exit 1 when a run breaks one)")
-      ->type_name("THRESHOLDS");
-  sweep->add_flag("--json", sweep_json, "print the results as a JSON array");
-  sweep->add_flag("--quiet", sweep_quiet, "no progress lines");
+      ->type_name("THRESHOLDS")->group(output_group);
+  sweep->add_flag("--json", sweep_json, "print the results as a JSON array")->group(output_group);
+  sweep->add_flag("--quiet", sweep_quiet, "no progress lines")->group(output_group);
+  sweep->add_flag("--progress", sweep_progress, "draw the progress line even when stderr is not a terminal")
+      ->group(output_group);
   sweep->add_option("--jobs", sweep_jobs,
                     "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
                         "); each result is the same as alone. A sweep with any real-world run is sequential")
@@ -334,10 +432,9 @@ int main(int argc, char** argv) {
   auto* exp = app.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
   exp->add_option("strategy", explain_name, "strategy name (none for the list)");
 
-  FlagValues lint_values;
-  std::string lint_config;
+  SettingSources lint_src;
   auto* lint = app.add_subcommand("lint", "check client timeouts, lease TTL and pool size on paper");
-  add_setting_flags(lint, lint_values, lint_config);
+  add_setting_flags(lint, lint_src);
   std::string lint_from, lint_format = "text";
   lint->add_option("--from", lint_from,
                    "the service's Spring Boot application.properties or application.yml (HikariCP, Tomcat, "
@@ -346,29 +443,28 @@ int main(int argc, char** argv) {
   lint->add_option("--format", lint_format, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
       ->type_name("FORMAT");
 
-  FlagValues val_values;
-  std::string val_config, val_out;
+  SettingSources val_src;
+  std::string val_out;
   auto* val = app.add_subcommand("validate",
       "run one small scenario in both worlds at 70 % and 90 % of the pool, the simulator calibrated to the real "
       "stack, and print sim/real ratios (unless given as flags: held-tx, single-call, pool 4, partner "
       "exponential:mean=40ms, 30s; these replace a --config file's values)");
-  add_setting_flags(val, val_values, val_config);
+  add_setting_flags(val, val_src);
   val->add_option("--out", val_out, "directory for the two results");
 
-  FlagValues cal_values;
-  std::string cal_config, cal_out = "calibration.toml";
+  SettingSources cal_src;
+  std::string cal_out = "calibration.toml";
   auto* cal = app.add_subcommand(
       "calibrate", "measure the real stack's own costs (statements, partner call, hand-offs) as simulator settings");
-  add_setting_flags(cal, cal_values, cal_config);
+  add_setting_flags(cal, cal_src);
   cal->add_option("--out", cal_out, "TOML settings file to write (db-latency, partner-overhead, pool-handoff, worker-handoff)");
 
   // serve: one pod as an HTTP service (real/serve.hpp has the endpoint contract).
-  FlagValues serve_values;
-  std::string serve_config;
+  SettingSources serve_src;
   real::ServeOptions serve_opt;
   std::int64_t serve_run = -1;
   auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see README: pods over HTTP)");
-  add_setting_flags(srv, serve_values, serve_config);
+  add_setting_flags(srv, serve_src);
   srv->add_option("--port", serve_opt.port, "TCP port (0 = a free one; the first line printed names it)");
   srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
   srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
@@ -394,11 +490,16 @@ int main(int argc, char** argv) {
       for (const auto& line : broken) std::cerr << "lockbench: --fail-on: " << line << "\n";
       return broken.empty() || status != 0 ? status : 1;
     };
-    if (*run) return cmd_run(settings_from(values, config_path, *run), out, json_out, quiet, judged);
+    const auto progress_mode = [](bool q, bool json, bool forced) {
+      return q || (json && !forced) ? ProgressMode::off : forced ? ProgressMode::forced : ProgressMode::tty;
+    };
+    if (*run)
+      return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
+                     progress_mode(quiet, json_out, force_progress), judged);
     if (*sweep)
-      return cmd_sweep(settings_from(sweep_values, sweep_config, *sweep), vary, sweep_values, sweep_out, sweep_json,
-                       sweep_quiet, sweep_resume, sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(),
-                       judged);
+      return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
+                       progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
+                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), judged);
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;
@@ -425,7 +526,8 @@ int main(int argc, char** argv) {
       // The strategy is known when a flag, the --config file or the --from file names it.
       Settings s;
       s.strategy.clear();
-      if (!lint_config.empty()) apply_toml_file(s, lint_config);
+      if (!lint_src.preset.empty()) apply_preset(s, lint_src.preset);
+      if (!lint_src.config.empty()) apply_toml_file(s, lint_src.config);
       if (!lint_from.empty()) {
         const SpringConfig spring = apply_spring_config(s, lint_from);
         if (!spring.ignored.empty() && lint_format == "text") {
@@ -435,20 +537,20 @@ int main(int argc, char** argv) {
         }
       }
       for (const auto& d : setting_defs())
-        if (lint->count("--" + d.name)) d.apply(s, lint_values.at(d.name));
+        if (lint->count("--" + d.name)) d.apply(s, lint_src.values.at(d.name));
       const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
       if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
       s.validate();
       return cmd_lint(s, strategy_known, lint_format);
     }
-    if (*val) return cmd_validate(settings_from(val_values, val_config, *val), *val, val_out);
+    if (*val) return cmd_validate(settings_from(val_src, *val), *val, val_out);
     if (*srv) {
       if (serve_run >= 0) serve_opt.run = serve_run;
-      Settings ss = settings_from(serve_values, serve_config, *srv);
+      Settings ss = settings_from(serve_src, *srv);
       ss.world = "real";
       return real::serve_pod(ss, serve_opt);
     }
-    if (*cal) return cmd_calibrate(settings_from(cal_values, cal_config, *cal), cal_out);
+    if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
   } catch (const SettingError& e) {
     std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/settings_io.hpp"
+#include "core/prometheus.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -290,6 +291,56 @@ void write_results(const std::vector<json>& results, const std::string& out) {
     files.emplace_back(p / (name + ".json"), r.dump(2) + "\n");
   }
   for (const auto& [path, text] : files) write_file_atomically(path, text);
+}
+
+void check_metrics_out(const std::string& path) {
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw SettingError("--metrics-out: " + path + " is a directory; give a file name (metrics.prom)");
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  const fs::path probe = p.string() + ".lockbench-check";
+  {
+    std::ofstream f(probe);
+    if (!f) throw SettingError("--metrics-out: cannot write " + path);
+  }
+  fs::remove(probe, ec);
+}
+
+static std::vector<HikariPoolMetrics> hikari_pools_of(const std::vector<json>& results) {
+  std::vector<HikariPoolMetrics> out;
+  for (const auto& r : results) {
+    const json& pool = r.value("pool", json::object());
+    const json& settings = r.value("settings", json::object());
+    const int pods = settings.value("pods", 1);
+    HikariPoolMetrics m;
+    // The result keeps one pool figure for all pods together.
+    m.pool = pods == 1 ? "pod1" : "all";
+    m.labels = {{"world", r.value("world", "")}, {"strategy", r.value("strategy", "")}};
+    if (pods != 1) m.labels.emplace_back("pods", std::to_string(pods));
+    m.total = m.max = m.min = pool.value("size", 0);  // every connection opened at start (minimumIdle = max)
+    m.idle = m.total;  // at the end of the run every connection is back in the pool
+    m.timeouts = pool.value("timeouts", std::int64_t{0});
+    const std::int64_t borrows = pool.value("borrows", std::int64_t{0});
+    const auto timer = [&](const char* key) {
+      const json& t = pool.value(key, json::object());
+      return HikariTimer{borrows, t.value("mean", 0.0) * static_cast<double>(borrows) / 1000.0, t.value("max", 0.0) / 1000.0};
+    };
+    m.acquire = timer("wait_ms");
+    m.usage = timer("hold_ms");
+    // The simulator opens its connections at no cost; the real world does not measure it.
+    if (r.value("world", "") == "sim") m.creation = HikariTimer{m.total, 0, 0};
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+void write_metrics(const std::vector<json>& results, const std::string& path) {
+  const fs::path p(path);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+  }
+  write_file_atomically(p, hikaricp_exposition(hikari_pools_of(results)));
 }
 
 void write_report_atomically(const std::vector<json>& results, const std::string& out,

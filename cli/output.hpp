@@ -33,6 +33,14 @@ void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
 // temporary name and renamed, so a failure leaves no half-written file.
 void write_results(const std::vector<nlohmann::json>& results, const std::string& out);
 
+// `run --metrics-out FILE`: each result's pool at the end of its run as
+// Prometheus text with Micrometer's HikariCP names (core/prometheus.hpp),
+// labelled pool="pod1" (pool="all" when several pods: the result keeps their
+// figures together), world and strategy. Timers in measured seconds.
+// check_metrics_out refuses a FILE that cannot be written, before any run.
+void check_metrics_out(const std::string& path);
+void write_metrics(const std::vector<nlohmann::json>& results, const std::string& path);
+
 // Results written as each run ends, into a destination checked before the
 // first run. `out` ending in .json: one file, rewritten whole after each run
 // (an object when one run is planned, else the array of results so far).

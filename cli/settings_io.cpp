@@ -1,5 +1,7 @@
 #include "cli/settings_io.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <cmath>
@@ -10,6 +12,7 @@
 
 #include "core/redact.hpp"
 #include "scenarios/registry.hpp"
+#include "strategies/registry.hpp"
 
 namespace lockbench::cli {
 
@@ -56,24 +59,68 @@ void fault_at(S& s, const std::string& v, const char* name, std::optional<Durati
     return;
   }
   const auto colon = v.find(':');
-  s.*at = parse_duration(v.substr(0, colon), flag(name));
+  s.*at = parse_duration(iso8601_duration(v.substr(0, colon)), flag(name));
   s.*pod = colon == std::string::npos ? 1 : static_cast<int>(parse_int(v.substr(colon + 1), name, 1, 64));
+}
+
+// A setting's value as the user writes it: --help's default is this of Settings{}.
+std::string text_of(Duration d) { return format_duration(d); }
+std::string text_of(int v) { return std::to_string(v); }
+std::string text_of(std::uint64_t v) { return std::to_string(v); }
+std::string text_of(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+std::string text_of(const std::string& v) { return v; }
+std::string text_of(const Distribution& d) { return d.to_string(); }
+
+template <class T>
+std::function<std::string(const S&)> shown(T S::*field) {
+  return [field](const S& s) { return text_of(s.*field); };
+}
+
+std::string fault_text(const std::optional<Duration>& at, int pod) {
+  return at ? format_duration(*at) + (pod != 1 ? ":" + std::to_string(pod) : "") : "none";
+}
+
+// The registries' names, for --help: a new scenario or strategy shows up by itself.
+std::string scenario_names() {
+  std::string out;
+  for (const auto& sc : scenario_registry()) out += (out.empty() ? "" : " | ") + std::string(sc.name);
+  return out;
+}
+std::string strategy_families() {
+  std::vector<std::string_view> seen;
+  std::string out;
+  for (const auto& row : strategy_registry()) {
+    if (std::find(seen.begin(), seen.end(), row.family) != seen.end()) continue;
+    seen.push_back(row.family);
+    out += (out.empty() ? "" : " | ") + std::string(row.family);
+  }
+  return out;
 }
 
 std::vector<SettingDef> make_defs() {
   const auto dur = [](const char* name, Duration S::*field) {
-    return [name, field](S& s, const std::string& v) { s.*field = parse_duration(v, flag(name)); };
+    return [name, field](S& s, const std::string& v) { s.*field = parse_duration(iso8601_duration(v), flag(name)); };
   };
   const auto integer = [](const char* name, int S::*field, long long lo, long long hi) {
     return [=](S& s, const std::string& v) { s.*field = static_cast<int>(parse_int(v, name, lo, hi)); };
   };
+  constexpr auto W = kGroupWorkload, P = kGroupPool, C = kGroupContainer, N = kGroupPartner, D = kGroupDatabase,
+                 F = kGroupFaults, O = kGroupOutput;
   std::vector<SettingDef> d = {
-      {"world", "where the run happens: real | sim", [](S& s, const std::string& v) { s.world = one_of(v, "world", {"real", "sim"}); }},
-      {"scenario", "business operation: switch-primary | single-call | checkout",
-       [](S& s, const std::string& v) { s.scenario = std::string(scenario_info(v).name); }},
-      {"strategy", "NAME[:variant] or all (see `lockbench explain`)", [](S& s, const std::string& v) { s.strategy = v; }},
+      {"world", "where the run happens: real | sim", [](S& s, const std::string& v) { s.world = one_of(v, "world", {"real", "sim"}); },
+       W, "real|sim", shown(&S::world)},
+      {"scenario", "business operation: " + scenario_names() + " (lockbench explain SCENARIO)",
+       [](S& s, const std::string& v) { s.scenario = std::string(scenario_info(v).name); }, W, "NAME", shown(&S::scenario)},
+      {"strategy", "NAME[:variant], a comma-separated list, or all; families: " + strategy_families() +
+                       " (lockbench explain lists the variants)",
+       [](S& s, const std::string& v) { s.strategy = v; }, W, "NAME[,NAME...]|all", shown(&S::strategy)},
       {"seed", "seed of every random choice (printed and stored in each result)",
-       [](S& s, const std::string& v) { s.seed = static_cast<std::uint64_t>(parse_int(v, "seed", 0, 9007199254740991LL)); }},
+       [](S& s, const std::string& v) { s.seed = static_cast<std::uint64_t>(parse_int(v, "seed", 0, 9007199254740991LL)); },
+       W, "INT", shown(&S::seed)},
       {"db", "PostgreSQL URL for --world real (postgresql://user@127.0.0.1:5432/db)",
        [](S& s, const std::string& v) {
          if (v.rfind("postgresql://", 0) != 0 && v.rfind("postgres://", 0) != 0)
@@ -81,22 +128,32 @@ std::vector<SettingDef> make_defs() {
                               "' is not a PostgreSQL URL (use postgresql://user@host:port/dbname; the password "
                               "from PGPASSWORD or ~/.pgpass)");
          s.db_url = v;
-       }},
+       },
+       D, "URL", [](const S& s) { return redact_secrets(s.db_url); }},
       {"partner", "fake partner base URL for --world real (http://127.0.0.1:PORT)",
        [](S& s, const std::string& v) {
          if (v.rfind("http://", 0) != 0)
            throw SettingError("--partner: '" + redact_secrets(v) + "' is not an http:// URL (use http://127.0.0.1:PORT)");
          s.partner_url = v;
-       }},
-      {"maximum-pool-size", "HikariCP maximumPoolSize: connections in each pod's pool", integer("maximum-pool-size", &S::maximum_pool_size, 1, 10000)},
-      {"connection-timeout", "HikariCP connectionTimeout: longest wait for a connection", dur("connection-timeout", &S::connection_timeout)},
-      {"leak-detection-threshold", "HikariCP leakDetectionThreshold (0 = off)", dur("leak-detection-threshold", &S::leak_detection_threshold)},
-      {"max-lifetime", "HikariCP maxLifetime: connections older than this are retired", dur("max-lifetime", &S::max_lifetime)},
-      {"probe-interval", "health probe period (0 = no probe)", dur("probe-interval", &S::probe_interval)},
-      {"probe-timeout", "health probe's connection timeout", dur("probe-timeout", &S::probe_timeout)},
-      {"pods", "service instances, each with its own pool and workers", integer("pods", &S::pods, 1, 64)},
+       },
+       N, "URL", [](const S& s) { return redact_secrets(s.partner_url); }},
+      {"maximum-pool-size", "HikariCP maximumPoolSize: connections in each pod's pool", integer("maximum-pool-size", &S::maximum_pool_size, 1, 10000),
+       P, "INT", shown(&S::maximum_pool_size)},
+      {"connection-timeout", "HikariCP connectionTimeout: longest wait for a connection", dur("connection-timeout", &S::connection_timeout),
+       P, "DURATION", shown(&S::connection_timeout)},
+      {"leak-detection-threshold", "HikariCP leakDetectionThreshold (0 = off)", dur("leak-detection-threshold", &S::leak_detection_threshold),
+       P, "DURATION", shown(&S::leak_detection_threshold)},
+      {"max-lifetime", "HikariCP maxLifetime: connections older than this are retired", dur("max-lifetime", &S::max_lifetime),
+       P, "DURATION", shown(&S::max_lifetime)},
+      {"probe-interval", "health probe period (0 = no probe)", dur("probe-interval", &S::probe_interval),
+       P, "DURATION", shown(&S::probe_interval)},
+      {"probe-timeout", "health probe's connection timeout", dur("probe-timeout", &S::probe_timeout),
+       P, "DURATION", shown(&S::probe_timeout)},
+      {"pods", "service instances, each with its own pool and workers", integer("pods", &S::pods, 1, 64),
+       C, "INT", shown(&S::pods)},
       {"pod-mode", "real world: thread (pods inside this process) | process (`lockbench serve` children over HTTP)",
-       [](S& s, const std::string& v) { s.pod_mode = one_of(v, "pod-mode", {"thread", "process"}); }},
+       [](S& s, const std::string& v) { s.pod_mode = one_of(v, "pod-mode", {"thread", "process"}); },
+       C, "thread|process", shown(&S::pod_mode)},
       {"targets", "real world: base URLs of services already running (http://HOST:PORT[,...]); no pod is started",
        [](S& s, const std::string& v) {
          std::stringstream in(v);
@@ -109,26 +166,34 @@ std::vector<SettingDef> make_defs() {
          }
          if (n == 0 || n > 64) throw SettingError("--targets: give 1 to 64 comma-separated http://HOST:PORT URLs");
          s.targets = v;
-       }},
-      {"max-threads", "Tomcat maxThreads: request workers per pod", integer("max-threads", &S::max_threads, 1, 100000)},
-      {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000)},
+       },
+       C, "URL[,URL...]", shown(&S::targets)},
+      {"max-threads", "Tomcat maxThreads: request workers per pod", integer("max-threads", &S::max_threads, 1, 100000),
+       C, "INT", shown(&S::max_threads)},
+      {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000),
+       C, "INT", shown(&S::accept_count)},
       {"rate", "open loop: Poisson arrivals per second",
        [](S& s, const std::string& v) {
          s.rate_per_s = parse_number(v, "rate", 1e-6, 1e6);
          s.arrival = Arrival::open;
-       }},
+       },
+       W, "RATE", shown(&S::rate_per_s)},
       {"users", "closed loop: this many users, each waiting for its answer then thinking",
        [](S& s, const std::string& v) {
          s.users = static_cast<int>(parse_int(v, "users", 1, 100000));
          s.arrival = Arrival::closed;
-       }},
-      {"think-time", "closed loop: mean think time (exponential)", dur("think-time", &S::think_time)},
+       },
+       W, "INT", shown(&S::users)},
+      {"think-time", "closed loop: mean think time (exponential)", dur("think-time", &S::think_time),
+       W, "DURATION", shown(&S::think_time)},
       {"burst", "K requests at the same instant",
        [](S& s, const std::string& v) {
          s.burst = static_cast<int>(parse_int(v, "burst", 1, 100000));
          s.arrival = Arrival::burst;
-       }},
-      {"keys", "number of users (keys) requests are spread over", integer("keys", &S::keys, 1, 10000000)},
+       },
+       W, "INT", shown(&S::burst)},
+      {"keys", "number of users (keys) requests are spread over", integer("keys", &S::keys, 1, 10000000),
+       W, "INT", shown(&S::keys)},
       {"key-dist", "key choice: hot | uniform | zipf:S",
        [](S& s, const std::string& v) {
          if (v == "hot") s.key_dist = KeyDist::hot;
@@ -139,20 +204,34 @@ std::vector<SettingDef> make_defs() {
          } else {
            throw SettingError("--key-dist: '" + v + "' is not accepted (accepted: hot, uniform, zipf:S e.g. zipf:1.1)");
          }
+       },
+       W, "hot|uniform|zipf:S",
+       [](const S& s) {
+         return std::string(key_dist_name(s.key_dist)) + (s.key_dist == KeyDist::zipf ? ":" + text_of(s.zipf_s) : "");
        }},
-      {"duration", "how long arrivals go on (the run then drains)", dur("duration", &S::duration)},
+      {"duration", "how long arrivals go on (the run then drains)", dur("duration", &S::duration),
+       W, "DURATION", shown(&S::duration)},
       {"duplicate-share", "share of requests submitted twice (double click, client retry), 0..1",
-       [](S& s, const std::string& v) { s.duplicate_share = parse_number(v, "duplicate-share", 0, 1); }},
-      {"duplicate-gap", "the second submission arrives within this of the first", dur("duplicate-gap", &S::duplicate_gap)},
+       [](S& s, const std::string& v) { s.duplicate_share = parse_number(v, "duplicate-share", 0, 1); },
+       W, "SHARE", shown(&S::duplicate_share)},
+      {"duplicate-gap", "the second submission arrives within this of the first", dur("duplicate-gap", &S::duplicate_gap),
+       W, "DURATION", shown(&S::duplicate_gap)},
       {"partner-latency", "fixed:200ms | uniform:100ms..300ms | exponential:mean=1.5s | lognormal:p50=1.5s,p99=4s",
-       [](S& s, const std::string& v) { s.partner_latency = Distribution::parse(v, "--partner-latency"); }},
+       [](S& s, const std::string& v) { s.partner_latency = Distribution::parse(v, "--partner-latency"); },
+       N, "DIST", shown(&S::partner_latency)},
       {"apply-at", "share of the partner delay that passes before its effect (0..1)",
-       [](S& s, const std::string& v) { s.apply_at = parse_number(v, "apply-at", 0, 1); }},
-      {"partner-connect-timeout", "partner client's connect timeout", dur("partner-connect-timeout", &S::partner_connect_timeout)},
-      {"partner-read-timeout", "partner client's read timeout", dur("partner-read-timeout", &S::partner_read_timeout)},
-      {"partner-max-attempts", "partner client's attempts per call (1 = no retry)", integer("partner-max-attempts", &S::partner_max_attempts, 1, 20)},
-      {"retry-backoff-base", "retry backoff base (min(cap, base*2^n), full jitter)", dur("retry-backoff-base", &S::retry_backoff_base)},
-      {"retry-backoff-cap", "retry backoff cap", dur("retry-backoff-cap", &S::retry_backoff_cap)},
+       [](S& s, const std::string& v) { s.apply_at = parse_number(v, "apply-at", 0, 1); },
+       N, "SHARE", shown(&S::apply_at)},
+      {"partner-connect-timeout", "partner client's connect timeout", dur("partner-connect-timeout", &S::partner_connect_timeout),
+       N, "DURATION", shown(&S::partner_connect_timeout)},
+      {"partner-read-timeout", "partner client's read timeout", dur("partner-read-timeout", &S::partner_read_timeout),
+       N, "DURATION", shown(&S::partner_read_timeout)},
+      {"partner-max-attempts", "partner client's attempts per call (1 = no retry)", integer("partner-max-attempts", &S::partner_max_attempts, 1, 20),
+       N, "INT", shown(&S::partner_max_attempts)},
+      {"retry-backoff-base", "retry backoff base (min(cap, base*2^n), full jitter)", dur("retry-backoff-base", &S::retry_backoff_base),
+       N, "DURATION", shown(&S::retry_backoff_base)},
+      {"retry-backoff-cap", "retry backoff cap", dur("retry-backoff-cap", &S::retry_backoff_cap),
+       N, "DURATION", shown(&S::retry_backoff_cap)},
       {"partner-faults", "partner faults per endpoint, JSON (partner-api.md D), e.g. {\"auth0.link\":[{\"kind\":\"error\",\"p\":0.5,\"status\":503}]}",
        [](S& s, const std::string& v) {
          nlohmann::json j;
@@ -163,42 +242,59 @@ std::vector<SettingDef> make_defs() {
          }
          if (!j.is_object()) throw SettingError("--partner-faults: must be a JSON object of endpoint -> list of faults");
          s.partner_faults = j;
-       }},
+       },
+       F, "JSON", [](const S& s) { return s.partner_faults.dump(); }},
       {"fencing", "partner fencing-token enforcement: ignore | enforce",
-       [](S& s, const std::string& v) { s.fencing = one_of(v, "fencing", {"ignore", "enforce"}); }},
-      {"identities-per-person", "identities seeded per user at the partner", integer("identities-per-person", &S::identities_per_person, 2, 16)},
-      {"lease-ttl", "row-lease TTL: a lease older than this is free again", dur("lease-ttl", &S::lease_ttl)},
-      {"lock-timeout", "bounded lock waits (SET LOCAL lock_timeout); 0 = no bound", dur("lock-timeout", &S::lock_timeout)},
+       [](S& s, const std::string& v) { s.fencing = one_of(v, "fencing", {"ignore", "enforce"}); },
+       N, "ignore|enforce", shown(&S::fencing)},
+      {"identities-per-person", "identities seeded per user at the partner", integer("identities-per-person", &S::identities_per_person, 2, 16),
+       N, "INT", shown(&S::identities_per_person)},
+      {"lease-ttl", "row-lease TTL: a lease older than this is free again", dur("lease-ttl", &S::lease_ttl),
+       D, "DURATION", shown(&S::lease_ttl)},
+      {"lock-timeout", "bounded lock waits (SET LOCAL lock_timeout); 0 = no bound", dur("lock-timeout", &S::lock_timeout),
+       D, "DURATION", shown(&S::lock_timeout)},
       {"db-latency", "simulator: latency of one SQL statement (as --partner-latency)",
-       [](S& s, const std::string& v) { s.db_latency = Distribution::parse(v, "--db-latency"); }},
+       [](S& s, const std::string& v) { s.db_latency = Distribution::parse(v, "--db-latency"); },
+       D, "DIST", shown(&S::db_latency)},
       {"partner-overhead", "simulator: HTTP cost of one partner call on top of its latency (lockbench calibrate)",
-       dur("partner-overhead", &S::partner_overhead)},
+       dur("partner-overhead", &S::partner_overhead), N, "DURATION", shown(&S::partner_overhead)},
       {"pool-handoff", "simulator: time for a waiting thread to get a returned connection (lockbench calibrate)",
-       dur("pool-handoff", &S::pool_handoff)},
+       dur("pool-handoff", &S::pool_handoff), P, "DURATION", shown(&S::pool_handoff)},
       {"worker-handoff", "simulator: time for a worker to pick up a request (lockbench calibrate)",
-       dur("worker-handoff", &S::worker_handoff)},
+       dur("worker-handoff", &S::worker_handoff), C, "DURATION", shown(&S::worker_handoff)},
       {"db-faults", "database faults, both worlds: commit_fail:p=P,conn_lost:p=P | none",
-       [](S& s, const std::string& v) { s.db_faults = parse_db_faults(v); }},
-      {"outbox-pollers", "outbox: delivering pollers per pod (split-tx, after-commit: reconcilers)", integer("outbox-pollers", &S::outbox_pollers, 0, 64)},
-      {"outbox-poll-interval", "outbox: an idle poller looks again after this", dur("outbox-poll-interval", &S::outbox_poll_interval)},
+       [](S& s, const std::string& v) { s.db_faults = parse_db_faults(v); },
+       F, "FAULTS", [](const S& s) { return db_faults_text(s.db_faults); }},
+      {"outbox-pollers", "outbox: delivering pollers per pod (split-tx, after-commit: reconcilers)", integer("outbox-pollers", &S::outbox_pollers, 0, 64),
+       C, "INT", shown(&S::outbox_pollers)},
+      {"outbox-poll-interval", "outbox: an idle poller looks again after this", dur("outbox-poll-interval", &S::outbox_poll_interval),
+       C, "DURATION", shown(&S::outbox_poll_interval)},
       {"outbox-drain-limit", "outbox: pollers may deliver this long after --duration; the rest is undelivered",
-       dur("outbox-drain-limit", &S::outbox_drain_limit)},
-      {"email-latency", "after-commit: time of the confirmation email's send", dur("email-latency", &S::email_latency)},
+       dur("outbox-drain-limit", &S::outbox_drain_limit), C, "DURATION", shown(&S::outbox_drain_limit)},
+      {"email-latency", "after-commit: time of the confirmation email's send", dur("email-latency", &S::email_latency),
+       C, "DURATION", shown(&S::email_latency)},
       {"time-scale", "real world: multiply every configured duration by F (rates divided)",
-       [](S& s, const std::string& v) { s.time_scale = parse_number(v, "time-scale", 1e-4, 1000); }},
+       [](S& s, const std::string& v) { s.time_scale = parse_number(v, "time-scale", 1e-4, 1000); },
+       W, "FACTOR", shown(&S::time_scale)},
       {"crash-at", "the pod crashes at this time (real: T[:POD], kill -9 of pod POD's process, --pod-mode process)",
-       [](S& s, const std::string& v) { fault_at(s, v, "crash-at", &S::crash_at, &S::crash_pod); }},
-      {"restart-after", "real, --pod-mode process: a killed pod is started again after this", dur("restart-after", &S::restart_after)},
+       [](S& s, const std::string& v) { fault_at(s, v, "crash-at", &S::crash_at, &S::crash_pod); },
+       F, "DURATION[:POD]|none", [](const S& s) { return fault_text(s.crash_at, s.crash_pod); }},
+      {"restart-after", "real, --pod-mode process: a killed pod is started again after this", dur("restart-after", &S::restart_after),
+       F, "DURATION", shown(&S::restart_after)},
       {"pause-at", "a pod pauses (GC-style) at this time (real: T[:POD], SIGSTOP/SIGCONT, --pod-mode process)",
-       [](S& s, const std::string& v) { fault_at(s, v, "pause-at", &S::pause_at, &S::pause_pod); }},
-      {"pause-for", "length of the pause", dur("pause-for", &S::pause_for)},
+       [](S& s, const std::string& v) { fault_at(s, v, "pause-at", &S::pause_at, &S::pause_pod); },
+       F, "DURATION[:POD]|none", [](const S& s) { return fault_text(s.pause_at, s.pause_pod); }},
+      {"pause-for", "length of the pause", dur("pause-for", &S::pause_for), F, "DURATION", shown(&S::pause_for)},
       {"clock-skew", "app clock minus database clock on pods >= 1 (row-lease:app-clock); real: D[:POD], --pod-mode process",
        [](S& s, const std::string& v) {
          const auto colon = v.find(':');
-         s.clock_skew = parse_duration(v.substr(0, colon), "--clock-skew");
+         s.clock_skew = parse_duration(iso8601_duration(v.substr(0, colon)), "--clock-skew");
          s.skew_pod = colon == std::string::npos ? 0 : static_cast<int>(parse_int(v.substr(colon + 1), "clock-skew", 1, 64));
-       }},
-      {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
+       },
+       F, "DURATION[:POD]",
+       [](const S& s) { return format_duration(s.clock_skew) + (s.skew_pod > 0 ? ":" + std::to_string(s.skew_pod) : ""); }},
+      {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000),
+       O, "INT", shown(&S::trace_requests)},
   };
   return d;
 }
@@ -240,6 +336,24 @@ void apply_setting(Settings& s, std::string_view name, const std::string& value)
   d->apply(s, value);
 }
 
+namespace {
+
+// Every key of a parsed TOML table; `where` names the source in each refusal.
+void apply_toml_table(Settings& s, const toml::table& table, const std::string& where) {
+  for (auto&& [key, node] : table) {
+    const std::string name(key.str());
+    const SettingDef* d = find_setting(name);
+    if (!d) throw SettingError(where + ": unknown setting '" + name + "' (use the flag names without --)");
+    try {
+      d->apply(s, toml_value_text(node, where + ": " + name));
+    } catch (const SettingError& e) {
+      throw SettingError(where + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 void apply_toml_file(Settings& s, const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -253,16 +367,59 @@ void apply_toml_file(Settings& s, const std::string& path) {
     msg << "--config: " << path << ": " << e.description() << " (line " << e.source().begin.line << ")";
     throw SettingError(msg.str());
   }
-  for (auto&& [key, node] : table) {
-    const std::string name(key.str());
-    const SettingDef* d = find_setting(name);
-    if (!d) throw SettingError("--config: " + path + ": unknown setting '" + name + "' (use the flag names without --)");
-    try {
-      d->apply(s, toml_value_text(node, path + ": " + name));
-    } catch (const SettingError& e) {
-      throw SettingError("--config: " + path + ": " + e.what());
+  apply_toml_table(s, table, "--config: " + path);
+}
+
+const std::vector<std::string_view>& setting_groups() {
+  static const std::vector<std::string_view> groups = {kGroupWorkload, kGroupPool,   kGroupContainer, kGroupPartner,
+                                                       kGroupDatabase, kGroupFaults, kGroupOutput};
+  return groups;
+}
+
+std::string iso8601_duration(const std::string& text) {
+  std::string v = text;
+  while (!v.empty() && v.front() == ' ') v.erase(v.begin());
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  if (v.size() <= 2 || (v[0] != 'P' && v[0] != 'p') || (v[1] != 'T' && v[1] != 't')) return text;
+  // PTnHnMn.nS, as java.time.Duration prints it.
+  double total_s = 0;
+  std::string number;
+  for (std::size_t i = 2; i < v.size(); ++i) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(v[i])));
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      number += c;
+      continue;
     }
+    if (number.empty() || (c != 'H' && c != 'M' && c != 'S')) return text;  // left to parse_duration to refuse
+    char* end = nullptr;
+    const double n = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() + number.size()) return text;
+    total_s += n * (c == 'H' ? 3600 : c == 'M' ? 60 : 1);
+    number.clear();
   }
+  if (!number.empty()) return text;
+  std::ostringstream o;
+  o.precision(15);
+  o << total_s * 1000 << "ms";
+  return o.str();
+}
+
+void apply_preset(Settings& s, std::string_view name) {
+  std::string accepted;
+  for (const Preset& p : presets()) {
+    if (p.name == name) {
+      toml::table table;
+      try {
+        table = toml::parse(p.toml);
+      } catch (const toml::parse_error& e) {  // a build that compiled in a broken file
+        throw SettingError("--preset: " + std::string(name) + ": " + std::string(e.description()));
+      }
+      apply_toml_table(s, table, "--preset " + std::string(name));
+      return;
+    }
+    accepted += (accepted.empty() ? "" : ", ") + std::string(p.name);
+  }
+  throw SettingError("--preset: '" + std::string(name) + "' is not accepted (accepted: " + accepted + ")");
 }
 
 }  // namespace lockbench::cli

@@ -16,10 +16,42 @@ struct SettingDef {
   std::string name;  // kebab-case, as the flag without "--" and the TOML key
   std::string help;
   std::function<void(Settings&, const std::string&)> apply;  // throws SettingError
+  // Where --help lists it (one of setting_groups()), how the user writes it
+  // (DURATION, INT, RATE, DIST, ...), and its value as that text: --help's
+  // default is show(Settings{}), so a default is typed once, in settings.hpp.
+  std::string_view group = {};
+  std::string_view type = {};
+  std::function<std::string(const Settings&)> show = {};
 };
 
 const std::vector<SettingDef>& setting_defs();
 const SettingDef* find_setting(std::string_view name);
+
+// --help's groups, in the order it shows them.
+inline constexpr std::string_view kGroupWorkload = "Workload";
+inline constexpr std::string_view kGroupPool = "Pool (HikariCP)";
+inline constexpr std::string_view kGroupContainer = "Container (Tomcat workers, pods, background workers)";
+inline constexpr std::string_view kGroupPartner = "Partner and its HTTP client";
+inline constexpr std::string_view kGroupDatabase = "Database and locks";
+inline constexpr std::string_view kGroupFaults = "Faults";
+inline constexpr std::string_view kGroupOutput = "Output";
+const std::vector<std::string_view>& setting_groups();
+
+// ISO-8601 durations as Spring and java.time print them (PT30S, PT1M30S,
+// PT0.5S) in lockbench's units ("30000ms"); any other text comes back as it was.
+std::string iso8601_duration(const std::string& text);
+
+// Named settings files compiled into the binary: `--preset incident` is
+// examples/incident.toml (the article's incident), read at build time.
+struct Preset {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view toml;
+};
+const std::vector<Preset>& presets();
+// Applies a preset's settings; an unknown name is refused with one line
+// listing the accepted presets.
+void apply_preset(Settings& s, std::string_view name);
 
 // Applies `name = value` (value as text, the way a flag gives it).
 void apply_setting(Settings& s, std::string_view name, const std::string& value);

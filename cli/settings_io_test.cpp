@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <fstream>
 
+#include <algorithm>
+
 #include "cli/settings_io.hpp"
+#include "scenarios/registry.hpp"
+#include "strategies/registry.hpp"
 
 using namespace lockbench;
 using namespace lockbench::cli;
@@ -83,4 +87,60 @@ TEST(SettingsIo, ValidateRefusesOutOfRangeCombinations) {
   Settings s;
   s.apply_at = 2;
   EXPECT_NE(message_of([&] { s.validate(); }).find("--apply-at"), std::string::npos);
+}
+
+TEST(SettingsIo, EverySettingHasAHelpGroupATypeAndADefaultThatReadsBackAsItself) {
+  const Settings defaults;
+  for (const auto& d : setting_defs()) {
+    EXPECT_NE(std::find(setting_groups().begin(), setting_groups().end(), d.group), setting_groups().end())
+        << d.name << " has no --help group";
+    EXPECT_FALSE(d.type.empty()) << d.name << " has no type";
+    EXPECT_NE(d.type, "TEXT") << d.name;
+    ASSERT_TRUE(d.show) << d.name << " cannot show its value";
+    const std::string shown = d.show(defaults);
+    if (shown.empty()) continue;  // no default (--db, --partner, --targets)
+    Settings s;
+    EXPECT_NO_THROW(d.apply(s, shown)) << d.name << " = " << shown;
+    EXPECT_EQ(d.show(s), shown) << d.name;
+  }
+  // A few defaults as a user knows them (HikariCP, Tomcat).
+  EXPECT_EQ(find_setting("connection-timeout")->show(defaults), "30s");
+  EXPECT_EQ(find_setting("maximum-pool-size")->show(defaults), "10");
+  EXPECT_EQ(find_setting("max-threads")->show(defaults), "200");
+}
+
+TEST(SettingsIo, TheScenarioAndStrategyHelpListEveryRegisteredName) {
+  for (const auto& sc : scenario_registry())
+    EXPECT_NE(find_setting("scenario")->help.find(std::string(sc.name)), std::string::npos) << sc.name;
+  for (const auto& row : strategy_registry())
+    EXPECT_NE(find_setting("strategy")->help.find(std::string(row.family)), std::string::npos) << row.family;
+}
+
+TEST(SettingsIo, DurationsTakeSpringsIso8601FormToo) {
+  Settings s;
+  apply_setting(s, "connection-timeout", "PT30S");
+  EXPECT_EQ(s.connection_timeout, 30s);
+  apply_setting(s, "lease-ttl", "PT1M30S");
+  EXPECT_EQ(s.lease_ttl, 90s);
+  apply_setting(s, "partner-read-timeout", "PT0.5S");
+  EXPECT_EQ(s.partner_read_timeout, 500ms);
+  EXPECT_NE(message_of([&] { apply_setting(s, "lease-ttl", "PTXS"); }).find("--lease-ttl"), std::string::npos);
+}
+
+TEST(SettingsIo, ThePresetIncidentIsTheExampleFileAndFlagsAppliedAfterItWin) {
+  Settings from_preset, from_file;
+  apply_preset(from_preset, "incident");
+  apply_toml_file(from_file, std::string(LOCKBENCH_SOURCE_DIR) + "/examples/incident.toml");
+  EXPECT_EQ(from_preset.to_json(), from_file.to_json());
+  EXPECT_DOUBLE_EQ(from_preset.rate_per_s, 20);
+  EXPECT_EQ(from_preset.maximum_pool_size, 10);
+  apply_setting(from_preset, "rate", "5");
+  EXPECT_DOUBLE_EQ(from_preset.rate_per_s, 5);
+}
+
+TEST(SettingsIo, AnUnknownPresetGetsOneLineListingTheAcceptedOnes) {
+  Settings s;
+  const auto msg = message_of([&] { apply_preset(s, "incidnet"); });
+  EXPECT_NE(msg.find("--preset: 'incidnet' is not accepted (accepted: incident"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
 }

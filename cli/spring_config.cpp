@@ -95,26 +95,7 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
 std::string spring_duration(const std::string& value) {
   const std::string v = trim(value);
   if (!v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); })) return v + "ms";
-  if (v.size() > 2 && (v[0] == 'P' || v[0] == 'p') && (v[1] == 'T' || v[1] == 't')) {
-    // ISO-8601 PTnHnMn.nS, as java.time.Duration prints it.
-    double total_s = 0;
-    std::string number;
-    for (std::size_t i = 2; i < v.size(); ++i) {
-      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(v[i])));
-      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-        number += c;
-        continue;
-      }
-      if (number.empty() || (c != 'H' && c != 'M' && c != 'S')) return v;  // left to the duration parser to refuse
-      total_s += std::stod(number) * (c == 'H' ? 3600 : c == 'M' ? 60 : 1);
-      number.clear();
-    }
-    if (!number.empty()) return v;
-    std::ostringstream o;
-    o << total_s * 1000 << "ms";
-    return o.str();
-  }
-  return v;  // 30s, 500ms, 2m: lockbench's own units
+  return iso8601_duration(v);  // PT30S as java.time prints it; 30s, 500ms, 2m are lockbench's own units
 }
 
 SpringConfig apply_spring_config(Settings& s, const std::string& path) {

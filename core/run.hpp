@@ -12,8 +12,9 @@ namespace lockbench {
 
 struct RunHooks {
   // Called now and then during a run (a few times per second of wall time at
-  // most): requests finished so far, and how many of them were ok.
-  std::function<void(std::int64_t done, std::int64_t ok)> progress;
+  // most): requests finished so far, how many of them were ok, and the world's
+  // clock since the run began (virtual time in the simulator).
+  std::function<void(std::int64_t done, std::int64_t ok, Duration at)> progress;
   // Polled often (at least every ~50 ms of wall time in the real world, every
   // event batch in the simulator): true = stop (SIGINT/SIGTERM). The world then
   // takes no new requests, lets those in flight finish within a bounded grace

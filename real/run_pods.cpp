@@ -522,7 +522,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     recorder.pool_sample(total);
     if (hooks.progress && total.t - last_progress >= std::chrono::milliseconds(250)) {
       last_progress = total.t;
-      hooks.progress(done_count.load(), ok_count.load());
+      hooks.progress(done_count.load(), ok_count.load(), total.t);
     }
   });
   ProbeStats probe;

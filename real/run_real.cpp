@@ -316,7 +316,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     recorder.pool_sample(total);
     if (hooks.progress && total.t - last_progress >= std::chrono::milliseconds(250)) {
       last_progress = total.t;
-      hooks.progress(completion.done(), ok_count.load());
+      hooks.progress(completion.done(), ok_count.load(), total.t);
     }
   });
   ProbeStats probe;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/context.hpp"
+#include "core/prometheus.hpp"
 #include "core/random.hpp"
 #include "core/redact.hpp"
 #include "real/leftovers.hpp"
@@ -73,12 +74,6 @@ int status_of(Outcome o) {
 }
 
 std::int64_t us(Duration d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
-
-double sum_of(const Samples& s) {
-  double out = 0;
-  for (double v : s.values()) out += v;
-  return out;
-}
 
 // A positive decimal header, or nullopt.
 std::optional<std::uint64_t> header_number(const httplib::Request& req, const char* name) {
@@ -262,28 +257,7 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     const std::string l = "{pool=\"" + pool_name + "\"}";
     std::ostringstream m;
     m.precision(9);
-    m << "# HELP hikaricp_connections_active Active connections\n# TYPE hikaricp_connections_active gauge\n"
-      << "hikaricp_connections_active" << l << ' ' << now.active << '\n'
-      << "# HELP hikaricp_connections_idle Idle connections\n# TYPE hikaricp_connections_idle gauge\n"
-      << "hikaricp_connections_idle" << l << ' ' << now.idle << '\n'
-      << "# HELP hikaricp_connections_pending Pending threads\n# TYPE hikaricp_connections_pending gauge\n"
-      << "hikaricp_connections_pending" << l << ' ' << now.pending << '\n'
-      << "# HELP hikaricp_connections Total connections\n# TYPE hikaricp_connections gauge\n"
-      << "hikaricp_connections" << l << ' ' << pool->size() << '\n'
-      << "# HELP hikaricp_connections_max Max connections\n# TYPE hikaricp_connections_max gauge\n"
-      << "hikaricp_connections_max" << l << ' ' << pool->size() << '\n'
-      << "# HELP hikaricp_connections_timeout_total Connection timeout total count\n"
-      << "# TYPE hikaricp_connections_timeout_total counter\n"
-      << "hikaricp_connections_timeout_total" << l << ' ' << st.timeouts << '\n';
-    const auto summary = [&](const char* name, const char* help, const Samples& ms) {
-      m << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " summary\n"
-        << name << "_count" << l << ' ' << ms.size() << '\n'
-        << name << "_sum" << l << ' ' << sum_of(ms) / 1000.0 << '\n'
-        << "# TYPE " << name << "_max gauge\n"
-        << name << "_max" << l << ' ' << ms.max() / 1000.0 << '\n';
-    };
-    summary("hikaricp_connections_acquire_seconds", "Connection acquire time", st.wait_ms);
-    summary("hikaricp_connections_usage_seconds", "Connection usage time", st.hold_ms);
+    m << hikaricp_exposition({hikari_metrics(pool_name, now, st, pool->size())});
     m << "# HELP lockbench_requests_total Requests answered, by outcome\n# TYPE lockbench_requests_total counter\n";
     for (Outcome oc : kOutcomes)
       m << "lockbench_requests_total{pool=\"" << pool_name << "\",outcome=\"" << outcome_name(oc) << "\"} "

@@ -10,49 +10,56 @@ namespace lockbench::report {
 
 namespace {
 
-std::string seconds(double s) {
+std::string clock_text(double s) {
   if (s >= 3600) return fmt::format("{}h{:02}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
   if (s >= 60) return fmt::format("{}m{:02}s", static_cast<int>(s / 60), static_cast<int>(s) % 60);
-  return fmt::format("{:.0f}s", s);
+  if (s >= 10) return fmt::format("{:.0f}s", s);
+  return fmt::format("{:.1f}s", s);
 }
 
 }  // namespace
 
-Progress::Progress(std::chrono::nanoseconds planned, std::string label)
-    : Progress(planned, std::move(label), std::cerr, isatty(STDERR_FILENO) == 1) {}
+Progress::Progress(Plan plan) : Progress(std::move(plan), std::cerr, isatty(STDERR_FILENO) == 1) {}
 
-Progress::Progress(std::chrono::nanoseconds planned, std::string label, std::ostream& out, bool enabled)
-    : planned_(planned), label_(std::move(label)), out_(out), enabled_(enabled), start_(Clock::now()) {}
+Progress::Progress(Plan plan, std::ostream& out, bool enabled)
+    : plan_(std::move(plan)), out_(out), enabled_(enabled), start_(Clock::now()) {}
 
 Progress::~Progress() { finish(); }
 
-std::string Progress::format_line(const std::string& label, std::chrono::nanoseconds elapsed,
-                                  std::chrono::nanoseconds planned, std::uint64_t done, std::uint64_t ok) {
-  const double elapsed_s = std::chrono::duration<double>(elapsed).count();
-  const double rate = elapsed_s > 0 ? static_cast<double>(ok) / elapsed_s : 0;
+std::string Progress::format_line(const Plan& plan, std::chrono::nanoseconds wall, std::chrono::nanoseconds at,
+                                  std::uint64_t done, std::uint64_t ok) {
+  const double wall_s = std::chrono::duration<double>(wall).count();
+  const double at_s = std::chrono::duration<double>(at).count();
+  const double planned_s = std::chrono::duration<double>(plan.planned).count();
   std::string eta = "ETA –";
-  if (planned.count() > 0) {
-    const double left = std::chrono::duration<double>(planned).count() - elapsed_s;
-    eta = left > 0 ? "ETA " + seconds(left) : "finishing";
-  }
-  return fmt::format("{}{}[{:>6.1f}s] {} requests  {:.1f} ok/s  {}", label, label.empty() ? "" : " ", elapsed_s,
-                     done, rate, eta);
+  if (planned_s > 0 && at_s >= planned_s) eta = "draining";
+  else if (planned_s > 0 && at_s > 0 && wall_s > 0) eta = "ETA " + clock_text(wall_s * (planned_s - at_s) / at_s);
+  std::string out;
+  if (!plan.position.empty()) out += plan.position + " ";
+  if (!plan.label.empty()) out += plan.label + "  ";
+  out += clock_text(at_s);
+  if (planned_s > 0) out += " / " + clock_text(planned_s);
+  if (!plan.clock.empty()) out += " " + plan.clock;
+  out += fmt::format("  {} requests, {} ok  {}", done, ok, eta);
+  return out;
 }
 
-void Progress::update(std::uint64_t requests_done, std::uint64_t ok, bool force) {
+void Progress::update(std::uint64_t requests_done, std::uint64_t ok, std::chrono::nanoseconds world_at, bool force) {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
   if (finished_) return;
   last_done_ = requests_done;
   last_ok_ = ok;
+  last_at_ = plan_.time_scale > 0 ? std::chrono::duration_cast<std::chrono::nanoseconds>(world_at / plan_.time_scale)
+                                  : world_at;
   const auto now = Clock::now();
   if (!force && drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
-  draw_locked(requests_done, ok);
+  draw_locked();
 }
 
-void Progress::draw_locked(std::uint64_t done, std::uint64_t ok) {
-  std::string line = format_line(label_, Clock::now() - start_, planned_, done, ok);
+void Progress::draw_locked() {
+  std::string line = format_line(plan_, Clock::now() - start_, last_at_, last_done_, last_ok_);
   const std::size_t width = line.size();
   if (width < last_width_) line += std::string(last_width_ - width, ' ');
   last_width_ = width;
@@ -65,7 +72,7 @@ void Progress::finish() {
   std::lock_guard lock(mu_);
   if (finished_) return;
   finished_ = true;
-  draw_locked(last_done_, last_ok_);
+  draw_locked();
   out_ << '\n' << std::flush;
 }
 

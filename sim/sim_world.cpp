@@ -289,7 +289,7 @@ void SimWorld::run(const RunHooks& hooks) {
   constexpr std::uint64_t kMaxEvents = 4'000'000'000ULL;
   for (;;) {
     const bool drained = loop_.run(until, std::min(kMaxEvents, loop_.events_run() + kChunk));
-    if (hooks.progress) hooks.progress(done_, recorder_.count(Outcome::ok));
+    if (hooks.progress) hooks.progress(done_, recorder_.count(Outcome::ok), loop_.now());
     if (drained || loop_.next_time() > until || loop_.events_run() >= kMaxEvents) break;
     if (hooks.should_stop && hooks.should_stop()) break;  // interrupted: unfinished requests end as errors
   }
