@@ -86,8 +86,8 @@ TEST_F(Interrupt, SweepResumeSkipsCompleteResultsAndRunsTheMissingOnes) {
   fs::remove(second);
   r = run_command(base + " --resume");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("[1/3] row-lease: already done"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[3/3] row-lease: already done"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[1/3] keys=5 row-lease: already done"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[3/3] keys=500 row-lease: already done"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::exists(second));
   EXPECT_EQ(fs::last_write_time(out / "001-sim-switch-primary-row-lease.json"), first_time);
   // An interrupted result is run again.
