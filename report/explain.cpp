@@ -205,6 +205,150 @@ const std::vector<Strategy>& strategies() {
   return all;
 }
 
+// The Spring/Java shape of each family, shown beside its SQL: what the code a
+// reviewer meets in a service looks like. Printed as written (a code block),
+// each line under 100 columns. A family of the registry without one fails a test.
+const std::vector<std::pair<std::string_view, std::string_view>>& java_shapes() {
+  static const std::vector<std::pair<std::string_view, std::string_view>> all = {
+      {"none", R"java(public void switchPrimary(long userId, String identityId) {
+  User u = users.findById(userId).orElseThrow();    // a short read; the connection goes back
+  idp.unlink(identityId);                           // the partner calls: nothing held,
+  idp.link(u.getPrimaryIdentity(), identityId);     // nothing excluded
+  users.updatePrimary(userId, identityId);          // a short write
+})java"},
+      {"held-tx", R"java(@Transactional   // the connection is checked out here and kept until COMMIT
+public void switchPrimary(long userId, String identityId) {
+  User u = users.findByIdForUpdate(userId);         // @Lock(PESSIMISTIC_WRITE): SELECT ... FOR UPDATE
+  idp.unlink(identityId);                           // the partner calls, idle in transaction
+  idp.link(u.getPrimaryIdentity(), identityId);
+  u.setPrimaryIdentity(identityId);                 // UPDATE at COMMIT, when the method returns
+}
+// nowait: @QueryHints(@QueryHint(name = "jakarta.persistence.lock.timeout", value = "0"))
+// on findByIdForUpdate makes Hibernate send FOR UPDATE NOWAIT (55P03 -> 409))java"},
+      {"advisory-xact", R"java(@Transactional
+public void switchPrimary(long userId, String identityId) {
+  Boolean got = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(?)", Boolean.class, userId);
+  if (!got) throw new ResponseStatusException(HttpStatus.CONFLICT);          // :try
+  // :wait: jdbc.queryForObject("SELECT set_config('lock_timeout', '5s', true)", String.class);
+  //        jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", userId);
+  idp.unlink(identityId);                           // the transaction and its connection stay open
+  idp.link(primaryOf(userId), identityId);
+  users.updatePrimary(userId, identityId);
+}                                                   // COMMIT (or ROLLBACK) releases the key)java"},
+      {"advisory-session", R"java(// :pooled: every JdbcTemplate call borrows a HikariCP connection and gives it back
+public void switchPrimary(long userId, String identityId) {
+  Boolean got = jdbc.queryForObject("SELECT pg_try_advisory_lock(?)", Boolean.class, userId); // conn A
+  if (!got) throw new ResponseStatusException(HttpStatus.CONFLICT);
+  try {
+    idp.unlink(identityId);
+    idp.link(primaryOf(userId), identityId);
+    users.updatePrimary(userId, identityId);
+  } finally {
+    jdbc.queryForObject("SELECT pg_advisory_unlock(?)", Boolean.class, userId); // conn B: false,
+  }                                                 // the lock stays on A, idle in the pool
+}
+// :pinned: try (Connection c = dataSource.getConnection()) { lock, calls, unlock, all on c })java"},
+      {"row-lease", R"java(// ShedLock's JDBC provider keeps the same lease in a row (lock_until, locked_by):
+@Bean
+LockProvider lockProvider(DataSource dataSource) {
+  return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+      .withJdbcTemplate(new JdbcTemplate(dataSource))
+      .usingDbTime()     // the database's clock, as row-lease; without it the app's (:app-clock)
+      .build());
+}
+public void switchPrimary(long userId, String identityId) {
+  TaskResult<Void> r = executor.executeWithLock(() -> { promote(userId, identityId); return null; },
+      new LockConfiguration(Instant.now(), "user-" + userId,
+          Duration.ofSeconds(30),   // lockAtMostFor: the TTL, after which another holder may enter
+          Duration.ZERO));          // lockAtLeastFor
+  if (!r.wasExecuted()) throw new ResponseStatusException(HttpStatus.CONFLICT);
+})java"},
+      {"optimistic", R"java(@Entity
+class User {
+  @Id Long id;
+  @Version long version;                            // Hibernate adds AND version = ? to the UPDATE
+  String primaryIdentity;
+}
+public void switchPrimary(long userId, String identityId) {
+  User u = users.findById(userId).orElseThrow();    // a short transaction reads version v
+  idp.unlink(identityId);                           // no lock, no connection: the effects happen
+  idp.link(u.getPrimaryIdentity(), identityId);
+  u.setPrimaryIdentity(identityId);
+  users.save(u);   // UPDATE ... SET version = v + 1 WHERE id = ? AND version = v; 0 rows:
+}                  // ObjectOptimisticLockingFailureException (409), after the partner calls)java"},
+      {"split-tx", R"java(public void checkout(Order o) {
+  long id = tx.execute(s -> orders.insertPending(o));           // TransactionTemplate: COMMIT now
+  Charge c = Charge.create(params(o),                            // no connection held
+      RequestOptions.builder().setIdempotencyKey("checkout-order-" + id).build());
+  tx.executeWithoutResult(s -> orders.markPaid(id, c.getId())); // a second short transaction
+}
+@Scheduled(fixedDelay = 1000)   // the reconciler: orders left PAYMENT_PENDING, charged again with
+void reconcile() { ... }        // the same key, which the provider answers as a replay)java"},
+      {"after-commit", R"java(@Transactional
+public void markPaid(long orderId, String chargeId) {
+  orders.markPaid(orderId, chargeId);
+  events.publishEvent(new OrderPaid(orderId));      // held by Spring until the COMMIT returns
+}
+@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+void onPaid(OrderPaid e) {
+  mail.sendConfirmation(e.orderId());               // only in this pod's memory: a pod that dies
+}                                                   // between COMMIT and here loses the email)java"},
+      {"outbox", R"java(@Transactional
+public long checkout(Order o) {
+  long id = orders.insertPending(o);
+  outbox.insert(id, "checkout-order-" + id);        // the same transaction as the order
+  return id;                                        // answered at once: "accepted"
+}
+@Scheduled(fixedDelay = 100)   // per poller; Spring Modulith's event publication registry is alike
+void deliver() {
+  Row r = tx.execute(s -> outbox.claimOne());   // SELECT ... FOR UPDATE SKIP LOCKED, due_at moved
+  if (r == null) return;                        // past a claim lease, COMMIT
+  Charge c = Charge.create(params(r), RequestOptions.builder()
+      .setIdempotencyKey(r.key()).build());     // no connection held; retried with backoff
+  tx.executeWithoutResult(s -> {
+    orders.markPaid(r.orderId(), c.getId());
+    outbox.markSent(r.id());
+  });
+})java"},
+      {"synchronized", R"java(private final ConcurrentHashMap<Long, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+public void payout(long accountId) throws InterruptedException {
+  ReentrantLock lock = locks.computeIfAbsent(accountId, k -> new ReentrantLock());
+  if (!lock.tryLock(5, TimeUnit.SECONDS))            // :try is lock.tryLock()
+    throw new ResponseStatusException(HttpStatus.CONFLICT);
+  try {
+    payoutOnce(accountId);                           // read, partner call, write
+  } finally {
+    lock.unlock();                                   // this JVM's map: pod 2 has its own
+  }
+})java"},
+      // For the redis-lease family (issue 15), when it is registered.
+      {"redis-lease", R"java(// Spring Integration's RedisLockRegistry (SET key owner NX PX ttl; an owner-checked Lua
+// release), or Redisson's RLock with a lease time:
+Lock lock = redisLockRegistry.obtain("user-" + userId);
+if (!lock.tryLock()) throw new ResponseStatusException(HttpStatus.CONFLICT);
+try {
+  idp.unlink(identityId);
+  idp.link(primaryOf(userId), identityId);
+} finally {
+  lock.unlock();                                    // fails if the lease expired and moved on
+})java"},
+  };
+  return all;
+}
+
+// A code block under a two-space indent, fenced as Markdown does.
+std::string code_block(std::string_view code) {
+  std::string out = "  ```java\n";
+  std::size_t start = 0;
+  while (start <= code.size()) {
+    const std::size_t end = std::min(code.find('\n', start), code.size());
+    out += "  " + std::string(code.substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  return out + "  ```\n";
+}
+
 // Paragraphs wrapped at 100 columns with a two-space indent: terminals and
 // pasted design notes both read better than one 600-character line.
 std::string wrap(const std::string& text) {
@@ -275,6 +419,8 @@ std::string explain(std::string_view spec) {
                                           : "no",
       yes_no(p.crash_safe), yes_no(p.needs_existing_row));
   out += "\nHow it works\n" + wrap(it.how);
+  for (const auto& [family, code] : java_shapes())
+    if (family == info.family) out += "\nIn Spring/Java\n" + code_block(code);
   out += "\nHow it fails\n" + wrap(it.fails);
   out += "\nChoose it\n" + wrap(it.choose);
   out += "\nDo not choose it\n" + wrap(it.avoid);

@@ -43,6 +43,28 @@ TEST(Explain, names_the_postgresql_mechanisms_each_strategy_relies_on) {
   EXPECT_NE(flat(explain("optimistic")).find("version = $v"), std::string::npos);
 }
 
+TEST(Explain, every_strategy_family_shows_its_spring_java_shape_beside_its_sql) {
+  for (const auto& row : lockbench::strategy_registry()) {
+    const std::string text = explain(std::string(row.spec));
+    const auto at = text.find("\nIn Spring/Java\n  ```java\n");
+    ASSERT_NE(at, std::string::npos) << row.spec << " has no Spring/Java shape";
+    EXPECT_NE(text.find("\n  ```\n", at + 30), std::string::npos) << row.spec << ": the code block is not closed";
+    EXPECT_LT(text.find("How it works"), at) << row.spec << ": the shape follows the SQL";
+  }
+  // The names a reviewer searches for.
+  EXPECT_NE(explain("held-tx").find("@Transactional"), std::string::npos);
+  EXPECT_NE(explain("optimistic").find("@Version"), std::string::npos);
+  EXPECT_NE(explain("split-tx").find("setIdempotencyKey"), std::string::npos);
+  EXPECT_NE(explain("after-commit").find("@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)"),
+            std::string::npos);
+  EXPECT_NE(explain("outbox").find("FOR UPDATE SKIP LOCKED"), std::string::npos);
+  EXPECT_NE(explain("synchronized").find("ReentrantLock"), std::string::npos);
+  EXPECT_NE(explain("advisory-session:pooled").find("pg_advisory_unlock"), std::string::npos);
+  const std::string lease = explain("row-lease");
+  for (const char* name : {"ShedLock", "JdbcTemplateLockProvider", "usingDbTime()", "lockAtMostFor"})
+    EXPECT_NE(lease.find(name), std::string::npos) << name;
+}
+
 TEST(Explain, wraps_its_paragraphs_to_terminal_width) {
   for (const auto& name : strategy_names()) {
     const std::string text = explain(name);
