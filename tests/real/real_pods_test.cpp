@@ -101,7 +101,7 @@ class ServeChild {
 
 TEST(RealPods, ServeAnswersEachOutcomeContractAndItsMetricsParse) {
   LOCKBENCH_NEED_PARTNER();
-  const std::int64_t run = 424242;
+  const std::int64_t run = test::private_run_id();
   Settings s;
   s.scenario = "switch-primary";
   s.keys = 5;
@@ -258,8 +258,9 @@ TEST(RealPods, APodWhoseApplicationClockRunsAheadStealsLiveLeasesUnderAppClockOn
 
 TEST(RealPods, TargetsDriveAServiceAlreadyRunningAndRefuseOneOfAnotherStrategy) {
   LOCKBENCH_NEED_PARTNER();
+  const std::int64_t run = test::private_run_id();
   ServeChild pod({"--scenario", "switch-primary", "--strategy", "advisory-xact:try", "--db", test::test_db(),
-                  "--partner", test::test_partner(), "--port", "0", "--run-id", "434343", "--keys", "1"});
+                  "--partner", test::test_partner(), "--port", "0", "--run-id", std::to_string(run), "--keys", "1"});
   ASSERT_FALSE(pod.url().empty());
   const json r = run_json("--targets " + pod.url() + " --strategy advisory-xact:try --burst 8 --keys 1 --key-dist hot "
                           "--partner-latency fixed:300ms");
@@ -275,7 +276,7 @@ TEST(RealPods, TargetsDriveAServiceAlreadyRunningAndRefuseOneOfAnotherStrategy) 
   EXPECT_NE(other.err.find("runs strategy advisory-xact:try"), std::string::npos) << other.err;
   EXPECT_EQ(pod.stop(), 0);
   auto admin = real::open_session(test::test_db());
-  real::drop_rows(*admin, 434343);  // the service's run: its own to keep, this test's to clean up
+  real::drop_rows(*admin, run);  // the service's run: its own to keep, this test's to clean up
 }
 
 TEST(RealPods, ClosedLoopUsersDriveProcessPodsWithOneRequestEachAtATime) {
