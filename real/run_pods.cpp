@@ -665,12 +665,24 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       backends = st->value("backend_pids", std::vector<int>{});
     const std::string pids = pid_array(backends);
     json pause = {{"pod", s.pause_pod}, {"in_partner_at_pause", in_partner}};
+    // While it is frozen, every lock its sessions hold blocks (its own waiters
+    // granted the lock in turn included); at the resume, the locks held then,
+    // by identity: those the pod takes afterwards are not the pause's.
+    const char* identity =
+        "(locktype || ':' || pid || ':' || coalesce(transactionid::text, '') || ':' || coalesce(classid::text, '') || "
+        "':' || coalesce(objid::text, '') || ':' || coalesce(relation::text, '') || ':' || coalesce(page::text, '') || "
+        "':' || coalesce(tuple::text, ''))";
+    const std::string snapshot_sql = std::string("SELECT coalesce(array_agg(") + identity +
+                                     ")::text, '{}') FROM pg_locks WHERE granted AND locktype IN ('advisory', "
+                                     "'transactionid', 'tuple') AND pid = ANY($1::int[])";
+    const std::string still_sql = std::string("SELECT count(*) FROM pg_locks WHERE granted AND ") + identity +
+                                  " = ANY($1::text[])";
+    std::string held_at_pause = "{}";
     std::unique_ptr<pqxx::connection> db;
     std::int64_t held_locks = -1;
     try {
       db = open_session(s.db_url, runner_session_name());
       pqxx::nontransaction tx(*db);
-      held_locks = tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
       // The sessions' settings, as the --db URL's options give them (the runner's session has the same).
       for (const char* g : {"idle_in_transaction_session_timeout", "tcp_keepalives_idle", "tcp_keepalives_interval",
                             "tcp_keepalives_count"})
@@ -683,6 +695,13 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     children.signal(pid, SIGSTOP);
     const Duration stopped = now();
     pause_from_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stopped).count();
+    if (db) try {  // frozen: its own side holds still
+      pqxx::nontransaction tx(*db);
+      held_locks = tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
+    } catch (const std::exception& e) {
+      pause["measure_error"] = one_line(e.what());
+      db.reset();
+    }
     // Resume at its time; meanwhile, and after, watch the pod's locks until they are gone.
     const Duration resume_at = *s.pause_at + s.pause_for;
     bool resumed = false;
@@ -694,6 +713,14 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     };
     for (const auto give_up = Clock::now() + s.pause_for + std::chrono::seconds(30);;) {
       if (!resumed && (now() >= resume_at || ended() || Clock::now() >= give_up)) {
+        // From here on the pod takes new locks: only those its sessions hold now still count.
+        if (!freed && db) try {
+          pqxx::nontransaction tx(*db);
+          held_at_pause = tx.exec_params1(snapshot_sql, pids)[0].as<std::string>();
+        } catch (const std::exception& e) {
+          pause["measure_error"] = one_line(e.what());
+          db.reset();
+        }
         children.signal(pid, SIGCONT);
         resumed = true;
         continued = now();
@@ -701,7 +728,9 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       }
       if (!freed && db && held_locks > 0) try {
         pqxx::nontransaction tx(*db);
-        if (tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>() == 0) freed = now() - stopped;
+        const auto left = resumed ? tx.exec_params1(still_sql, held_at_pause)[0].as<std::int64_t>()
+                                  : tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
+        if (left == 0) freed = now() - stopped;
       } catch (const std::exception& e) {
         pause["measure_error"] = one_line(e.what());
         db.reset();
@@ -712,7 +741,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     pause["at_s"] = to_s(stopped);
     pause["for_s"] = to_s(continued - stopped);
     pause["locks_held_at_pause"] = held_locks;
-    // From SIGSTOP until the frozen pod's sessions held no lock: during the
+    // From SIGSTOP until the frozen pod's sessions hold no lock: during the
     // pause only when the server ended them, otherwise after the pod resumed.
     pause["key_blocked_ms"] = freed ? json(to_ms(*freed)) : json(nullptr);
     pause["freed_during_pause"] = freed.has_value() && *freed < continued - stopped;
