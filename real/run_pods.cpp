@@ -1109,7 +1109,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   summary.settings = &configured;
   summary.world = "real";
   summary.strategy = std::string(info.spec);
-  summary.interrupted = interrupted;
+  summary.interrupted = stopping.load();  // a stop during the background drain counts too
   summary.holds_connection = info.props.holds_connection_during_call;
   summary.partner_calls = scenario->partner_calls();
   summary.recorder = &recorder;
