@@ -297,9 +297,11 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
   } catch (const pqxx::sql_error& e) {
     if (e.sqlstate() == "55P03") throw LockNotAvailable{};
     // class 08 (connection exception) and 57 (operator intervention, e.g.
-    // pg_terminate_backend) end the session.
+    // pg_terminate_backend) end the session; so do 25P03/25P04 (the server's
+    // idle_in_transaction_session_timeout / transaction_timeout, a FATAL).
     const std::string st = e.sqlstate();
-    if (st.rfind("08", 0) == 0 || st.rfind("57", 0) == 0 || !conn_->is_open()) broken_ = true;
+    if (st.rfind("08", 0) == 0 || st.rfind("57", 0) == 0 || st == "25P03" || st == "25P04" || !conn_->is_open())
+      broken_ = true;
     throw DbError("SQLSTATE " + st + ": " + e.what());
   } catch (const pqxx::failure& e) {
     if (!conn_->is_open()) broken_ = true;
@@ -614,6 +616,8 @@ void PgConn::release() {
 }
 
 void PgConn::reset_for_pool() {
+  // A session the server ended (a failed rollback says nothing) goes back broken, to be replaced.
+  if (conn_ && !conn_->is_open()) broken_ = true;
   if (!tx_) return;
   try {
     tx_->abort();
@@ -621,6 +625,7 @@ void PgConn::reset_for_pool() {
     broken_ = true;
   }
   tx_.reset();
+  if (!conn_->is_open()) broken_ = true;
 }
 
 bool PgConn::validate() {

@@ -16,7 +16,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <cmath>
 #include <latch>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -245,7 +247,11 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
       "--partner-read-timeout", d(s.partner_read_timeout), "--partner-max-attempts", std::to_string(s.partner_max_attempts),
       "--retry-backoff-base", d(s.retry_backoff_base), "--retry-backoff-cap", d(s.retry_backoff_cap),
       "--lease-ttl", d(s.lease_ttl), "--lock-timeout", d(s.lock_timeout), "--fencing", s.fencing,
-      "--identities-per-person", std::to_string(s.identities_per_person)};
+      "--identities-per-person", std::to_string(s.identities_per_person),
+      // The strategy's background work (outbox pollers, reconcilers) and its bounds.
+      "--duration", d(s.duration), "--pods", std::to_string(s.pods), "--outbox-pollers",
+      std::to_string(s.outbox_pollers), "--outbox-poll-interval", d(s.outbox_poll_interval), "--outbox-drain-limit",
+      d(s.outbox_drain_limit), "--db-faults", db_faults_text(s.db_faults)};
   // As in the simulator, pods after the first run with the skewed application
   // clock, unless --clock-skew D:POD names one.
   if (s.clock_skew != Duration::zero() && (s.skew_pod == 0 ? index >= 1 : index + 1 == s.skew_pod)) {
@@ -396,6 +402,60 @@ std::vector<std::string> split_targets(const std::string& list) {
   return out;
 }
 
+// Sums the pods' side effects (core/side_effects.hpp's json(), one per pod):
+// counts add; a queue's lag keeps a single pod's exact quantiles, and over
+// several pods takes them from the merged histogram (a bucket's upper bound,
+// within 1/8 of a power of two) with the largest max.
+json merge_effects(const std::vector<json>& pods) {
+  json out = json::object();
+  std::map<std::string, std::map<std::pair<double, double>, std::int64_t>> buckets;  // queue -> bucket -> count
+  std::map<std::string, int> reporting;                                                // queue -> pods with it
+  const auto add = [](json& into, const json& from) {
+    for (auto f = from.begin(); f != from.end(); ++f)
+      if (f.value().is_number_integer()) into[f.key()] = into.value(f.key(), std::int64_t{0}) + f.value().get<std::int64_t>();
+  };
+  for (const auto& e : pods) {
+    if (!e.is_object()) continue;
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const json& v = it.value();
+      if (!v.is_object()) continue;
+      json& into = out[it.key()];
+      if (!into.is_object()) into = json::object();
+      add(into, v);
+      if (!v.contains("lag_ms")) continue;  // db_faults, emails: counts only
+      if (++reporting[it.key()] == 1) {
+        into["lag_ms"] = v["lag_ms"];
+        into["lag_histogram_ms"] = v.value("lag_histogram_ms", json::object());
+      } else {
+        into["lag_ms"]["max"] = std::max(into["lag_ms"].value("max", 0.0), v["lag_ms"].value("max", 0.0));
+      }
+      for (const auto& b : v.value("lag_histogram_ms", json::object()).value("buckets", json::array()))
+        if (b.is_array() && b.size() == 3) buckets[it.key()][{b[0].get<double>(), b[1].get<double>()}] += b[2].get<std::int64_t>();
+    }
+  }
+  for (const auto& [queue, n] : reporting) {
+    if (n < 2) continue;
+    json& q = out[queue];
+    std::int64_t count = 0;
+    json list = json::array();
+    for (const auto& [bounds, c] : buckets[queue]) {
+      count += c;
+      list.push_back({bounds.first, bounds.second, c});
+    }
+    q["lag_histogram_ms"]["buckets"] = list;
+    q["lag_histogram_ms"]["count"] = count;
+    const auto quantile = [&](double f) {
+      const auto want = static_cast<std::int64_t>(std::ceil(f * static_cast<double>(count)));
+      std::int64_t seen = 0;
+      for (const auto& [bounds, c] : buckets[queue])
+        if ((seen += c) >= want) return std::min(bounds.second, q["lag_ms"].value("max", 0.0));
+      return q["lag_ms"].value("max", 0.0);
+    };
+    if (count > 0) q["lag_ms"]["p50"] = quantile(0.5), q["lag_ms"]["p99"] = quantile(0.99);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool pods_over_http(const Settings& s) { return s.pod_mode == "process" || !s.targets.empty(); }
@@ -433,10 +493,6 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   s.world = "real";
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
-  if (info.make()->background_workers(s) > 0)
-    throw SettingError("--pod-mode: " + std::string(info.spec) +
-                       " needs background pollers in every pod, which lockbench serve does not run yet; use "
-                       "--pod-mode thread");
   const auto scenario = make_scenario(s.scenario);
   const Duration short_wait = std::chrono::seconds(2);
 
@@ -508,6 +564,26 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   const auto epoch = Clock::now();
   const auto now = [&] { return Duration(Clock::now() - epoch); };
   std::atomic<std::int64_t> done_count{0}, ok_count{0};
+  // Stop (SIGINT/SIGTERM through hooks.should_stop): latched, so every thread sees the same answer.
+  std::atomic<bool> stopping{false};
+  const auto stop_requested = [&] {
+    if (!stopping.load() && hooks.should_stop && hooks.should_stop()) stopping = true;
+    return stopping.load();
+  };
+  // Sleeps until `t` (since the epoch), waking every 50 ms to notice a stop: false when stopping.
+  const auto sleep_until_or_stop = [&](Duration t) {
+    for (;;) {
+      if (stop_requested()) return false;
+      const auto deadline = epoch + t;
+      const auto now_tp = Clock::now();
+      if (now_tp >= deadline) return true;
+      std::this_thread::sleep_until(std::min(deadline, now_tp + std::chrono::milliseconds(50)));
+    }
+  };
+  // A pause's window (ns since the epoch; -1 = none yet) and its pod, for the
+  // requests answered ok by the other pods meanwhile.
+  std::atomic<std::int64_t> pause_from_ns{-1}, pause_to_ns{-1}, ok_elsewhere_during_pause{0};
+  std::atomic<int> paused_index{-1};
 
   // --- background: pool samples from every pod, progress, the readiness probe ---
   Duration last_progress{};
@@ -557,6 +633,15 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     std::lock_guard lock(fault_mu);
     return run_over ? Duration::zero() : s.duration;
   };
+  // Locks of a pod's sessions (advisory, row and transaction locks), as PostgreSQL sees them.
+  const char* locks_sql =
+      "SELECT count(*) FROM pg_locks WHERE granted AND locktype IN ('advisory', 'transactionid', 'tuple') "
+      "AND pid = ANY($1::int[])";
+  const auto pid_array = [](const std::vector<int>& backends) {
+    std::string pids = "{";
+    for (std::size_t k = 0; k < backends.size(); ++k) pids += (k ? "," : "") + std::to_string(backends[k]);
+    return pids + "}";
+  };
   const auto pause_fault = [&] {
     const std::size_t i = static_cast<std::size_t>(s.pause_pod - 1);
     if (!wait_until(*s.pause_at)) return;
@@ -572,12 +657,95 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
         if ((in_partner = j->value("in_partner", 0)) > 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    // What the frozen pod keeps from everyone else: its sessions' locks, until
+    // it resumes or the server ends the sessions (idle_in_transaction_session_timeout).
+    // TCP keepalives cannot end them: the stopped process's kernel still answers.
+    std::vector<int> backends;
+    if (const auto st = get_json(url_of(i), "/lockbench/stats", std::chrono::seconds(1)))
+      backends = st->value("backend_pids", std::vector<int>{});
+    const std::string pids = pid_array(backends);
+    json pause = {{"pod", s.pause_pod}, {"in_partner_at_pause", in_partner}};
+    // While it is frozen, every lock its sessions hold blocks (its own waiters
+    // granted the lock in turn included); at the resume, the locks held then,
+    // by identity: those the pod takes afterwards are not the pause's.
+    const char* identity =
+        "(locktype || ':' || pid || ':' || coalesce(transactionid::text, '') || ':' || coalesce(classid::text, '') || "
+        "':' || coalesce(objid::text, '') || ':' || coalesce(relation::text, '') || ':' || coalesce(page::text, '') || "
+        "':' || coalesce(tuple::text, ''))";
+    const std::string snapshot_sql = std::string("SELECT coalesce(array_agg(") + identity +
+                                     ")::text, '{}') FROM pg_locks WHERE granted AND locktype IN ('advisory', "
+                                     "'transactionid', 'tuple') AND pid = ANY($1::int[])";
+    const std::string still_sql = std::string("SELECT count(*) FROM pg_locks WHERE granted AND ") + identity +
+                                  " = ANY($1::text[])";
+    std::string held_at_pause = "{}";
+    std::unique_ptr<pqxx::connection> db;
+    std::int64_t held_locks = -1;
+    try {
+      db = open_session(s.db_url, runner_session_name());
+      pqxx::nontransaction tx(*db);
+      // The sessions' settings, as the --db URL's options give them (the runner's session has the same).
+      for (const char* g : {"idle_in_transaction_session_timeout", "tcp_keepalives_idle", "tcp_keepalives_interval",
+                            "tcp_keepalives_count"})
+        pause["session_settings"][g] = tx.exec1(std::string("SHOW ") + g)[0].as<std::string>();
+    } catch (const std::exception& e) {
+      pause["measure_error"] = one_line(e.what());
+      db.reset();
+    }
+    paused_index = static_cast<int>(i);
     children.signal(pid, SIGSTOP);
     const Duration stopped = now();
-    wait_until(*s.pause_at + s.pause_for);
-    children.signal(pid, SIGCONT);
-    faults["pause"] = {{"pod", s.pause_pod}, {"at_s", to_s(stopped)}, {"for_s", to_s(now() - stopped)},
-                       {"in_partner_at_pause", in_partner}};
+    pause_from_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stopped).count();
+    if (db) try {  // frozen: its own side holds still
+      pqxx::nontransaction tx(*db);
+      held_locks = tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
+    } catch (const std::exception& e) {
+      pause["measure_error"] = one_line(e.what());
+      db.reset();
+    }
+    // Resume at its time; meanwhile, and after, watch the pod's locks until they are gone.
+    const Duration resume_at = *s.pause_at + s.pause_for;
+    bool resumed = false;
+    Duration continued{};
+    std::optional<Duration> freed;
+    const auto ended = [&] {
+      std::lock_guard lock(fault_mu);
+      return run_over;
+    };
+    for (const auto give_up = Clock::now() + s.pause_for + std::chrono::seconds(30);;) {
+      if (!resumed && (now() >= resume_at || ended() || Clock::now() >= give_up)) {
+        // From here on the pod takes new locks: only those its sessions hold now still count.
+        if (!freed && db) try {
+          pqxx::nontransaction tx(*db);
+          held_at_pause = tx.exec_params1(snapshot_sql, pids)[0].as<std::string>();
+        } catch (const std::exception& e) {
+          pause["measure_error"] = one_line(e.what());
+          db.reset();
+        }
+        children.signal(pid, SIGCONT);
+        resumed = true;
+        continued = now();
+        pause_to_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(continued).count();
+      }
+      if (!freed && db && held_locks > 0) try {
+        pqxx::nontransaction tx(*db);
+        const auto left = resumed ? tx.exec_params1(still_sql, held_at_pause)[0].as<std::int64_t>()
+                                  : tx.exec_params1(locks_sql, pids)[0].as<std::int64_t>();
+        if (left == 0) freed = now() - stopped;
+      } catch (const std::exception& e) {
+        pause["measure_error"] = one_line(e.what());
+        db.reset();
+      }
+      if (resumed && (freed || !db || held_locks <= 0 || Clock::now() >= give_up)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    pause["at_s"] = to_s(stopped);
+    pause["for_s"] = to_s(continued - stopped);
+    pause["locks_held_at_pause"] = held_locks;
+    // From SIGSTOP until the frozen pod's sessions hold no lock: during the
+    // pause only when the server ended them, otherwise after the pod resumed.
+    pause["key_blocked_ms"] = freed ? json(to_ms(*freed)) : json(nullptr);
+    pause["freed_during_pause"] = freed.has_value() && *freed < continued - stopped;
+    faults["pause"] = pause;
   };
   const auto crash_fault = [&] {
     const std::size_t i = static_cast<std::size_t>(s.crash_pod - 1);
@@ -602,16 +770,10 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       std::lock_guard lock(urls_mu);
       pid = pod_pids[i];
     }
-    std::string pids = "{";
-    for (std::size_t k = 0; k < backends.size(); ++k) pids += (k ? "," : "") + std::to_string(backends[k]);
-    pids += "}";
+    const std::string pids = pid_array(backends);
     std::string owner_array = "{";
     for (std::size_t k = 0; k < owners.size(); ++k) owner_array += (k ? ",\"" : "\"") + owners[k] + "\"";
     owner_array += "}";
-    // Locks of the pod's sessions (advisory, row and transaction locks), as PostgreSQL sees them.
-    const char* locks_sql =
-        "SELECT count(*) FROM pg_locks WHERE granted AND locktype IN ('advisory', 'transactionid', 'tuple') "
-        "AND pid = ANY($1::int[])";
     std::unique_ptr<pqxx::connection> db;
     std::int64_t held_locks = -1;
     json crash = {{"pod", s.crash_pod}, {"in_partner_at_crash", in_partner}, {"crashed_requests", owners.size()}};
@@ -706,7 +868,22 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   const Duration request_timeout = std::chrono::seconds(60) + s.connection_timeout + s.lock_timeout + s.lease_ttl +
                                    s.partner_max_attempts * (s.partner_read_timeout + s.partner_connect_timeout +
                                                              s.retry_backoff_cap);
+  // Clients with a request on the wire: a stop past its grace period shuts their sockets.
+  std::mutex clients_mu;
+  std::set<httplib::Client*> clients;  // GUARDED_BY(clients_mu)
+  bool clients_aborted = false;        // GUARDED_BY(clients_mu)
+  std::atomic<std::int64_t> sending{0}, sent{0};
+  const auto reject = [&](const Request& r, const char* why) {
+    const Duration t = now();
+    recorder.trace({r.id, "outcome", t, t, -1, why});
+    recorder.finish(r.id, Outcome::rejected, r.intended, t, TimeSplit{});
+    done_count++;
+  };
   const auto send = [&](const Request& r) {
+    if (stopping.load()) {  // a stop: what is still queued is not sent (a draining load balancer answers 503)
+      reject(r, "rejected: interrupted before it started");
+      return;
+    }
     const std::size_t pod = r.id % n_pods;
     const std::string url = url_of(pod);
     {
@@ -716,7 +893,20 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     httplib::Client c(url);
     set_timeouts(c, Duration(std::chrono::seconds(2)), request_timeout);
     const httplib::Headers headers = {{"X-Request-Id", std::to_string(r.id)}, {"X-Choice", std::to_string(r.choice)}};
-    auto res = c.Post(op_path(s.scenario, r.key), headers, "", "text/plain");
+    httplib::Result res{nullptr, httplib::Error::Canceled};
+    bool on_wire = false;
+    {
+      std::lock_guard lock(clients_mu);
+      if (!clients_aborted) on_wire = clients.insert(&c).second;
+    }
+    if (on_wire) {
+      ++sending;
+      ++sent;
+      res = c.Post(op_path(s.scenario, r.key), headers, "", "text/plain");
+      std::lock_guard lock(clients_mu);
+      clients.erase(&c);
+      --sending;
+    }
     {
       std::lock_guard lock(flight_mu);
       in_flight[pod].erase(r.id);
@@ -735,11 +925,60 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     recorder.finish(r.id, o, r.intended, end, split);
     done_count++;
     if (o == Outcome::ok) ok_count++;
+    const auto end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end).count();
+    if (o == Outcome::ok && static_cast<int>(pod) != paused_index.load() && pause_from_ns.load() >= 0 &&
+        end_ns >= pause_from_ns.load() && (pause_to_ns.load() < 0 || end_ns < pause_to_ns.load()))
+      ++ok_elsewhere_during_pause;
   };
+
+  // --- a stop: no new request; those in flight get a grace period, then (process
+  // mode) the pods are stopped and the run's sessions ended, and what is still on
+  // the wire is cut. The pods' figures are read before they go. ---
+  std::atomic<bool> load_over{false};
+  std::optional<std::vector<std::optional<json>>> stats_at_stop;  // written by the watch, read after its join
+  std::int64_t terminated = 0;                                     // likewise
+  const auto read_stats = [&] {
+    std::vector<std::optional<json>> out;
+    for (std::size_t i = 0; i < n_pods; ++i) out.push_back(get_json(url_of(i), "/lockbench/stats", std::chrono::seconds(10)));
+    return out;
+  };
+  std::thread stop_watch([&] {
+    while (!load_over.load() && !stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!stopping.load()) return;
+    std::fprintf(stderr, "lockbench: interrupted: no new requests; letting %lld in flight finish\n",
+                 static_cast<long long>(sending.load()));
+    const Duration grace = std::clamp<Duration>(s.connection_timeout, std::chrono::seconds(2), std::chrono::seconds(10));
+    for (const auto until = Clock::now() + grace; sending.load() > 0 && Clock::now() < until;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (sending.load() == 0) return;
+    fault_thread.end();  // no pod restarted from here on
+    stats_at_stop = read_stats();
+    if (!external) {
+      children.kill_all();  // SIGCONT + SIGTERM, then SIGKILL after 3 s: their sockets close
+      try {
+        auto c = open_session(s.db_url, runner_session_name());
+        terminated = terminate_run_backends(*c, "serve-" + std::to_string(run_key));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", one_line(e.what()).c_str());
+      }
+    }
+    std::lock_guard lock(clients_mu);
+    clients_aborted = true;
+    for (auto* c : clients) c->stop();
+  });
+  struct JoinWatch {
+    std::thread& t;
+    std::atomic<bool>& over;
+    ~JoinWatch() {
+      over = true;
+      if (t.joinable()) t.join();
+    }
+  } join_watch{stop_watch, load_over};
 
   // --- dispatch: open loop at each intended start, a burst at t = 0, or
   // closed-loop virtual users (one thread each: send, wait for the answer, think) ---
   Workload workload(s, scenario->fresh_key_per_request());
+  std::int64_t planned = 0, planned_sent = 0;  // the open loop's and the burst's schedule, and how much of it was dispatched
   if (s.arrival == Arrival::closed) {
     std::mutex workload_mu;  // guards workload: the users share it
     std::vector<std::thread> users;
@@ -747,7 +986,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       users.emplace_back([&, u] {
         Duration at = Duration::zero();
         while (at < s.duration) {
-          std::this_thread::sleep_until(epoch + at);
+          if (!sleep_until_or_stop(at)) break;
           Request r;
           {
             std::lock_guard lock(workload_mu);
@@ -761,27 +1000,51 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     for (auto& t : users) t.join();
   } else {
     const std::vector<Request> schedule = workload.schedule();
+    planned = static_cast<std::int64_t>(schedule.size());
     const std::int64_t per_pod_capacity = static_cast<std::int64_t>(s.max_threads) + s.accept_count + 8;
     const int n_senders = static_cast<int>(std::clamp<std::int64_t>(
         std::min<std::int64_t>(per_pod_capacity * static_cast<std::int64_t>(n_pods), static_cast<std::int64_t>(schedule.size())),
         1, 1024));
     Senders senders(n_senders, send);
     for (const Request& r : schedule) {
-      if (s.arrival == Arrival::open) std::this_thread::sleep_until(epoch + r.intended);
+      if (s.arrival == Arrival::open ? !sleep_until_or_stop(r.intended) : stop_requested()) break;
       senders.push(r);
+      ++planned_sent;
     }
     senders.finish();
   }
+  load_over = true;
+  if (stop_watch.joinable()) stop_watch.join();
+  const bool interrupted = stopping.load();
   if (prober) prober->stop();
   sampler.stop();
+
+  // --- the strategy's background work: told that the requests are over, then
+  // waited for (each ends by itself once nothing is due, or at its drain limit) ---
+  if (!interrupted && info.make()->background_workers(s) > 0) {
+    for (std::size_t i = 0; i < n_pods; ++i) {
+      httplib::Client c(url_of(i));
+      set_timeouts(c, Duration(std::chrono::seconds(2)), Duration(std::chrono::seconds(10)));
+      c.Post("/lockbench/requests-over", "", "text/plain");
+    }
+    const auto until = Clock::now() + s.outbox_drain_limit + std::chrono::seconds(10);
+    for (std::size_t i = 0; i < n_pods; ++i)
+      while (Clock::now() < until && !stop_requested()) {
+        const auto st = get_json(url_of(i), "/lockbench/stats", std::chrono::seconds(2));
+        if (!st || st->value("background_running", 0) == 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+  }
 
   // --- finish: each pod's figures, leaked locks, the service's rows, the oracle ---
   PoolStats pool_stats;
   std::vector<int> backend_pids;
   std::int64_t replaced = 0;
   json per_pod = json::array();
+  std::vector<json> effects;
+  const std::vector<std::optional<json>> pod_stats = stats_at_stop ? *stats_at_stop : read_stats();
   for (std::size_t i = 0; i < n_pods; ++i) {
-    const auto st = get_json(url_of(i), "/lockbench/stats", std::chrono::seconds(10));
+    const auto& st = pod_stats[i];
     if (!st) {
       per_pod.push_back({{"url", url_of(i)}, {"stats", nullptr}});
       continue;
@@ -811,6 +1074,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     }
     for (int pid : st->value("backend_pids", std::vector<int>{})) backend_pids.push_back(pid);
     replaced += st->value("connections_replaced", std::int64_t{0});
+    if (st->contains("effects")) effects.push_back((*st)["effects"]);
     per_pod.push_back({{"url", url_of(i)}, {"outcomes", st->value("outcomes", json::object())}});
   }
   try {
@@ -835,13 +1099,17 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   try {
     partner_json = partner_block(partner, have_rows ? std::optional<json>(scenario->service_view(stored)) : std::nullopt);
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot read the checks from " + redact_secrets(s.partner_url) + ": " + one_line(e.what()));
+    // A partner lost mid-run: the result still comes, with no verdict and no count pretending to be 0.
+    const std::string reason = "cannot read the checks from " + redact_secrets(s.partner_url) + ": " + one_line(e.what());
+    std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
+    partner_json = partner_unavailable(reason);
   }
 
   RunSummary summary;
   summary.settings = &configured;
   summary.world = "real";
   summary.strategy = std::string(info.spec);
+  summary.interrupted = stopping.load();  // a stop during the background drain counts too
   summary.holds_connection = info.props.holds_connection_during_call;
   summary.partner_calls = scenario->partner_calls();
   summary.recorder = &recorder;
@@ -859,7 +1127,16 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
                            {"connections_replaced", replaced},
                            {"pod_pids", pids},
                            {"per_pod", per_pod},
-                           {"database_check", have_rows}};
+                           {"database_check", have_rows},
+                           {"requests_not_sent", planned - planned_sent},
+                           {"backends_terminated", terminated}};
+  if (!effects.empty()) {
+    // The pods' side effects (outbox, reconcile, emails, db_faults), summed: make_result's come from the runner's recorder, which has none.
+    const json merged = merge_effects(effects);
+    for (auto it = merged.begin(); it != merged.end(); ++it) summary.extra[it.key()] = it.value();
+  }
+  if (s.pause_at && faults.contains("pause"))
+    faults["pause"]["ok_on_other_pods_during_pause"] = ok_elsewhere_during_pause.load();
   if (s.pause_at || s.crash_at || s.clock_skew != Duration::zero()) {
     faults["clock_skew_ms"] = to_ms(s.clock_skew);
     faults["skew_pod"] = s.skew_pod;

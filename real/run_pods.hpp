@@ -11,9 +11,19 @@
 // counts from each request's intended start (no coordinated omission), spread
 // round-robin over the pods as a load balancer would (closed loop: one thread
 // per virtual user); readiness polled as the
-// probe; each pod's pool figures and lock counters read at the end
-// (GET /lockbench/stats); the partner's oracle and the database check; one
-// result of the usual contract (core/result.hpp).
+// probe; the pods' background work told the load is over and waited for
+// (POST /lockbench/requests-over, at most --outbox-drain-limit + 10 s); each
+// pod's pool figures, lock counters and side effects read at the end
+// (GET /lockbench/stats, effects summed); the partner's oracle and the database
+// check; one result of the usual contract (core/result.hpp).
+//
+// A stop (hooks.should_stop): no new request, the queued ones rejected, a grace
+// period for those in flight (connectionTimeout clamped to 2..10 s), then the
+// pods' figures read, the pods stopped and their sessions terminated (process
+// mode), and what is still on the wire cut; the result is marked interrupted.
+// A partner that cannot be read at the end gives partner_unavailable().
+// --pause-at measures what the frozen pod blocks (faults.pause.key_blocked_ms,
+// freed_during_pause, ok_on_other_pods_during_pause, session_settings).
 #pragma once
 
 #include <nlohmann/json.hpp>

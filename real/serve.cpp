@@ -53,6 +53,7 @@ class PodWorld final : public World {
     } done{in_partner_};
     co_return co_await inner_.partner_attempt(cx, call);
   }
+  bool requests_over() override { return inner_.requests_over(); }
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override { return inner_.local_lock(cx, key, mode); }
   void local_unlock(RequestCtx& cx, Key key) override { inner_.local_unlock(cx, key); }
   int in_partner() const { return in_partner_.load(); }
@@ -114,9 +115,6 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   const std::int64_t run = o.run ? *o.run : new_run_key();
   const std::string pool_name = "pod" + std::to_string(o.pod);
   const std::string session_name = application_name("serve-" + std::to_string(run), pool_name);
-  if (info.make()->background_workers(s) > 0)
-    throw SettingError("--strategy: " + std::string(info.spec) +
-                       " needs background pollers, which lockbench serve does not run yet");
 
   // Block the stop signals in every thread (the ones started below inherit the
   // mask); one thread takes them with sigwait and stops the server.
@@ -155,6 +153,35 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   Recorder recorder(std::chrono::seconds(1), 0);  // lock counters only: the runner measures requests
   std::array<std::atomic<std::int64_t>, 5> outcomes{};
   WorkerPool workers(s.max_threads, s.accept_count);
+
+  // The strategy's background work (the outbox's pollers, split-tx's and
+  // after-commit's reconcilers): one thread each, as run_real starts per pod.
+  // Each ends by itself (requests over and nothing due, or its drain limit).
+  std::atomic<int> background_running{0};
+  std::vector<std::thread> background;
+  const int n_background = strategy->background_workers(s);
+  background_running = n_background;
+  for (int i = 0; i < n_background; ++i)
+    background.emplace_back([&, i] {
+      RequestCtx cx(world, recorder, s, background_request(o.pod - 1, s.pods, i));
+      try {
+        run_sync(strategy->background(cx, *scenario));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench serve %s: background worker %d stopped: %s\n", pool_name.c_str(), i,
+                     one_line(e.what()).c_str());
+      }
+      background_running.fetch_sub(1);
+    });
+  // Joined on every way out (a SettingError below included).
+  struct JoinBackground {
+    RealWorld& w;
+    std::vector<std::thread>& threads;
+    ~JoinBackground() {
+      w.end_requests();
+      for (auto& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } join_background{real_world, background};
 
   httplib::Server svr;
   // Connection threads only carry requests to the workers (Tomcat's acceptor and
@@ -282,6 +309,11 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
         {"active", now.active}, {"pending", now.pending}, {"idle", now.idle}, {"in_partner", world.in_partner()}};
     res.set_content(j.dump(), "application/json");
   });
+  // The runner's load is over: the background work may end once nothing is due.
+  svr.Post("/lockbench/requests-over", [&](const httplib::Request&, httplib::Response& res) {
+    real_world.end_requests();
+    res.set_content(nlohmann::json{{"background_running", background_running.load()}}.dump(), "application/json");
+  });
   svr.Get("/lockbench/stats", [&](const httplib::Request&, httplib::Response& res) {
     const PoolStats st = pool->stats();
     const LockCounters& lc = recorder.locks;
@@ -310,7 +342,9 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
         {"outcomes", outs},
         {"backend_pids", pool->backend_pids()},
         {"connections_replaced", pool->replaced()},
-        {"in_partner", world.in_partner()}};
+        {"in_partner", world.in_partner()},
+        {"background_running", background_running.load()},
+        {"effects", recorder.effects.json()}};
     res.set_content(j.dump(), "application/json");
   });
 

@@ -24,11 +24,18 @@
 //                                    (hikaricp_connections_*{pool="podN"})
 //   GET  /lockbench/info             {"run", "scenario", "strategy", "pod", "pid"}
 //   GET  /lockbench/pool             {"active", "pending", "idle", "in_partner"} (cheap)
-//   GET  /lockbench/stats            the pool's figures, lock counters and backend
-//                                    pids, for the runner's result
+//   GET  /lockbench/stats            the pool's figures, lock counters, backend pids,
+//                                    side effects (core/side_effects.hpp's json()) and
+//                                    background_running, for the runner's result
+//   POST /lockbench/requests-over    the load is over: the background work may end
+//                                    once nothing is due (answers at once)
 //
+// The strategy's background work (Strategy::background: the outbox's pollers,
+// split-tx's and after-commit's reconcilers) runs on a thread per worker from
+// the start, bounded by --duration + --outbox-drain-limit from the pod's start.
 // serve_pod() prints "listening on 127.0.0.1:PORT" on stdout once it answers,
-// and returns 0 after SIGTERM or SIGINT (in-flight requests finish first).
+// and returns 0 after SIGTERM or SIGINT (in-flight requests finish first, then
+// the background work is told the requests are over and joined).
 #pragma once
 
 #include <cstdint>
