@@ -62,6 +62,7 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
 void Recorder::trace(TraceEvent e) {
   std::lock_guard lock(mu_);
   if (events_.size() < trace_event_cap_) events_.push_back(std::move(e));
+  if (events_.size() >= trace_event_cap_) trace_room_.store(false, std::memory_order_relaxed);
 }
 
 void Recorder::pool_sample(const PoolSample& s) {

@@ -42,6 +42,7 @@ PartnerFront::PartnerFront(EventLoop& loop, const Settings& s, const nlohmann::j
     // the simulated loopback does at once.
     : loop_(loop), model_(config_of(s)), client_timeout_(s.partner_read_timeout) {
   model_.reset(partner::ResetSpec::from_json(reset), Duration::zero());
+  model_.set_reply_lists(false);  // await_resume reads no identity list: none is built per call
 }
 
 std::size_t PartnerFront::new_flight() {

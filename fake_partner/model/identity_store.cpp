@@ -79,6 +79,7 @@ IdentityId IdentityStore::find(std::string_view provider, std::string_view user_
 }
 
 void IdentityStore::fill(IdentityId user, Reply& reply) const {
+  if (!fill_lists_) return;
   reply.user_id = keys_[user];
   reply.identities.clear();
   reply.identities.reserve(users_[user].size());

@@ -46,6 +46,9 @@ class IdentityStore {
   std::size_t person_count() const { return persons_.size(); }
   const std::vector<IdentityId>& person_identities(int person) const { return persons_[person]; }
 
+  // Off: the three calls leave reply.user_id / identities empty (the simulator reads
+  // only status, error and applied; the lists are for the HTTP body). On by default.
+  void set_fill_lists(bool on) { fill_lists_ = on; }
   // The three calls. They fill reply.status / error / applied / user_id / identities.
   // `user` is the path user, `other` the identity in the body (link) or path (unlink).
   void get(IdentityId user, Reply& reply) const;
@@ -82,6 +85,7 @@ class IdentityStore {
   std::vector<std::vector<IdentityId>> persons_;   // person -> identities, seeded primary first
   std::unordered_map<std::string, IdentityId, StringHash, std::equal_to<>> by_key_;
   std::optional<PersonRange> range_;
+  bool fill_lists_ = true;
   std::string scratch_;  // reused to build "provider|user_id" without allocating per call
 };
 
