@@ -137,13 +137,28 @@ LatencyBucket histogram_bounds(std::size_t bucket) {
 }
 
 nlohmann::json histogram_json(const Samples& samples) {
-  std::map<std::size_t, std::int64_t> counts;
-  for (double v : samples.values()) counts[histogram_bucket(v)]++;
+  // Counted by bucket index (finite doubles give at most about 8,200 buckets; a
+  // run uses a few hundred); an infinite value's bucket is counted aside.
+  constexpr std::size_t kFiniteBuckets = 1 + 1100 * kHistogramSubBuckets;
+  std::vector<std::int64_t> counts;
+  std::map<std::size_t, std::int64_t> beyond;
+  for (double v : samples.values()) {
+    const std::size_t k = histogram_bucket(v);
+    if (k >= kFiniteBuckets) {
+      beyond[k]++;
+      continue;
+    }
+    if (k >= counts.size()) counts.resize(k + 1, 0);
+    counts[k]++;
+  }
   nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& [k, n] : counts) {
+  const auto add = [&](std::size_t k, std::int64_t n) {
     const auto b = histogram_bounds(k);
     buckets.push_back({b.lower, b.upper, n});
-  }
+  };
+  for (std::size_t k = 0; k < counts.size(); ++k)
+    if (counts[k] != 0) add(k, counts[k]);
+  for (const auto& [k, n] : beyond) add(k, n);
   return {{"scheme", "log-linear"},
           {"unit", "ms"},
           {"lowest", kHistogramLowestMs},

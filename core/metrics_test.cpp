@@ -90,3 +90,18 @@ TEST(Timeline, A24HourRunIsDownsampledToTheBoundAndKeepsItsPeaks) {
   EXPECT_EQ(st.size(), 30u);
   EXPECT_EQ(st[0].size(), tl[0].size());
 }
+
+TEST(LatencyHistogram, BucketsAscendAndHoldEverySampleFromZeroToHuge) {
+  Samples s;
+  for (double v : {0.0, 0.0005, 3.0, 3.0, 1e6, 2.5, 1e300}) s.add(v);
+  const auto h = histogram_json(s);
+  std::int64_t total = 0;
+  double last_lower = -1;
+  for (const auto& bucket : h["buckets"]) {
+    EXPECT_GT(bucket[0].get<double>(), last_lower);
+    last_lower = bucket[0].get<double>();
+    total += bucket[2].get<std::int64_t>();
+  }
+  EXPECT_EQ(total, 7);
+  EXPECT_EQ(h["buckets"][0][2], 2);  // 0 and 0.0005 share bucket 0
+}
