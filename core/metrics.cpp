@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <numeric>
+#include <utility>
 
 namespace lockbench {
 
@@ -17,9 +20,41 @@ double Samples::max() const {
   return *std::max_element(v_.begin(), v_.end());
 }
 
+namespace {
+// Sorts ascending. Latencies are non-negative: for those, a double's bits read as
+// an unsigned integer sort in the same order as its value, so an LSD radix sort
+// (four 16-bit passes) gives exactly std::sort's result, several times faster on
+// a run's hundred thousand samples. Anything else (negative, -0.0, NaN) goes to std::sort.
+void sort_samples(std::vector<double>& v) {
+  constexpr std::size_t kRadixMin = 4096;  // below this, std::sort is as fast
+  std::vector<std::uint64_t> keys(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v[i], sizeof bits);
+    if ((bits >> 63) != 0 || std::isnan(v[i]) || v.size() < kRadixMin) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+    keys[i] = bits;
+  }
+  std::vector<std::uint64_t> tmp(keys.size());
+  std::vector<std::size_t> count(std::size_t{1} << 16);
+  for (int shift = 0; shift < 64; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    for (auto k : keys) ++count[(k >> shift) & 0xFFFF];
+    if (count[(keys[0] >> shift) & 0xFFFF] == keys.size()) continue;  // every key has these bits: nothing moves
+    std::size_t sum = 0;
+    for (auto& c : count) sum += std::exchange(c, sum);
+    for (auto k : keys) tmp[count[(k >> shift) & 0xFFFF]++] = k;
+    keys.swap(tmp);
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) std::memcpy(&v[i], &keys[i], sizeof keys[i]);
+}
+}  // namespace
+
 double Samples::quantile(double q) const {
   if (v_.empty()) return 0;
-  if (!std::is_sorted(v_.begin(), v_.end())) std::sort(v_.begin(), v_.end());
+  if (!std::is_sorted(v_.begin(), v_.end())) sort_samples(v_);
   const auto n = v_.size();
   auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
   if (rank < 1) rank = 1;
