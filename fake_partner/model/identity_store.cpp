@@ -4,6 +4,16 @@
 
 namespace lockbench::partner {
 
+namespace {
+// The index's hash: FNV-1a over the key's bytes, folded so the low bits (the
+// slot) depend on all of them. Inline: keys are short ("google-oauth2|u123").
+std::size_t key_hash(std::string_view key) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+}  // namespace
+
 IdentityId IdentityStore::intern(const std::string& key, int person) {
   const auto id = static_cast<IdentityId>(keys_.size());
   keys_.push_back(key);
@@ -24,7 +34,7 @@ void IdentityStore::index_key(IdentityId id) {
       by_key_[i] = e;
     }
   }
-  const std::size_t h = StringHash{}(keys_[id]);
+  const std::size_t h = key_hash(keys_[id]);
   const std::size_t mask = by_key_.size() - 1;
   std::size_t i = h & mask;
   for (; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
@@ -82,7 +92,7 @@ IdentityId IdentityStore::materialise(std::int64_t k) {
 
 IdentityId IdentityStore::find_existing(std::string_view key) const {
   if (by_key_.empty()) return kNoIdentity;
-  const std::size_t h = StringHash{}(key);
+  const std::size_t h = key_hash(key);
   const std::size_t mask = by_key_.size() - 1;
   for (std::size_t i = h & mask; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
     if (by_key_[i].hash == h && keys_[by_key_[i].id] == key) return by_key_[i].id;
