@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/pgbench_compare.sh: is lockbench's real world a faithful PostgreSQL
 # client? Runs the row-lease acquire + release through lockbench's pool and
-# libpqxx (bench/pool_rate: the code path of strategy_bench's BM_row_lease, 4
+# PgConn (bench/pool_rate: the code path of strategy_bench's BM_row_lease, 4
 # client threads) and the very same two statements through pgbench (4 clients on
 # 4 threads, prepared mode), each client on its own key, against one throw-away
 # cluster, and prints both rates and lockbench/pgbench. Target: >= 90 %.
@@ -61,7 +61,7 @@ median=$(awk '{ print $1 / $2 }' "$out/rounds.txt" | sort -g | awk '{ v[NR] = $1
   print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
 awk -v l="$lockbench" -v p="$pgbench_tps" -v r="$rounds" -v m="$median" 'BEGIN {
   printf "row-lease acquire+release, 4 clients, own key each, best of %d rounds\n", r
-  printf "  lockbench (pool + libpqxx): %10.0f pairs/s\n", l
+  printf "  lockbench (pool + PgConn):  %10.0f pairs/s\n", l
   printf "  pgbench (prepared):         %10.0f pairs/s\n", p
   printf "  lockbench/pgbench, best:    %9.1f %%  (target >= 90 %%)\n", 100 * l / p
   printf "  per-round ratio, median:    %9.1f %%\n", 100 * m

@@ -1,5 +1,6 @@
 // pool_rate: row-lease acquire + release pairs per second through lockbench's
-// real-world client (Pool + PgConn + libpqxx), counted the way pgbench counts
+// real-world client (Pool + PgConn; the lease statements go through libpq
+// directly, everything else through libpqxx), counted the way pgbench counts
 // transactions: N client threads for a fixed time, every pair each thread
 // finished, summed. (Google Benchmark's threaded runs give each thread a fixed
 // share of the iterations and stop the clock when the slowest finishes; on a

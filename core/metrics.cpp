@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <numeric>
+#include <utility>
 
 namespace lockbench {
 
@@ -17,9 +20,41 @@ double Samples::max() const {
   return *std::max_element(v_.begin(), v_.end());
 }
 
+namespace {
+// Sorts ascending. Latencies are non-negative: for those, a double's bits read as
+// an unsigned integer sort in the same order as its value, so an LSD radix sort
+// (four 16-bit passes) gives exactly std::sort's result, several times faster on
+// a run's hundred thousand samples. Anything else (negative, -0.0, NaN) goes to std::sort.
+void sort_samples(std::vector<double>& v) {
+  constexpr std::size_t kRadixMin = 4096;  // below this, std::sort is as fast
+  std::vector<std::uint64_t> keys(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v[i], sizeof bits);
+    if ((bits >> 63) != 0 || std::isnan(v[i]) || v.size() < kRadixMin) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+    keys[i] = bits;
+  }
+  std::vector<std::uint64_t> tmp(keys.size());
+  std::vector<std::size_t> count(std::size_t{1} << 16);
+  for (int shift = 0; shift < 64; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    for (auto k : keys) ++count[(k >> shift) & 0xFFFF];
+    if (count[(keys[0] >> shift) & 0xFFFF] == keys.size()) continue;  // every key has these bits: nothing moves
+    std::size_t sum = 0;
+    for (auto& c : count) sum += std::exchange(c, sum);
+    for (auto k : keys) tmp[count[(k >> shift) & 0xFFFF]++] = k;
+    keys.swap(tmp);
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) std::memcpy(&v[i], &keys[i], sizeof keys[i]);
+}
+}  // namespace
+
 double Samples::quantile(double q) const {
   if (v_.empty()) return 0;
-  if (!std::is_sorted(v_.begin(), v_.end())) std::sort(v_.begin(), v_.end());
+  if (!std::is_sorted(v_.begin(), v_.end())) sort_samples(v_);
   const auto n = v_.size();
   auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
   if (rank < 1) rank = 1;
@@ -62,6 +97,7 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
 void Recorder::trace(TraceEvent e) {
   std::lock_guard lock(mu_);
   if (events_.size() < trace_event_cap_) events_.push_back(std::move(e));
+  if (events_.size() >= trace_event_cap_) trace_room_.store(false, std::memory_order_relaxed);
 }
 
 void Recorder::pool_sample(const PoolSample& s) {
@@ -136,13 +172,28 @@ LatencyBucket histogram_bounds(std::size_t bucket) {
 }
 
 nlohmann::json histogram_json(const Samples& samples) {
-  std::map<std::size_t, std::int64_t> counts;
-  for (double v : samples.values()) counts[histogram_bucket(v)]++;
+  // Counted by bucket index (finite doubles give at most about 8,200 buckets; a
+  // run uses a few hundred); an infinite value's bucket is counted aside.
+  constexpr std::size_t kFiniteBuckets = 1 + 1100 * kHistogramSubBuckets;
+  std::vector<std::int64_t> counts;
+  std::map<std::size_t, std::int64_t> beyond;
+  for (double v : samples.values()) {
+    const std::size_t k = histogram_bucket(v);
+    if (k >= kFiniteBuckets) {
+      beyond[k]++;
+      continue;
+    }
+    if (k >= counts.size()) counts.resize(k + 1, 0);
+    counts[k]++;
+  }
   nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& [k, n] : counts) {
+  const auto add = [&](std::size_t k, std::int64_t n) {
     const auto b = histogram_bounds(k);
     buckets.push_back({b.lower, b.upper, n});
-  }
+  };
+  for (std::size_t k = 0; k < counts.size(); ++k)
+    if (counts[k] != 0) add(k, counts[k]);
+  for (const auto& [k, n] : beyond) add(k, n);
   return {{"scheme", "log-linear"},
           {"unit", "ms"},
           {"lowest", kHistogramLowestMs},

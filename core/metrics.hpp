@@ -131,6 +131,9 @@ class Recorder {
 
   void finish(std::uint64_t request_id, Outcome o, Duration intended, Duration finished, const TimeSplit& split);
   void trace(TraceEvent e);
+  // False once the trace is full: callers skip building an event's strings
+  // (trace() would drop it anyway).
+  bool tracing() const { return trace_room_.load(std::memory_order_relaxed); }
   void pool_sample(const PoolSample& s);
 
   LockCounters locks;
@@ -161,6 +164,7 @@ class Recorder {
 
   const Duration timeline_step_;
   const std::size_t trace_event_cap_;
+  std::atomic<bool> trace_room_{trace_event_cap_ > 0};  // events_.size() < trace_event_cap_
   mutable std::mutex mu_;
   // GUARDED_BY(mu_): everything below.
   std::array<std::int64_t, 5> counts_{};

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "core/result.hpp"
@@ -89,4 +92,46 @@ TEST(Timeline, A24HourRunIsDownsampledToTheBoundAndKeepsItsPeaks) {
   const auto st = short_run.timeline_json();
   EXPECT_EQ(st.size(), 30u);
   EXPECT_EQ(st[0].size(), tl[0].size());
+}
+
+TEST(LatencyHistogram, BucketsAscendAndHoldEverySampleFromZeroToHuge) {
+  Samples s;
+  for (double v : {0.0, 0.0005, 3.0, 3.0, 1e6, 2.5, 1e300}) s.add(v);
+  const auto h = histogram_json(s);
+  std::int64_t total = 0;
+  double last_lower = -1;
+  for (const auto& bucket : h["buckets"]) {
+    EXPECT_GT(bucket[0].get<double>(), last_lower);
+    last_lower = bucket[0].get<double>();
+    total += bucket[2].get<std::int64_t>();
+  }
+  EXPECT_EQ(total, 7);
+  EXPECT_EQ(h["buckets"][0][2], 2);  // 0 and 0.0005 share bucket 0
+}
+
+TEST(Samples, QuantilesOfManySamplesAreThoseOfTheSortedValues) {
+  // Enough samples for the radix sort, with ties, zeros and a huge value.
+  Samples s;
+  std::vector<double> copy;
+  std::uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = i % 97 == 0 ? 0.0 : i % 101 == 0 ? 1e12 : static_cast<double>(x % 1000000) / 7.0;
+    s.add(v);
+    copy.push_back(v);
+  }
+  std::sort(copy.begin(), copy.end());
+  for (double q : {0.0, 0.001, 0.5, 0.9, 0.99, 0.999, 1.0}) {
+    auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(copy.size())));
+    rank = std::clamp<std::size_t>(rank, 1, copy.size());
+    EXPECT_EQ(s.quantile(q), copy[rank - 1]) << q;
+  }
+  EXPECT_EQ(s.values(), copy);
+}
+
+TEST(Samples, NegativeSamplesStillSortByValue) {
+  Samples s;
+  for (int i = 0; i < 5000; ++i) s.add(i % 2 ? -i : i);
+  EXPECT_EQ(s.quantile(0), -4999);
+  EXPECT_EQ(s.quantile(1), 4998);
 }

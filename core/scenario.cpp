@@ -23,4 +23,21 @@ std::vector<std::string> identities_of(Key key, int n) {
   return out;
 }
 
+std::string other_identity(Key key, int n, std::string_view current, std::uint64_t choice) {
+  const int count = std::clamp(n, 1, static_cast<int>(std::size(kProviders)));
+  const std::string suffix = "|u" + std::to_string(key);
+  int skip = -1;  // the index of `current` among the identities, if it is one
+  for (int i = 0; i < count && skip < 0; ++i)
+    if (current.size() == kProviders[i].size() + suffix.size() && current.starts_with(kProviders[i]) &&
+        current.ends_with(suffix))
+      skip = i;
+  const auto others = static_cast<std::size_t>(count - (skip >= 0 ? 1 : 0));
+  auto i = static_cast<int>(choice % others);
+  if (skip >= 0 && i >= skip) ++i;
+  std::string out;
+  out.reserve(kProviders[i].size() + suffix.size());
+  out.append(kProviders[i]).append(suffix);
+  return out;
+}
+
 }  // namespace lockbench

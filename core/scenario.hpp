@@ -106,5 +106,8 @@ class Scenario {
 // The seeded identities of user `key`: "auth0|u<key>" (the initial primary),
 // "google-oauth2|u<key>", "github|u<key>", ... (`n` of them).
 std::vector<std::string> identities_of(Key key, int n);
+// identities_of(key, n) without `current`, entry `choice` modulo their count
+// (the identity a promotion targets), built without making the list.
+std::string other_identity(Key key, int n, std::string_view current, std::uint64_t choice);
 
 }  // namespace lockbench

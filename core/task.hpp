@@ -6,10 +6,18 @@
 // simply runs it to the end; in the simulator an operation suspends on the
 // event loop and the whole chain resumes when the loop fires the event.
 // Exceptions thrown inside a Task propagate to its awaiter.
+//
+// Coroutine frames come from FramePool: a request in the simulator creates a
+// dozen frames (serve, strategy, scenario steps, statements, partner calls),
+// so a per-thread free list per size class replaces a malloc/free pair per
+// frame (issue 14). Frames are never shared between threads while alive; a
+// frame freed on another thread simply joins that thread's list.
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
+#include <new>
 #include <functional>
 #include <optional>
 #include <type_traits>
@@ -23,7 +31,58 @@ class Task;
 
 namespace detail {
 
+// Per-thread free lists of coroutine frames by size class (64-byte steps up to
+// 8 KiB; bigger frames go to the global allocator). Bounded: at most
+// kKeptBytesMax bytes are kept per thread, the rest is given back at once.
+class FramePool {
+ public:
+  static void* allocate(std::size_t n) {
+    const std::size_t c = size_class(n);
+    if (c >= kClasses) return ::operator new(n);
+    Lists& l = lists();
+    if (Node* node = l.head[c]) {
+      l.head[c] = node->next;
+      l.kept_bytes -= (c + 1) * kStep;
+      return node;
+    }
+    return ::operator new((c + 1) * kStep);
+  }
+  static void deallocate(void* p, std::size_t n) noexcept {
+    const std::size_t c = size_class(n);
+    if (c >= kClasses) return ::operator delete(p);
+    Lists& l = lists();
+    const std::size_t bytes = (c + 1) * kStep;
+    if (l.kept_bytes + bytes > kKeptBytesMax) return ::operator delete(p);
+    l.head[c] = new (p) Node{l.head[c]};
+    l.kept_bytes += bytes;
+  }
+
+ private:
+  static constexpr std::size_t kStep = 64;
+  static constexpr std::size_t kClasses = 128;  // frames up to 8 KiB
+  static constexpr std::size_t kKeptBytesMax = std::size_t{16} << 20;
+  struct Node {
+    Node* next;
+  };
+  struct Lists {
+    Node* head[kClasses] = {};
+    std::size_t kept_bytes = 0;
+    ~Lists() {
+      for (Node*& h : head)
+        while (h) ::operator delete(std::exchange(h, h->next));
+    }
+  };
+  static std::size_t size_class(std::size_t n) { return n == 0 ? 0 : (n - 1) / kStep; }
+  static Lists& lists() {
+    thread_local Lists l;
+    return l;
+  }
+};
+
 struct PromiseBase {
+  static void* operator new(std::size_t n) { return FramePool::allocate(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { FramePool::deallocate(p, n); }
+
   std::coroutine_handle<> continuation = std::noop_coroutine();
   std::exception_ptr error;
 
@@ -111,6 +170,8 @@ inline Task<void> Promise<void>::get_return_object() noexcept {
 // A fire-and-forget root coroutine: starts at once and frees itself at the end.
 struct Detached {
   struct promise_type {
+    static void* operator new(std::size_t n) { return FramePool::allocate(n); }
+    static void operator delete(void* p, std::size_t n) noexcept { FramePool::deallocate(p, n); }
     Detached get_return_object() noexcept { return {}; }
     std::suspend_never initial_suspend() noexcept { return {}; }
     std::suspend_never final_suspend() noexcept { return {}; }

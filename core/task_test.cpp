@@ -49,3 +49,20 @@ TEST(Task, SuspendedTasksFinishWhenResumed) {
   q.front().resume();
   EXPECT_EQ(got, 7);
 }
+
+TEST(FramePool, AFreedFrameIsReusedForTheNextOfItsSizeClass) {
+  void* a = detail::FramePool::allocate(200);
+  detail::FramePool::deallocate(a, 200);
+  void* b = detail::FramePool::allocate(230);  // the same 64-byte class (193..256 bytes)
+  EXPECT_EQ(a, b);
+  void* c = detail::FramePool::allocate(1000);  // another class: not the frame in use
+  EXPECT_NE(b, c);
+  detail::FramePool::deallocate(b, 230);
+  detail::FramePool::deallocate(c, 1000);
+  void* big = detail::FramePool::allocate(std::size_t{1} << 20);  // beyond the classes: the global allocator
+  detail::FramePool::deallocate(big, std::size_t{1} << 20);
+}
+
+TEST(FramePool, TasksStillRunAfterTheirFramesAreRecycled) {
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(run_sync(deep(i % 50)), i % 50);
+}

@@ -1,8 +1,12 @@
 #include "real/pg_conn.hpp"
 
+#include <charconv>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <mutex>
+
+#include <libpq-fe.h>
 
 #include "core/scenario.hpp"
 #include "core/redact.hpp"
@@ -88,12 +92,38 @@ constexpr Statement kStatements[] = {
     {"terminate_self", "SELECT pg_terminate_backend(pg_backend_pid())"},
 };
 
+// The hot path (issue 14): the lease statements, the two a row-lease request
+// runs every time, go to libpq directly. libpqxx 6 polls for notifications
+// (PQconsumeInput: one more recv() that finds nothing) when a nontransaction
+// begins and after every statement, so an autocommitted statement cost five
+// system calls (send, poll, recv, recv, recv) against pgbench's three. These
+// are prepared with PQprepare when the session opens and never through libpqxx.
+constexpr const char* kHotStatements[] = {"lease_acquire_db", "lease_release"};
+bool is_hot(const char* name) {
+  for (const char* h : kHotStatements)
+    if (std::strcmp(h, name) == 0) return true;
+  return false;
+}
+
+// libpqxx 6 hands its PGconn to large objects only (largeobject::raw_connection);
+// this is the one place lockbench reaches it.
+struct LibpqHandle : pqxx::largeobject {
+  static pqxx::internal::pq::PGconn* of(const pqxx::dbtransaction& tx) { return raw_connection(tx); }
+};
+
 // Thrown inside guarded() for SQLSTATE 55P03 (lock_not_available): NOWAIT
 // found the row locked, or lock_timeout expired.
 struct LockNotAvailable {};
 
 std::string interval_of(Duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count()) + " microseconds";
+}
+
+// An integer as text for a libpq parameter, in a caller's buffer (NUL-terminated).
+template <class Int>
+const char* int_text(Int v, char (&buf)[24]) {
+  *std::to_chars(buf, buf + sizeof buf - 1, v).ptr = '\0';
+  return buf;
 }
 
 }  // namespace
@@ -253,12 +283,25 @@ PgConn::~PgConn() {
 void PgConn::reconnect() {
   tx_.reset();
   quiet_.reset();
+  raw_ = nullptr;
   conn_.reset();
   broken_ = true;
   conn_ = open_session(url_);
   try {
     quiet_ = std::make_unique<Quiet>(*conn_);
-    for (const auto& s : kStatements) conn_->prepare(s.name, s.sql);
+    {
+      pqxx::work tx(*conn_);  // one round trip per session: reaches the PGconn for exec_hot
+      raw_ = LibpqHandle::of(tx);
+      tx.abort();
+    }
+    for (const auto& s : kStatements) {
+      if (!is_hot(s.name)) {
+        conn_->prepare(s.name, s.sql);
+        continue;
+      }
+      std::unique_ptr<PGresult, void (*)(PGresult*)> r(PQprepare(raw_, s.name, s.sql, 0, nullptr), PQclear);
+      if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) throw std::runtime_error(PQerrorMessage(raw_));
+    }
     backend_pid_ = conn_->backendpid();
   } catch (const std::exception& e) {
     throw DbError(std::string("preparing statements: ") + e.what());
@@ -308,6 +351,8 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
     throw DbError(e.what());
   }
 }
+
+bool PgConn::traced() const { return cx_ && cx_->recorder().tracing(); }
 
 void PgConn::account(const char* step, Bucket b, Duration start, std::string detail) {
   note_step(step);
@@ -461,48 +506,92 @@ Task<bool> PgConn::advisory_unlock(Key key) {
   co_return ok;
 }
 
+struct PgConn::RawResult {
+  std::unique_ptr<PGresult, void (*)(PGresult*)> r{nullptr, PQclear};
+};
+
+PgConn::RawResult PgConn::exec_hot(const char* name, const char* const* params, int n) {
+  RawResult out;
+  out.r.reset(PQexecPrepared(raw_, name, n, params, nullptr, nullptr, 0));
+  const ExecStatusType st = out.r ? PQresultStatus(out.r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return out;
+  std::string msg = out.r ? PQresultErrorMessage(out.r.get()) : "";
+  if (msg.empty()) msg = PQerrorMessage(raw_);
+  const char* sqlstate = out.r ? PQresultErrorField(out.r.get(), PG_DIAG_SQLSTATE) : nullptr;
+  if (PQstatus(raw_) != CONNECTION_OK) throw pqxx::broken_connection(msg);
+  throw pqxx::sql_error(msg, name, sqlstate);
+}
+
 Task<LeaseResult> PgConn::lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
                                         LeaseSql sql) {
   const Duration t0 = now();
   LeaseResult out;
-  guarded([&] {
-    pqxx::nontransaction tx(*conn_);  // autocommitted: the lease is visible at once
-    pqxx::result r;
-    if (clock == LeaseClock::database && sql == LeaseSql::owned) {
-      r = tx.exec_prepared("lease_acquire_db", run_, t, key, std::string(owner), interval_of(ttl));
-    } else {
+  // Autocommitted either way: the lease is visible at once. (Inside an open
+  // transaction both refuse, as a libpqxx nontransaction beside it does.)
+  if (clock == LeaseClock::database && sql == LeaseSql::owned && !tx_) {
+    guarded([&] {  // the hot path, straight through libpq
+      char run_buf[24], t_buf[24], key_buf[24], ttl_buf[48];
+      owner_text_.assign(owner);
+      const auto ttl_us = std::chrono::duration_cast<std::chrono::microseconds>(ttl).count();
+      char* end = std::to_chars(ttl_buf, ttl_buf + 24, ttl_us).ptr;
+      std::memcpy(end, " microseconds", sizeof " microseconds");  // as interval_of(ttl)
+      const char* params[] = {int_text(run_, run_buf), int_text(t, t_buf), int_text(key, key_buf),
+                              owner_text_.c_str(), ttl_buf};
+      const RawResult r = exec_hot("lease_acquire_db", params, 5);
+      if (PQntuples(r.r.get()) == 1) {
+        out.acquired = true;
+        const char* token = PQgetvalue(r.r.get(), 0, 1);
+        std::from_chars(token, token + std::strlen(token), out.token);
+        if (!PQgetisnull(r.r.get(), 0, 0)) {
+          out.took_over_expired = true;
+          out.previous_owner = PQgetvalue(r.r.get(), 0, 0);
+        }
+      }
+    });
+  } else {
+    guarded([&] {
+      pqxx::nontransaction tx(*conn_);
       const Duration skew = cx_ ? cx_->settings().clock_skew : Duration::zero();
       const double app_now_s =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch() + skew).count();
-      r = tx.exec_prepared(sql == LeaseSql::article ? "lease_acquire_article" : "lease_acquire_app", run_, t, key,
-                           std::string(owner), interval_of(ttl), app_now_s);
-    }
-    if (r.size() == 1) {
-      out.acquired = true;
-      out.token = r[0][1].as<std::uint64_t>();
-      if (!r[0][0].is_null()) {
-        out.took_over_expired = true;
-        out.previous_owner = r[0][0].as<std::string>();
+      const pqxx::result r = tx.exec_prepared(sql == LeaseSql::article ? "lease_acquire_article" : "lease_acquire_app",
+                                              run_, t, key, std::string(owner), interval_of(ttl), app_now_s);
+      if (r.size() == 1) {
+        out.acquired = true;
+        out.token = r[0][1].as<std::uint64_t>();
+        if (!r[0][0].is_null()) {
+          out.took_over_expired = true;
+          out.previous_owner = r[0][0].as<std::string>();
+        }
       }
-    }
-  });
+    });
+  }
   account(out.acquired ? "lock.acquire" : "lock.denied", Bucket::lock, t0,
-          "lease " + std::to_string(key) + (out.took_over_expired ? " taken over from " + out.previous_owner : ""));
+          traced() ? "lease " + std::to_string(key) + (out.took_over_expired ? " taken over from " + out.previous_owner : "")
+                   : std::string());
   co_return out;
 }
 
 Task<bool> PgConn::lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) {
   const Duration t0 = now();
   const bool ok = guarded([&] {
-    const auto release = [&](pqxx::transaction_base& tx) {
-      if (sql == LeaseSql::article) return tx.exec_prepared("lease_release_article", run_, t, key).affected_rows() == 1;
-      return tx.exec_prepared("lease_release", run_, t, key, std::string(owner)).affected_rows() == 1;
-    };
-    if (tx_) return release(*tx_);
-    pqxx::nontransaction tx(*conn_);
-    return release(tx);
+    if (sql == LeaseSql::article) {
+      const auto release = [&](pqxx::transaction_base& tx) {
+        return tx.exec_prepared("lease_release_article", run_, t, key).affected_rows() == 1;
+      };
+      if (tx_) return release(*tx_);
+      pqxx::nontransaction tx(*conn_);
+      return release(tx);
+    }
+    // The hot path, straight through libpq: inside the open transaction if there is one.
+    char run_buf[24], t_buf[24], key_buf[24];
+    owner_text_.assign(owner);
+    const char* params[] = {int_text(run_, run_buf), int_text(t, t_buf), int_text(key, key_buf), owner_text_.c_str()};
+    const RawResult r = exec_hot("lease_release", params, 4);
+    return std::strcmp(PQcmdTuples(r.r.get()), "1") == 0;
   });
-  account("lock.release", Bucket::lock, t0, ok ? "lease " + std::to_string(key) : "lease no longer ours");
+  account("lock.release", Bucket::lock, t0,
+          traced() ? (ok ? "lease " + std::to_string(key) : "lease no longer ours") : std::string());
   co_return ok;
 }
 

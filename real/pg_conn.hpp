@@ -102,6 +102,8 @@ class PgConn final : public Conn {
   template <class F>
   auto guarded(F&& f) -> decltype(f());
   void account(const char* step, Bucket b, Duration start, std::string detail = {});
+  // A trace event of this borrow would be kept: only then is its detail worth building.
+  bool traced() const;
   Duration now() const;
   void set_lock_timeout(pqxx::work& tx, Duration timeout);
   // Named fault sites (--db-faults), drawn from this connection's own seeded
@@ -109,6 +111,12 @@ class PgConn final : public Conn {
   bool fault_due(double p);
   template <class F>
   auto in_tx(F&& f) -> decltype(f(std::declval<pqxx::transaction_base&>()));
+  // The lease statements straight through libpq (pg_conn.cpp, "the hot path"):
+  // PQexecPrepared of statement `name` with text parameters, on the open
+  // transaction if there is one, else autocommitted. Throws pqxx's exceptions,
+  // so guarded() turns failures into outcomes as for every other statement.
+  struct RawResult;
+  RawResult exec_hot(const char* name, const char* const* params, int n);
 
   Pool& pool_;
   const int id_;
@@ -116,6 +124,8 @@ class PgConn final : public Conn {
   const std::int64_t run_;  // this run's rows and advisory-key salt
   // Declaration order matters: the transaction goes before its connection.
   std::unique_ptr<pqxx::connection> conn_;
+  pqxx::internal::pq::PGconn* raw_ = nullptr;  // conn_'s libpq handle, for exec_hot
+  std::string owner_text_;                     // exec_hot's owner parameter, NUL-terminated (reused)
   std::unique_ptr<Quiet> quiet_;
   std::optional<pqxx::work> tx_;
   bool broken_ = false;

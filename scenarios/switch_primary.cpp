@@ -35,10 +35,7 @@ class SwitchPrimary final : public Scenario {
     Plan p;
     p.key = cx.key();
     p.before = row;
-    std::vector<std::string> others;
-    for (auto& id : identities_of(cx.key(), cx.settings().identities_per_person))
-      if (id != row.text) others.push_back(id);
-    p.target = others[cx.request().choice % others.size()];
+    p.target = other_identity(cx.key(), cx.settings().identities_per_person, row.text, cx.request().choice);
     p.after.text = p.target;
     co_return p;
   }

@@ -18,16 +18,59 @@ partner::Config config_of(const Settings& s) {
   return partner::Config::from_json(doc);
 }
 
-partner::Call call_of(const PartnerCall& c) {
+// The model's typed call, written into a reused object: its strings keep their
+// capacity from call to call, so no allocation per attempt (as partner::Call's
+// factories, which build a fresh one, would).
+void fill_call(const PartnerCall& c, partner::Call& out) {
+  using partner::Call;
+  using partner::Endpoint;
+  for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
+                     &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
+    (out.*field).clear();
+  out.amount = 0;
+  // Splits "provider|user_id" at the first '|', as Call::link does.
+  const auto identity_key = [&] {
+    const std::string_view key = c.identity;
+    const auto bar = key.find('|');
+    out.user_id.assign(c.subject);
+    out.provider.assign(key.substr(0, bar));
+    if (bar != std::string_view::npos) out.identity_user_id.assign(key.substr(bar + 1));
+  };
   switch (c.kind) {
-    case PartnerCall::Kind::get_user: return partner::Call::get_user(c.subject);
-    case PartnerCall::Kind::unlink: return partner::Call::unlink(c.subject, c.identity);
-    case PartnerCall::Kind::link: return partner::Call::link(c.subject, c.identity);
-    case PartnerCall::Kind::charge: return partner::Call::charge(c.subject, c.amount, c.currency);
-    case PartnerCall::Kind::payout: return partner::Call::payout(c.subject, c.amount, c.currency);
-    case PartnerCall::Kind::credit: return partner::Call::credit(c.subject, c.amount, c.identity);
+    case PartnerCall::Kind::get_user:
+      out.endpoint = Endpoint::auth0_get;
+      out.user_id.assign(c.subject);
+      return;
+    case PartnerCall::Kind::unlink:
+      out.endpoint = Endpoint::auth0_unlink;
+      identity_key();
+      return;
+    case PartnerCall::Kind::link:
+      out.endpoint = Endpoint::auth0_link;
+      identity_key();
+      return;
+    case PartnerCall::Kind::charge:
+      out.endpoint = Endpoint::stripe_charge;
+      out.order_id.assign(c.subject);
+      out.amount = c.amount;
+      out.currency.assign(c.currency);
+      return;
+    case PartnerCall::Kind::payout:
+      out.endpoint = Endpoint::stripe_payout;
+      out.account_id.assign(c.subject);
+      out.amount = c.amount;
+      out.currency.assign(c.currency);
+      return;
+    case PartnerCall::Kind::credit:
+      out.endpoint = Endpoint::stripe_credit;
+      out.customer_id.assign(c.subject);
+      out.amount = c.amount;
+      out.currency.assign("eur");
+      out.reward.assign(c.identity);
+      return;
   }
-  return partner::Call::get_user(c.subject);
+  out.endpoint = Endpoint::auth0_get;
+  out.user_id.assign(c.subject);
 }
 
 // The size a slow body is assumed to have: an identity list is a few hundred bytes.
@@ -42,6 +85,7 @@ PartnerFront::PartnerFront(EventLoop& loop, const Settings& s, const nlohmann::j
     // the simulated loopback does at once.
     : loop_(loop), model_(config_of(s)), client_timeout_(s.partner_read_timeout) {
   model_.reset(partner::ResetSpec::from_json(reset), Duration::zero());
+  model_.set_reply_lists(false);  // await_resume reads no identity list: none is built per call
 }
 
 std::size_t PartnerFront::new_flight() {
@@ -64,12 +108,13 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
   EventLoop& loop = f.loop_;
   const Duration t = loop.now();
   ++f.calls_;
-  partner::Tags tags;
+  partner::Tags& tags = f.tags_;
   tags.op_id = call->op_id;
   tags.op_step = call->op_step;
   tags.fencing_token = call->fencing_token;
-  tags.idempotency_key = call->idempotency_key;
-  const partner::Plan plan = f.model_.arrive(call_of(*call), tags, t);
+  tags.idempotency_key.assign(call->idempotency_key);
+  fill_call(*call, f.call_);
+  const partner::Plan plan = f.model_.arrive(f.call_, tags, t);
 
   flight = f.new_flight();
   Flight& fl = f.flights_[flight];

@@ -12,6 +12,8 @@ namespace {
 // crash can stop resuming it and the run can destroy it at the end.
 struct Root {
   struct promise_type {
+    static void* operator new(std::size_t n) { return detail::FramePool::allocate(n); }
+    static void operator delete(void* p, std::size_t n) noexcept { detail::FramePool::deallocate(p, n); }
     Root get_return_object() noexcept { return Root{std::coroutine_handle<promise_type>::from_promise(*this)}; }
     std::suspend_always initial_suspend() noexcept { return {}; }
     std::suspend_never final_suspend() noexcept { return {}; }  // frees itself when done

@@ -4,12 +4,43 @@
 
 namespace lockbench::partner {
 
+namespace {
+// The index's hash: FNV-1a over the key's bytes, folded so the low bits (the
+// slot) depend on all of them. Inline: keys are short ("google-oauth2|u123").
+std::size_t key_hash(std::string_view key) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+}  // namespace
+
 IdentityId IdentityStore::intern(const std::string& key, int person) {
   const auto id = static_cast<IdentityId>(keys_.size());
   keys_.push_back(key);
   person_of_.push_back(person);
-  by_key_.emplace(key, id);
+  index_key(id);
   return id;
+}
+
+void IdentityStore::index_key(IdentityId id) {
+  if ((by_key_size_ + 1) * 2 > by_key_.size()) {  // grow: rehash by the stored hashes
+    std::vector<Slot> old(std::max<std::size_t>(64, by_key_.size() * 2));
+    old.swap(by_key_);
+    const std::size_t mask = by_key_.size() - 1;
+    for (const Slot& e : old) {
+      if (e.id == kNoIdentity) continue;
+      std::size_t i = e.hash & mask;
+      while (by_key_[i].id != kNoIdentity) i = (i + 1) & mask;
+      by_key_[i] = e;
+    }
+  }
+  const std::size_t h = key_hash(keys_[id]);
+  const std::size_t mask = by_key_.size() - 1;
+  std::size_t i = h & mask;
+  for (; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
+    if (by_key_[i].hash == h && keys_[by_key_[i].id] == keys_[id]) return;  // known key: the first stays
+  by_key_[i] = {h, id};
+  ++by_key_size_;
 }
 
 void IdentityStore::reset(const std::vector<PersonSeed>& persons, const std::optional<PersonRange>& range) {
@@ -19,6 +50,7 @@ void IdentityStore::reset(const std::vector<PersonSeed>& persons, const std::opt
   users_.clear();
   persons_.clear();
   by_key_.clear();
+  by_key_size_ = 0;
   range_ = range;
   for (std::size_t p = 0; p < persons.size(); ++p) {
     const auto& seed = persons[p];
@@ -59,8 +91,12 @@ IdentityId IdentityStore::materialise(std::int64_t k) {
 }
 
 IdentityId IdentityStore::find_existing(std::string_view key) const {
-  const auto it = by_key_.find(key);
-  return it == by_key_.end() ? kNoIdentity : it->second;
+  if (by_key_.empty()) return kNoIdentity;
+  const std::size_t h = key_hash(key);
+  const std::size_t mask = by_key_.size() - 1;
+  for (std::size_t i = h & mask; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
+    if (by_key_[i].hash == h && keys_[by_key_[i].id] == key) return by_key_[i].id;
+  return kNoIdentity;
 }
 
 IdentityId IdentityStore::find(std::string_view key) {
@@ -79,6 +115,7 @@ IdentityId IdentityStore::find(std::string_view provider, std::string_view user_
 }
 
 void IdentityStore::fill(IdentityId user, Reply& reply) const {
+  if (!fill_lists_) return;
   reply.user_id = keys_[user];
   reply.identities.clear();
   reply.identities.reserve(users_[user].size());

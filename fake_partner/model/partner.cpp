@@ -283,6 +283,8 @@ void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {
   m.inflight.close(f);
 }
 
+void Partner::set_reply_lists(bool on) { impl_->ids.set_fill_lists(on); }
+
 std::size_t Partner::inflight() const { return impl_->inflight.size(); }
 
 const Config& Partner::config() const { return impl_->cfg; }

@@ -60,6 +60,11 @@ class Partner {
   // The same, compared with what the service's database stored (the two-sided verdict).
   CheckReport check(Duration now, const ServiceView& service);
 
+  // Off: replies carry no body lists (auth0's user_id and identities stay empty);
+  // everything else, the oracle included, is unchanged. The simulator turns them
+  // off: it reads only status, error, applied, replayed and the charge id. On by default.
+  void set_reply_lists(bool on);
+
   std::size_t inflight() const;
   // Persons that exist in the model: listed ones plus range persons touched so far.
   std::size_t persons_touched() const;

@@ -208,5 +208,70 @@ TEST(RealPool, SessionAdvisoryLockStaysWithTheConnectionAcrossBorrows) {
   again->release();
 }
 
+
+// The lease statements go through libpq directly (PgConn's hot path): same
+// answers as through libpqxx, and the same outcome when the session is gone.
+TEST(RealPool, LeaseStatementsOnTheLibpqPathTakeRefuseTakeOverAndRelease) {
+  LOCKBENCH_NEED_DB();
+  {
+    auto admin = open_session(test::test_db());
+    create_schema(*admin);
+    seed_rows(*admin, kRun, {{"users", true, TableSpec::Seed{"auth0|u", 0}}}, 3);
+  }
+  Pool pool(config(2), std::chrono::steady_clock::now());
+  PgConn* a = pool.borrow();
+  PgConn* b = pool.borrow();
+  const auto acquire = [](PgConn* c, const char* owner, Duration ttl) {
+    return run_sync(c->lease_acquire(0, 2, owner, ttl, LeaseClock::database, LeaseSql::owned));
+  };
+  const LeaseResult first = acquire(a, "req-1", 30s);
+  EXPECT_TRUE(first.acquired);
+  EXPECT_FALSE(first.took_over_expired);
+  EXPECT_FALSE(acquire(b, "req-2", 30s).acquired);  // held and not expired
+  // A TTL of 1 us: the lease of req-1 counts as expired, and who held it is named.
+  const LeaseResult second = acquire(b, "req-2", 1us);
+  EXPECT_TRUE(second.acquired);
+  EXPECT_TRUE(second.took_over_expired);
+  EXPECT_EQ(second.previous_owner, "req-1");
+  EXPECT_EQ(second.token, first.token + 1);
+  EXPECT_FALSE(run_sync(a->lease_release(0, 2, "req-1", LeaseSql::owned)));  // no longer ours
+  EXPECT_TRUE(run_sync(b->lease_release(0, 2, "req-2", LeaseSql::owned)));
+  EXPECT_TRUE(acquire(a, "req-3", 30s).acquired);  // free again
+  EXPECT_TRUE(run_sync(a->lease_release(0, 2, "req-3", LeaseSql::owned)));
+  a->release();
+  b->release();
+  auto admin = open_session(test::test_db());
+  drop_rows(*admin, kRun);
+}
+
+TEST(RealPool, ALeaseStatementOnAnEndedSessionThrowsDbErrorAndTheConnectionIsReplaced) {
+  LOCKBENCH_NEED_DB();
+  {
+    auto admin = open_session(test::test_db());
+    create_schema(*admin);
+    seed_rows(*admin, kRun, {{"users", true, TableSpec::Seed{"auth0|u", 0}}}, 3);
+  }
+  Pool pool(config(1), std::chrono::steady_clock::now());
+  PgConn* c = pool.borrow();
+  const int pid = c->backend_pid();
+  {
+    auto admin = open_session(test::test_db());
+    pqxx::nontransaction tx(*admin);
+    tx.exec_params("SELECT pg_terminate_backend($1)", pid);
+  }
+  std::this_thread::sleep_for(50ms);
+  EXPECT_THROW(run_sync(c->lease_acquire(0, 1, "req-1", 30s, LeaseClock::database, LeaseSql::owned)), DbError);
+  EXPECT_TRUE(c->broken());
+  c->release();
+  PgConn* again = pool.borrow(1s);
+  ASSERT_NE(again, nullptr);
+  EXPECT_NE(again->backend_pid(), pid);
+  EXPECT_TRUE(run_sync(again->lease_acquire(0, 1, "req-1", 30s, LeaseClock::database, LeaseSql::owned)).acquired);
+  EXPECT_TRUE(run_sync(again->lease_release(0, 1, "req-1", LeaseSql::owned)));
+  again->release();
+  auto admin = open_session(test::test_db());
+  drop_rows(*admin, kRun);
+}
+
 }  // namespace
 }  // namespace lockbench::real
