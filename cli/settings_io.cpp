@@ -199,6 +199,12 @@ std::vector<SettingDef> make_defs() {
          s.skew_pod = colon == std::string::npos ? 0 : static_cast<int>(parse_int(v.substr(colon + 1), "clock-skew", 1, 64));
        }},
       {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
+      {"pgbouncer", "PgBouncer between pods and PostgreSQL: none | transaction | session (real: started for the run)",
+       [](S& s, const std::string& v) { s.pgbouncer = one_of(v, "pgbouncer", {"none", "transaction", "session"}); }},
+      {"pgbouncer-pool-size", "PgBouncer default_pool_size: server backends shared by every pod's connections",
+       integer("pgbouncer-pool-size", &S::pgbouncer_pool_size, 1, 10000)},
+      {"statements", "real world: prepared | unnamed (PQexecParams, works through transaction pooling) | auto",
+       [](S& s, const std::string& v) { s.statements = one_of(v, "statements", {"auto", "prepared", "unnamed"}); }},
   };
   return d;
 }
