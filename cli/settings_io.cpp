@@ -295,6 +295,14 @@ std::vector<SettingDef> make_defs() {
        [](const S& s) { return format_duration(s.clock_skew) + (s.skew_pod > 0 ? ":" + std::to_string(s.skew_pod) : ""); }},
       {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000),
        O, "INT", shown(&S::trace_requests)},
+      {"pgbouncer", "PgBouncer between pods and PostgreSQL: none | transaction | session (real: started for the run)",
+       [](S& s, const std::string& v) { s.pgbouncer = one_of(v, "pgbouncer", {"none", "transaction", "session"}); },
+       D, "none|transaction|session", shown(&S::pgbouncer)},
+      {"pgbouncer-pool-size", "PgBouncer default_pool_size: server backends shared by every pod's connections",
+       integer("pgbouncer-pool-size", &S::pgbouncer_pool_size, 1, 10000), D, "INT", shown(&S::pgbouncer_pool_size)},
+      {"statements", "real world: prepared | unnamed (PQexecParams, works through transaction pooling) | auto",
+       [](S& s, const std::string& v) { s.statements = one_of(v, "statements", {"auto", "prepared", "unnamed"}); },
+       D, "auto|prepared|unnamed", shown(&S::statements)},
   };
   return d;
 }

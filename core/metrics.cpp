@@ -202,4 +202,31 @@ nlohmann::json histogram_json(const Samples& samples) {
           {"buckets", buckets}};
 }
 
+void LockCounters::session_lock_granted(std::int64_t key, std::uint64_t request) {
+  std::lock_guard lock(ledger_mu_);
+  auto& holders = ledger_[key];
+  for (std::uint64_t h : holders)
+    if (h != request) {
+      ++handed_to_stranger;
+      break;
+    }
+  holders.push_back(request);
+}
+
+void LockCounters::session_lock_unlocked(std::int64_t key, std::uint64_t request) {
+  std::lock_guard lock(ledger_mu_);
+  auto it = ledger_.find(key);
+  if (it == ledger_.end()) return;
+  auto& holders = it->second;
+  // The caller's own grant if it has one, else the oldest: one count fewer on the session.
+  auto own = std::find(holders.begin(), holders.end(), request);
+  holders.erase(own != holders.end() ? own : holders.begin());
+  if (holders.empty()) ledger_.erase(it);
+}
+
+void LockCounters::session_lock_ended(std::int64_t key) {
+  std::lock_guard lock(ledger_mu_);
+  ledger_.erase(key);
+}
+
 }  // namespace lockbench

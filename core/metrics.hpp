@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -84,6 +85,20 @@ struct LockCounters {
   std::atomic<std::int64_t> nothing_locked{0};
   // A lease holder's conditional store found the lease taken over: nothing stored.
   std::atomic<std::int64_t> lease_lost{0};
+  // A session advisory lock granted to a request while another request's grant
+  // of it was never unlocked: the two shared one session (a lock leaked into
+  // the pool and re-entered, or PgBouncer's transaction pooling handing the
+  // holder's backend to someone else). Counted by each world's Conn from the
+  // ledger below, per process (thread pods and the simulator).
+  std::atomic<std::int64_t> handed_to_stranger{0};
+  void session_lock_granted(std::int64_t key, std::uint64_t request);
+  void session_lock_unlocked(std::int64_t key, std::uint64_t request);
+  void session_lock_ended(std::int64_t key);  // the session holding it is gone
+
+ private:
+  std::mutex ledger_mu_;
+  // GUARDED_BY(ledger_mu_): key -> requests granted it and not unlocked (re-entrant: a count each).
+  std::unordered_map<std::int64_t, std::vector<std::uint64_t>> ledger_;
 };
 
 // The pool's own figures, filled by each world's pool.

@@ -124,6 +124,9 @@ nlohmann::json Settings::to_json() const {
       {"email-latency", fd(email_latency)},
       {"time-scale", time_scale},
       {"trace-requests", trace_requests},
+      {"pgbouncer", pgbouncer},
+      {"pgbouncer-pool-size", pgbouncer_pool_size},
+      {"statements", statements},
   };
   j["crash-at"] = crash_at ? nlohmann::json(fd(*crash_at)) : nlohmann::json(nullptr);
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
@@ -182,6 +185,12 @@ void Settings::validate() const {
   need(outbox_drain_limit >= 0s, "--outbox-drain-limit: must be 0 or a duration (e.g. 2m)");
   need(email_latency >= 0s, "--email-latency: must be 0 or a duration");
   need(trace_requests >= 0 && trace_requests <= 10000, "--trace-requests: must be a whole number from 0 to 10000");
+  need(pgbouncer == "none" || pgbouncer == "transaction" || pgbouncer == "session",
+       "--pgbouncer: accepted values are none, transaction, session");
+  need(pgbouncer_pool_size >= 1 && pgbouncer_pool_size <= 10000,
+       "--pgbouncer-pool-size: must be a whole number from 1 to 10000");
+  need(statements == "auto" || statements == "prepared" || statements == "unnamed",
+       "--statements: accepted values are auto, prepared, unnamed");
 
   // Durations: bounded before and after --time-scale (no overflow anywhere downstream).
   const std::pair<const char*, Duration> durations[] = {

@@ -128,6 +128,17 @@ struct Settings {
   int skew_pod = 0;
   Duration restart_after = 1s;
 
+  // PgBouncer between the pods and PostgreSQL (both worlds): none | transaction
+  // | session (its pool_mode); the real world starts one for the run
+  // (--pgbouncer), or --db may point through one. pgbouncer_pool_size is its
+  // default_pool_size: the server backends all pods' connections share.
+  // statements (real world): prepared (named, once per session) | unnamed
+  // (PQexecParams: what transaction pooling in PgBouncer 1.18 needs) | auto
+  // (unnamed with --pgbouncer transaction or when --db is found to be a pooler).
+  std::string pgbouncer = "none";
+  int pgbouncer_pool_size = 20;
+  std::string statements = "auto";
+
   // Trace sample size (requests whose events are kept in the result).
   int trace_requests = 40;
 

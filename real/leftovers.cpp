@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "real/pg_conn.hpp"
+
 namespace lockbench::real {
 
 namespace {
@@ -60,6 +62,16 @@ std::int64_t advisory_locks_held_by(pqxx::connection& c, const std::vector<int>&
   return tx.exec_params1("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = ANY($1::int[])",
                          array)[0]
       .as<std::int64_t>();
+}
+
+std::int64_t advisory_locks_of_run(pqxx::connection& c, std::int64_t run) {
+  pqxx::nontransaction tx(c);
+  const pqxx::result r = tx.exec(
+      "SELECT (l.classid::bigint << 32) | l.objid::bigint FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+      "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND d.datname = current_database()");
+  std::int64_t n = 0;
+  for (const auto& row : r) n += is_run_advisory_key(run, row[0].as<std::int64_t>()) ? 1 : 0;
+  return n;
 }
 
 std::int64_t leases_held(pqxx::connection& c, std::int64_t run) {

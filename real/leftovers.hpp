@@ -41,6 +41,10 @@ Leftovers leftovers_at_start(pqxx::connection& c, const std::string& run_id);
 
 // Session advisory locks still granted to these backends (the run's pool).
 std::int64_t advisory_locks_held_by(pqxx::connection& c, const std::vector<int>& pids);
+// Advisory locks (bigint keys) granted in this database whose key is one of
+// this run's (real/pg_conn.hpp's is_run_advisory_key), whichever backend holds
+// them: behind PgBouncer the pools' pids are not the backends'.
+std::int64_t advisory_locks_of_run(pqxx::connection& c, std::int64_t run);
 // Leases never released in this run's rows.
 std::int64_t leases_held(pqxx::connection& c, std::int64_t run);
 // Clears every lease still set in this run's rows.

@@ -111,6 +111,12 @@ struct LibpqHandle : pqxx::largeobject {
   static pqxx::internal::pq::PGconn* of(const pqxx::dbtransaction& tx) { return raw_connection(tx); }
 };
 
+const char* sql_of(const char* name) {
+  for (const auto& st : kStatements)
+    if (std::string_view(st.name) == name) return st.sql;
+  throw DbError(std::string("no statement named ") + name);
+}
+
 // Thrown inside guarded() for SQLSTATE 55P03 (lock_not_available): NOWAIT
 // found the row locked, or lock_timeout expired.
 struct LockNotAvailable {};
@@ -145,6 +151,17 @@ std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
     throw DbError(reason);
   }
+}
+
+bool behind_pooler(pqxx::connection& c) {
+  pqxx::nontransaction tx(c);
+  return tx.exec1("SELECT pg_backend_pid()")[0].as<int>() != c.backendpid();
+}
+
+bool unnamed_statements(const std::string& statements, const std::string& pgbouncer, bool pooler_found) {
+  if (statements == "prepared") return false;
+  if (statements == "unnamed") return true;
+  return pgbouncer == "transaction" || pooler_found;
 }
 
 void create_schema(pqxx::connection& c) {
@@ -269,6 +286,27 @@ std::int64_t advisory_key(std::int64_t run, Key key) {
   return static_cast<std::int64_t>(z ^ (z >> 31));
 }
 
+namespace {
+std::uint64_t unshift(std::uint64_t y, int s) {  // the inverse of x ^ (x >> s)
+  std::uint64_t x = y;
+  for (int i = 0; i < 64 / s + 1; ++i) x = y ^ (x >> s);
+  return x;
+}
+std::uint64_t inverse(std::uint64_t c) {  // of an odd c, modulo 2^64 (Newton)
+  std::uint64_t x = c;
+  for (int i = 0; i < 6; ++i) x *= 2 - c * x;
+  return x;
+}
+}  // namespace
+
+bool is_run_advisory_key(std::int64_t run, std::int64_t lock_key) {
+  auto z = unshift(static_cast<std::uint64_t>(lock_key), 31);
+  z = unshift(z * inverse(0x94D049BB133111EBULL), 27);
+  z = unshift(z * inverse(0xBF58476D1CE4E5B9ULL), 30);
+  const std::uint64_t key = z ^ static_cast<std::uint64_t>(run) * 0x9E3779B97F4A7C15ULL;
+  return key < (std::uint64_t{1} << 40);  // lockbench's keys (row_key's bound); a stranger's lands here once in 2^24
+}
+
 PgConn::PgConn(Pool& pool, int id, std::string url, std::int64_t run)
     : pool_(pool), id_(id), url_(std::move(url)), run_(run) {
   reconnect();
@@ -289,12 +327,15 @@ void PgConn::reconnect() {
   conn_ = open_session(url_);
   try {
     quiet_ = std::make_unique<Quiet>(*conn_);
+    unnamed_ = pool_.config().unnamed_statements;
     {
       pqxx::work tx(*conn_);  // one round trip per session: reaches the PGconn for exec_hot
       raw_ = LibpqHandle::of(tx);
       tx.abort();
     }
+    // With --statements unnamed nothing is prepared: exec() and exec_hot send the SQL each time.
     for (const auto& s : kStatements) {
+      if (unnamed_) break;
       if (!is_hot(s.name)) {
         conn_->prepare(s.name, s.sql);
         continue;
@@ -312,6 +353,23 @@ void PgConn::reconnect() {
 
 Duration PgConn::now() const { return pool_.now(); }
 
+// The one switch between the statement modes (--statements). prepared: the
+// named statement prepared at connect, as always. unnamed: the same SQL as an
+// unnamed statement (PQexecParams: parse, bind and execute in one sync), which
+// a backend PgBouncer hands out per transaction can run (1.18 does not carry
+// named prepared statements across backends).
+template <class... Args>
+pqxx::result PgConn::exec(pqxx::transaction_base& tx, const char* name, Args&&... args) {
+  if (unnamed_) return tx.exec_params(sql_of(name), std::forward<Args>(args)...);
+  return tx.exec_prepared(name, std::forward<Args>(args)...);
+}
+
+template <class... Args>
+pqxx::row PgConn::exec1(pqxx::transaction_base& tx, const char* name, Args&&... args) {
+  if (unnamed_) return tx.exec_params1(sql_of(name), std::forward<Args>(args)...);
+  return tx.exec_prepared1(name, std::forward<Args>(args)...);
+}
+
 template <class F>
 auto PgConn::guarded(F&& f) -> decltype(f()) {
   if (broken_) throw DbError("connection " + std::to_string(id_) + " is broken");
@@ -321,7 +379,7 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
       cx_->trace("db.conn_lost", now(), now(), id_, "fault conn_lost: pg_terminate_backend(pg_backend_pid())");
       std::string reason = "the backend did not end";
       try {
-        tx_->exec_prepared("terminate_self");  // throws: the server ends this session
+        exec(*tx_, "terminate_self");  // throws: the server ends this session
       } catch (const std::exception& e) {
         reason = e.what();
       }
@@ -365,7 +423,7 @@ void PgConn::account(const char* step, Bucket b, Duration start, std::string det
 void PgConn::set_lock_timeout(pqxx::work& tx, Duration timeout) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
   // lock_timeout 0 means "no bound"; a positive bound below 1 ms rounds up.
-  tx.exec_prepared("set_lock_timeout", timeout > Duration::zero() ? std::to_string(std::max<long long>(ms, 1)) : "0");
+  exec(tx, "set_lock_timeout", timeout > Duration::zero() ? std::to_string(std::max<long long>(ms, 1)) : "0");
 }
 
 Task<void> PgConn::begin() {
@@ -424,9 +482,9 @@ Task<LockResult> PgConn::lock_row(Table t, Key key, LockMode mode) {
       pqxx::result rows;
       if (mode.wait == LockWait::wait) {
         set_lock_timeout(*tx_, mode.timeout);
-        rows = tx_->exec_prepared("lock_row", run_, t, key);
+        rows = exec(*tx_, "lock_row", run_, t, key);
       } else {
-        rows = tx_->exec_prepared("lock_row_nowait", run_, t, key);
+        rows = exec(*tx_, "lock_row_nowait", run_, t, key);
       }
       if (rows.empty()) r = LockResult::no_row;  // nothing to lock: the record does not exist (yet)
     });
@@ -446,8 +504,8 @@ Task<LockResult> PgConn::advisory_xact_lock(Key key, LockMode mode) {
       if (!tx_) throw DbError("advisory_xact_lock outside a transaction");
       if (mode.wait == LockWait::wait) {
         set_lock_timeout(*tx_, mode.timeout);
-        tx_->exec_prepared("advisory_xact_lock", advisory_key(run_, key));
-      } else if (!tx_->exec_prepared1("try_advisory_xact_lock", advisory_key(run_, key))[0].as<bool>()) {
+        exec(*tx_, "advisory_xact_lock", advisory_key(run_, key));
+      } else if (!exec1(*tx_, "try_advisory_xact_lock", advisory_key(run_, key))[0].as<bool>()) {
         r = LockResult::busy;
       }
     });
@@ -469,20 +527,20 @@ Task<LockResult> PgConn::advisory_lock(Key key, LockMode mode) {
         // when none is open; the session lock outlives its commit.
         if (tx_) {
           set_lock_timeout(*tx_, mode.timeout);
-          tx_->exec_prepared("advisory_lock", advisory_key(run_, key));
+          exec(*tx_, "advisory_lock", advisory_key(run_, key));
         } else {
           pqxx::work tx(*conn_);
           set_lock_timeout(tx, mode.timeout);
-          tx.exec_prepared("advisory_lock", advisory_key(run_, key));
+          exec(tx, "advisory_lock", advisory_key(run_, key));
           tx.commit();
         }
       } else {
         bool got = false;
         if (tx_) {
-          got = tx_->exec_prepared1("try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
+          got = exec1(*tx_, "try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
         } else {
           pqxx::nontransaction tx(*conn_);
-          got = tx.exec_prepared1("try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
+          got = exec1(tx, "try_advisory_lock", advisory_key(run_, key))[0].as<bool>();
         }
         if (!got) r = LockResult::busy;
       }
@@ -490,6 +548,7 @@ Task<LockResult> PgConn::advisory_lock(Key key, LockMode mode) {
   } catch (const LockNotAvailable&) {
     r = mode.wait == LockWait::wait ? LockResult::timed_out : LockResult::busy;
   }
+  if (r == LockResult::acquired && cx_) cx_->locks().session_lock_granted(key, cx_->request().id);
   account(r == LockResult::acquired ? "lock.acquire" : "lock.denied", Bucket::lock, t0,
           "advisory session " + std::to_string(key));
   co_return r;
@@ -498,10 +557,11 @@ Task<LockResult> PgConn::advisory_lock(Key key, LockMode mode) {
 Task<bool> PgConn::advisory_unlock(Key key) {
   const Duration t0 = now();
   const bool ok = guarded([&] {
-    if (tx_) return tx_->exec_prepared1("advisory_unlock", advisory_key(run_, key))[0].as<bool>();
+    if (tx_) return exec1(*tx_, "advisory_unlock", advisory_key(run_, key))[0].as<bool>();
     pqxx::nontransaction tx(*conn_);
-    return tx.exec_prepared1("advisory_unlock", advisory_key(run_, key))[0].as<bool>();
+    return exec1(tx, "advisory_unlock", advisory_key(run_, key))[0].as<bool>();
   });
+  if (ok && cx_) cx_->locks().session_lock_unlocked(key, cx_->request().id);
   account("lock.release", Bucket::lock, t0, ok ? "advisory " + std::to_string(key) : "not held by this session");
   co_return ok;
 }
@@ -512,7 +572,8 @@ struct PgConn::RawResult {
 
 PgConn::RawResult PgConn::exec_hot(const char* name, const char* const* params, int n) {
   RawResult out;
-  out.r.reset(PQexecPrepared(raw_, name, n, params, nullptr, nullptr, 0));
+  out.r.reset(unnamed_ ? PQexecParams(raw_, sql_of(name), n, nullptr, params, nullptr, nullptr, 0)
+                      : PQexecPrepared(raw_, name, n, params, nullptr, nullptr, 0));
   const ExecStatusType st = out.r ? PQresultStatus(out.r.get()) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return out;
   std::string msg = out.r ? PQresultErrorMessage(out.r.get()) : "";
@@ -554,8 +615,8 @@ Task<LeaseResult> PgConn::lease_acquire(Table t, Key key, std::string_view owner
       const Duration skew = cx_ ? cx_->settings().clock_skew : Duration::zero();
       const double app_now_s =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch() + skew).count();
-      const pqxx::result r = tx.exec_prepared(sql == LeaseSql::article ? "lease_acquire_article" : "lease_acquire_app",
-                                              run_, t, key, std::string(owner), interval_of(ttl), app_now_s);
+      const pqxx::result r = exec(tx, sql == LeaseSql::article ? "lease_acquire_article" : "lease_acquire_app", run_, t,
+                                  key, std::string(owner), interval_of(ttl), app_now_s);
       if (r.size() == 1) {
         out.acquired = true;
         out.token = r[0][1].as<std::uint64_t>();
@@ -577,7 +638,7 @@ Task<bool> PgConn::lease_release(Table t, Key key, std::string_view owner, Lease
   const bool ok = guarded([&] {
     if (sql == LeaseSql::article) {
       const auto release = [&](pqxx::transaction_base& tx) {
-        return tx.exec_prepared("lease_release_article", run_, t, key).affected_rows() == 1;
+        return exec(tx, "lease_release_article", run_, t, key).affected_rows() == 1;
       };
       if (tx_) return release(*tx_);
       pqxx::nontransaction tx(*conn_);
@@ -608,7 +669,7 @@ Task<Row> PgConn::read(Table t, Key key) {
   Row row;
   guarded([&] {
     in_tx([&](pqxx::transaction_base& tx) {
-      const pqxx::result r = tx.exec_prepared("read", run_, t, key);
+      const pqxx::result r = exec(tx, "read", run_, t, key);
       if (!r.empty())
         row = Row{true, r[0][0].as<std::string>(), r[0][1].as<std::string>(), r[0][2].as<std::int64_t>(),
                   r[0][3].as<std::int64_t>()};
@@ -621,7 +682,7 @@ Task<Row> PgConn::read(Table t, Key key) {
 Task<std::int64_t> PgConn::count(Table t, Key key) {
   const Duration t0 = now();
   const std::int64_t n = guarded([&] {
-    return in_tx([&](pqxx::transaction_base& tx) { return tx.exec_prepared1("count", run_, t, key)[0].as<std::int64_t>(); });
+    return in_tx([&](pqxx::transaction_base& tx) { return exec1(tx, "count", run_, t, key)[0].as<std::int64_t>(); });
   });
   account("db.read", Bucket::db, t0, "count " + std::to_string(n));
   co_return n;
@@ -634,9 +695,9 @@ Task<bool> PgConn::insert(Table t, Key key, const Row& v) {
     return in_tx([&](pqxx::transaction_base& tx) {
       if (!unique) {
         const std::int64_t seq = (static_cast<std::int64_t>(id_ + 1) << 32) | ++insert_seq_;
-        return tx.exec_prepared("insert_multi", run_, t, key, v.text, v.ref, v.num, seq).affected_rows() == 1;
+        return exec(tx, "insert_multi", run_, t, key, v.text, v.ref, v.num, seq).affected_rows() == 1;
       }
-      return tx.exec_prepared("insert", run_, t, key, v.text, v.ref, v.num).affected_rows() == 1;
+      return exec(tx, "insert", run_, t, key, v.text, v.ref, v.num).affected_rows() == 1;
     });
   });
   account("db.insert", Bucket::db, t0, ok ? (unique ? "" : "no unique key") : "ON CONFLICT DO NOTHING, 0 rows");
@@ -649,12 +710,12 @@ Task<bool> PgConn::update(Table t, Key key, const Row& v, const Guard& guard) {
     return in_tx([&](pqxx::transaction_base& tx) {
       pqxx::result r;
       switch (guard.kind) {
-        case Guard::Kind::none: r = tx.exec_prepared("update", run_, t, key, v.text, v.ref, v.num); break;
+        case Guard::Kind::none: r = exec(tx, "update", run_, t, key, v.text, v.ref, v.num); break;
         case Guard::Kind::version:
-          r = tx.exec_prepared("update_if_version", run_, t, key, v.text, v.ref, v.num, guard.version);
+          r = exec(tx, "update_if_version", run_, t, key, v.text, v.ref, v.num, guard.version);
           break;
         case Guard::Kind::lease_owner:
-          r = tx.exec_prepared("update_if_lease_owner", run_, t, key, v.text, v.ref, v.num, guard.owner);
+          r = exec(tx, "update_if_lease_owner", run_, t, key, v.text, v.ref, v.num, guard.owner);
           break;
       }
       return r.affected_rows() == 1;
@@ -675,11 +736,11 @@ Task<Claim> PgConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
   Claim out;
   guarded([&] {
     if (!tx_) throw DbError("claim_due outside a transaction");
-    const pqxx::result r = tx_->exec_prepared("claim_due", run_, t, due_at_most, limit);
+    const pqxx::result r = exec(*tx_, "claim_due", run_, t, due_at_most, limit);
     for (const auto& row : r)
       out.rows.push_back({row[0].as<Key>(), Row{true, row[1].as<std::string>(), row[2].as<std::string>(),
                                                 row[3].as<std::int64_t>(), row[4].as<std::int64_t>()}});
-    out.undone = tx_->exec_prepared1("count_undone", run_, t)[0].as<std::int64_t>();
+    out.undone = exec1(*tx_, "count_undone", run_, t)[0].as<std::int64_t>();
   });
   account("db.claim", Bucket::db, t0, "claimed " + std::to_string(out.rows.size()) + " of " + std::to_string(out.undone) + " undone");
   co_return out;
@@ -732,7 +793,7 @@ bool PgConn::validate() {
 void PgConn::select_one() {
   guarded([&] {
     pqxx::nontransaction tx(*conn_);
-    tx.exec_prepared("select_one");
+    exec(tx, "select_one");
   });
 }
 

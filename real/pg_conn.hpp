@@ -1,5 +1,7 @@
 // PgConn: one PostgreSQL session (libpqxx) behind core's Conn interface. Every
-// statement is prepared once per session and executed with parameters only.
+// statement is prepared once per session and executed with parameters only,
+// or (--statements unnamed, for PgBouncer's transaction pooling) sent as an
+// unnamed statement with the same SQL and parameters.
 // Errors are turned into outcomes here, at the edge: SQLSTATE 55P03 becomes
 // LockResult::busy / timed_out, a lost session becomes DbError and marks the
 // connection broken so that its pool replaces it rather than hands it out.
@@ -53,6 +55,17 @@ void drop_rows(pqxx::connection& c, std::int64_t run);
 // The advisory-lock key the database sees for a strategy's key: salted with
 // the run, so that two runs on one server never share a lock.
 std::int64_t advisory_key(std::int64_t run, Key key);
+// Is this advisory lock key (pg_locks' classid << 32 | objid) one of this
+// run's? advisory_key undone: true when it unmixes to one of lockbench's keys.
+bool is_run_advisory_key(std::int64_t run, std::int64_t lock_key);
+
+// True when the session reaches PostgreSQL through a pooler such as
+// PgBouncer: the backend pid libpq was given at connect (BackendKeyData, which
+// PgBouncer invents) is not the pid of the backend that runs our statements.
+bool behind_pooler(pqxx::connection& c);
+// --statements resolved: true = unnamed. auto is unnamed with --pgbouncer
+// transaction or when `pooler_found` (behind_pooler on --db).
+bool unnamed_statements(const std::string& statements, const std::string& pgbouncer, bool pooler_found);
 
 class PgConn final : public Conn {
  public:
@@ -117,6 +130,11 @@ class PgConn final : public Conn {
   // so guarded() turns failures into outcomes as for every other statement.
   struct RawResult;
   RawResult exec_hot(const char* name, const char* const* params, int n);
+  // A statement of kStatements by name, prepared or unnamed (--statements).
+  template <class... Args>
+  pqxx::result exec(pqxx::transaction_base& tx, const char* name, Args&&... args);
+  template <class... Args>
+  pqxx::row exec1(pqxx::transaction_base& tx, const char* name, Args&&... args);
 
   Pool& pool_;
   const int id_;
@@ -129,6 +147,7 @@ class PgConn final : public Conn {
   std::unique_ptr<Quiet> quiet_;
   std::optional<pqxx::work> tx_;
   bool broken_ = false;
+  bool unnamed_ = false;  // --statements unnamed: no named statement on the session
   std::atomic<int> backend_pid_{0};  // read by the pool at the end of a run
   std::chrono::steady_clock::time_point opened_at_;
   // The borrower (null for the probe, the benchmark and pool tests).

@@ -44,6 +44,7 @@ struct PoolConfig {
   std::string name = "pool";            // for warnings
   std::int64_t run = 0;                 // the run whose rows (lockbench.rows.run) the connections use
   std::string application_name;         // every session's (real/leftovers.hpp); empty = the URL's
+  bool unnamed_statements = false;      // --statements resolved (real/pg_conn.hpp)
 };
 
 class Pool {

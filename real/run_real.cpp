@@ -14,6 +14,12 @@
 //   stop      hooks.should_stop() (SIGINT/SIGTERM): no new requests; queued ones
 //             are rejected; in-flight ones get a grace period, then the pools
 //             close and this run's own backends are terminated (bounded)
+//   pgbouncer --pgbouncer MODE starts a PgBouncer child in front of --db for the
+//             pools (lockbench's own sessions keep going to --db directly) and
+//             stops it when the run returns; --db may also be a pooler itself
+//             (found by behind_pooler). Behind one, statements go unnamed
+//             (--statements auto) and leaked session locks are counted by
+//             their keys (the pools' pids are PgBouncer's inventions).
 //   finish    leaked = session advisory locks still held by the pools' backends
 //             + leases never released (then cleared); the partner's checks read,
 //             or the verdict marked unavailable with the reason when the
@@ -25,6 +31,7 @@
 #include <latch>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -38,6 +45,7 @@
 #include "fake_partner/model/call.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
+#include "real/pgbouncer.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
 #include "real/run_common.hpp"
@@ -232,6 +240,9 @@ void run_background(real::RealWorld& world, Recorder& recorder, const Settings& 
 
 nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   configured.validate();
+  if (configured.pgbouncer != "none" && real::pods_over_http(configured))
+    throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
+                       "run PgBouncer yourself and point the pods' --db at it)");
   // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
   if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
   real::refuse_faults_in_threads(configured);
@@ -266,6 +277,21 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot use " + shown_partner + ": " + one_line(e.what()));
   }
+  // PgBouncer for the pools: ours (stopped when run_real returns, whatever the
+  // way out), or the one --db already points through.
+  std::optional<real::PgBouncerChild> bouncer;
+  if (s.pgbouncer != "none") bouncer.emplace(s.db_url, s.pgbouncer, s.pgbouncer_pool_size);
+  const std::string pool_url = bouncer ? bouncer->url() : s.db_url;
+  bool pooler_found = false;
+  if (!bouncer) {
+    try {
+      auto c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
+      pooler_found = real::behind_pooler(*c);
+    } catch (const std::exception&) {
+    }
+  }
+  const bool pooled = bouncer.has_value() || pooler_found;
+  const bool unnamed = real::unnamed_statements(s.statements, s.pgbouncer, pooler_found);
   // This run's rows, removed when run_real returns, whatever the way out.
   seed_run_rows(s, *scenario, run_key, run_id);
   const RunRows rows_guard{s.db_url, run_key, real::application_name(run_id, "finish")};
@@ -277,9 +303,10 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     for (int p = 0; p < s.pods; ++p) {
       const std::string pod = "pod" + std::to_string(p + 1);
-      real::PoolConfig cfg{s.db_url,       s.maximum_pool_size,     s.connection_timeout,
+      real::PoolConfig cfg{pool_url,       s.maximum_pool_size,     s.connection_timeout,
                            s.leak_detection_threshold, s.max_lifetime, p * s.maximum_pool_size,
-                           pod,            run_key,                 real::application_name(run_id, pod)};
+                           pod,            run_key,                 real::application_name(run_id, pod),
+                           unnamed};
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
@@ -508,7 +535,10 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     auto c = real::open_session(s.db_url, real::application_name(run_id, "finish"));
     // Leaked, as in the simulator: session locks still held + leases never released.
-    recorder.locks.leaked = real::advisory_locks_held_by(*c, pids) + real::leases_held(*c, run_key);
+    // Behind a pooler the pools' pids are PgBouncer's inventions: our session
+    // locks are found by their keys, on whichever backend holds them.
+    recorder.locks.leaked = (pooled ? real::advisory_locks_of_run(*c, run_key) : real::advisory_locks_held_by(*c, pids)) +
+                            real::leases_held(*c, run_key);
     leases_released = real::release_leases(*c, run_key);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
@@ -554,7 +584,9 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
                        {"connections_replaced", replaced},
                        {"requests_not_sent", planned - completion.submitted_count()},
                        {"backends_terminated", terminated},
-                       {"leases_released_at_end", leases_released}};
+                       {"leases_released_at_end", leases_released},
+                       {"pgbouncer", bouncer ? s.pgbouncer : pooler_found ? "found behind --db" : "none"},
+                       {"statements", unnamed ? "unnamed" : "prepared"}};
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
   run.extra["strategy_info"] = strategy_info_json(info);
   nlohmann::json result = make_result(run);

@@ -127,10 +127,12 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
 
   // The schema may not exist yet (pods started before their runner): create it
   // so that the pool's prepared statements find lockbench.rows.
+  bool pooler_found = false;  // --db through PgBouncer: unnamed statements (--statements auto)
   for (int attempt = 0;; ++attempt) {
     try {
       auto c = open_session(s.db_url, session_name);
       create_schema(*c);
+      pooler_found = behind_pooler(*c);
       break;
     } catch (const SchemaNotOurs& e) {
       throw SettingError("--db: " + std::string(e.what()));
@@ -142,7 +144,8 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   std::unique_ptr<Pool> pool;
   try {
     PoolConfig cfg{s.db_url,       s.maximum_pool_size, s.connection_timeout, s.leak_detection_threshold,
-                   s.max_lifetime, (o.pod - 1) * s.maximum_pool_size, pool_name, run, session_name};
+                   s.max_lifetime, (o.pod - 1) * s.maximum_pool_size, pool_name, run, session_name,
+                   unnamed_statements(s.statements, s.pgbouncer, pooler_found)};
     pool = std::make_unique<Pool>(cfg, Clock::now());
   } catch (const std::exception& e) {
     throw SettingError("--db: cannot connect to " + redact_secrets(s.db_url) + ": " + one_line(e.what()));

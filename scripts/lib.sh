@@ -16,6 +16,9 @@ lockbench_build() {
 # lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL and a fake
 # partner on loopback. Sets LOCKBENCH_DB and LOCKBENCH_PARTNER. Stop them with
 # lockbench_stop_servers WORK_DIR (register it in an EXIT trap).
+# Also a throw-away PgBouncer (pool_mode transaction, 4 server connections) in
+# front of that PostgreSQL: LOCKBENCH_PGBOUNCER (and LOCKBENCH_TEST_PGBOUNCER
+# for the tests); left unset when PgBouncer cannot start.
 lockbench_start_servers() {
   local work=$1 build=$2 root
   root=$(lockbench_root)
@@ -36,6 +39,13 @@ lockbench_start_servers() {
   fi
   LOCKBENCH_PARTNER="http://${line#listening on }"
   export LOCKBENCH_DB LOCKBENCH_PARTNER
+  if LOCKBENCH_PGBOUNCER=$("$root/scripts/pgbouncer" start "$work/pgbouncer" "$LOCKBENCH_DB" transaction 4 | tail -n 1); then
+    LOCKBENCH_TEST_PGBOUNCER=$LOCKBENCH_PGBOUNCER
+    export LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
+  else
+    echo "PgBouncer did not start: its tests will be skipped" >&2
+    unset LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
+  fi
 }
 
 lockbench_stop_servers() {
@@ -43,6 +53,9 @@ lockbench_stop_servers() {
   if [[ -f "$work/partner.pid" ]]; then
     kill "$(cat "$work/partner.pid")" 2>/dev/null || true
     rm -f "$work/partner.pid"
+  fi
+  if [[ -d "$work/pgbouncer" ]]; then
+    "$(lockbench_root)/scripts/pgbouncer" stop "$work/pgbouncer" >/dev/null 2>&1 || true
   fi
   if [[ -d "$work/pg" ]]; then
     "$(lockbench_root)/scripts/pg" stop "$work/pg" >/dev/null 2>&1 || true

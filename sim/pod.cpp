@@ -110,7 +110,7 @@ SimConn* Pod::replace_if_old(SimConn* c) {
   // maxLifetime: HikariCP closes the connection; its backend ends, and with it
   // any session lock left on it.
   c->kill();
-  w_.db().backend_died(c->backend());
+  c->close();
   conns_.push_back(std::make_unique<SimConn>(w_, *this, w_.next_conn_id(), w_.next_backend()));
   return conns_.back().get();
 }
@@ -243,7 +243,8 @@ std::vector<Pod::Lost> Pod::crash() {
 
 std::vector<Backend> Pod::backends() const {
   std::vector<Backend> out;
-  for (const auto& c : conns_) out.push_back(c->backend());
+  for (const auto& c : conns_)
+    if (c->backend() >= 0) out.push_back(c->backend());  // behind a Bouncer: only backends held now
   return out;
 }
 

@@ -13,11 +13,41 @@ std::string key_text(const char* what, Key k) { return std::string(what) + " " +
 }  // namespace
 
 SimConn::SimConn(SimWorld& w, Pod& pod, int id, Backend backend)
-    : w_(w), pod_(pod), id_(id), backend_(backend), created_at_(w.now()) {}
+    : w_(w), pod_(pod), id_(id), backend_(w.bouncer() ? -1 : backend), created_at_(w.now()) {}
 
 bool SimConn::tracing() const { return cx_ && w_.tracing(); }
 
-Sleep SimConn::statement() { return Sleep{w_.loop(), w_.db_latency(), pod_.owner()}; }
+SimConn::StatementStart SimConn::statement() { return StatementStart{*this, w_.db_latency()}; }
+
+void SimConn::StatementStart::await_suspend(std::coroutine_handle<> h) {
+  Bouncer* b = c.w_.bouncer();
+  if (b && !b->try_attach(c)) {
+    b->enqueue(c, h, latency);  // every backend is taken: wait for one
+    return;
+  }
+  c.w_.loop().resume_at(c.w_.now() + latency, c.pod_.owner(), h);
+}
+
+void SimConn::StatementStart::await_resume() {
+  if (!std::exchange(c.server_wait_failed_, false)) return;
+  c.lost_ = true;  // PgBouncer closes the client: its pool replaces the connection
+  throw DbError("query_wait_timeout: PgBouncer gave this client no server connection within 120 s and closed it");
+}
+
+void SimConn::forget_session_locks(Backend b) {
+  if (b < 0) return;
+  for (const auto& [space, key] : w_.db().held_by(b))
+    if (space == Space::advisory) w_.recorder().locks.session_lock_ended(key);
+}
+
+void SimConn::close() {
+  if (Bouncer* b = w_.bouncer()) {
+    b->client_closed(*this);
+    return;
+  }
+  forget_session_locks(backend_);
+  w_.db().backend_died(backend_);
+}
 
 void SimConn::check_usable(std::string_view what) const {
   if (lost_) throw DbError(std::string(what) + ": database connection lost (its backend is gone)");
@@ -31,7 +61,7 @@ void SimConn::lose_connection(std::string_view what) {
   lost_ = true;
   in_tx_ = false;
   aborted_ = false;
-  w_.db().backend_died(backend_);
+  close();
   w_.recorder().effects.db_fault(DbFault::conn_lost);
   if (tracing()) cx_->trace("db.conn_lost", w_.now(), w_.now(), id_, "fault conn_lost during " + std::string(what));
   throw DbError(std::string(what) + ": database connection lost (fault conn_lost: the backend ended, its transaction rolled back)");
@@ -43,6 +73,9 @@ void SimConn::maybe_lose_connection(std::string_view what) {
 
 void SimConn::account(const char* step, Duration start, bool lock_statement, std::string detail) {
   last_step_ = step;
+  // Transaction pooling: an autocommitted statement or a transaction's end gives the backend back.
+  if (!in_tx_)
+    if (Bouncer* b = w_.bouncer()) b->statement_done(*this);
   if (!cx_) return;
   const Duration end = w_.now();
   (lock_statement ? cx_->split().lock_wait : cx_->split().db) += end - start;
@@ -111,6 +144,8 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
   const bool error = r != LockResult::acquired && (mode.wait != LockWait::try_lock || sp == Space::row);
   if (error && in_tx_) aborted_ = true;
   if (!in_tx_ && sc == Scope::xact && r == LockResult::acquired) w_.db().end_xact(backend_, true);  // autocommit
+  if (sc == Scope::session && r == LockResult::acquired && cx_)
+    w_.recorder().locks.session_lock_granted(key, cx_->request().id);
   std::string detail;
   if (tracing()) {
     detail = key_text(what, key);
@@ -126,7 +161,8 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
 
 Task<LockResult> SimConn::lock_row(Table t, Key key, LockMode mode) {
   const Key rk = row_key(t, key);
-  if (!w_.db().visible(rk, backend_)) {
+  // (Behind a Bouncer outside a transaction no backend is held yet: the lock statement takes one.)
+  if (backend_ >= 0 && !w_.db().visible(rk, backend_)) {
     // SELECT ... FOR UPDATE on a row that does not exist (or whose insert is not
     // committed yet) returns no row, locks nothing and waits for nothing.
     const Duration t0 = w_.now();
@@ -152,6 +188,7 @@ Task<bool> SimConn::advisory_unlock(Key key) {
   co_await statement();
   check_usable("pg_advisory_unlock");
   const bool ok = w_.db().unlock_session(key, backend_);
+  if (ok && cx_) w_.recorder().locks.session_lock_unlocked(key, cx_->request().id);
   account("lock.release", t0, true,
           tracing() ? key_text("advisory", key) + (ok ? "" : ": WARNING you don't own a lock of type ExclusiveLock")
                     : std::string());
@@ -379,6 +416,7 @@ void SimConn::release() {
     w_.db().end_xact(backend_, false);
     in_tx_ = false;
     aborted_ = false;
+    if (Bouncer* b = w_.bouncer()) b->statement_done(*this);
   }
   const Duration now = w_.now();
   const Duration held = now - borrowed_at_;

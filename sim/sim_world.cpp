@@ -45,6 +45,7 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       db_fault_rng_(s.seed, "sim.db_faults"),
       workload_(s, scenario.fresh_key_per_request()) {
   pool_.size = s.maximum_pool_size * s.pods;
+  if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
 }
 
 SimWorld::~SimWorld() {
@@ -219,7 +220,7 @@ void SimWorld::crash(int index) {
     ++keys;
     usable_at = std::max(usable_at, *r.lease_at + s_.lease_ttl);
   });
-  for (Backend b : slot->backends()) db_.backend_died(b);
+  for (auto& c : slot->conns_) c->close();
 
   for (auto& l : lost) {
     if (l.root) vanished_.push_back(l.root);
@@ -251,7 +252,7 @@ void SimWorld::shutdown() {
       recorder_.finish(l.request.id, Outcome::error, l.request.intended, now(), l.cx ? l.cx->split() : TimeSplit{});
       if (tracing()) recorder_.trace({l.request.id, "outcome", now(), now(), -1, "error: unfinished when the simulation stopped"});
     }
-    for (Backend b : pod->backends()) db_.backend_died(b);
+    for (auto& c : pod->conns_) c->close();
   }
   loop_.clear();
 }
@@ -328,6 +329,7 @@ nlohmann::json SimWorld::result() {
   run.probe = &probe_;
   run.partner = partner_.report(scenario_.service_view(stored_rows()));
   run.extra["strategy_info"] = strategy_info_json(info_);
+  if (bouncer_) run.extra["pgbouncer"] = bouncer_->report();
   run.extra["sim"] = {{"events", loop_.events_run()},
                       {"pods", s_.pods},
                       {"lock_waits", db_.waits()},

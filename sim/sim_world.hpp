@@ -29,6 +29,7 @@
 #include "core/strategy.hpp"
 #include "strategies/registry.hpp"
 #include "core/world.hpp"
+#include "sim/bouncer.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/local_locks.hpp"
 #include "sim/lock_manager.hpp"
@@ -74,9 +75,24 @@ class SimConn final : public Conn {
   void kill() { dead_ = true; }
   // The fault conn_lost ended this connection's backend: its pool replaces it on return.
   bool lost() const { return lost_; }
+  // The client connection closes (crash, maxLifetime, lost): its backend ends
+  // with it; behind a Bouncer, only a backend it holds right now.
+  void close();
 
  private:
-  Sleep statement();  // one db_latency sample on the event loop
+  friend class Bouncer;
+  // One statement's start: a backend from the Bouncer when there is one (the
+  // wait for it included), then one db_latency sample on the event loop.
+  struct StatementStart {
+    SimConn& c;
+    Duration latency;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h);
+    void await_resume();
+  };
+  StatementStart statement();
+  // The session advisory locks of backend b leave the requests' ledger (the backend ends).
+  void forget_session_locks(Backend b);
   bool tracing() const;  // a request holds the connection and the trace has room
   void check_usable(std::string_view what) const;
   // Named fault sites (--db-faults): a statement inside a transaction may find
@@ -96,13 +112,14 @@ class SimConn final : public Conn {
   SimWorld& w_;
   Pod& pod_;
   const int id_;
-  const Backend backend_;
+  Backend backend_;  // behind a Bouncer: the backend held now, -1 = none
   const Duration created_at_;
   bool in_tx_ = false;
   bool aborted_ = false;  // an error inside the transaction: only ROLLBACK is accepted
   bool borrowed_ = false;
   bool dead_ = false;
   bool lost_ = false;
+  bool server_wait_failed_ = false;  // the Bouncer's query_wait_timeout hit this client's wait
   std::uint64_t borrow_gen_ = 0;
   Duration borrowed_at_{};
   RequestCtx* cx_ = nullptr;  // the request holding this connection (null for the probe)
@@ -238,6 +255,7 @@ class SimWorld final : public World {
   const std::string& strategy_spec() const { return strategy_spec_; }
   Strategy& strategy() { return strategy_; }
   Scenario& scenario() { return scenario_; }
+  Bouncer* bouncer() { return bouncer_.get(); }  // null without --pgbouncer
 
   // Tests: every request's borrows (asked, got, given back), in borrow order.
   struct BorrowRecord {
@@ -286,6 +304,7 @@ class SimWorld final : public World {
   Workload workload_;
   PoolStats pool_;
   ProbeStats probe_;
+  std::unique_ptr<Bouncer> bouncer_;  // --pgbouncer transaction|session
 
   std::vector<std::unique_ptr<Pod>> pods_;     // the live incarnation of each pod index
   std::vector<std::unique_ptr<Pod>> crashed_;  // kept until the end: vanished coroutines point into them

@@ -162,3 +162,12 @@ TEST_F(BadInput, DatabaseFaultsOutsideTheirSyntaxAreRefusedWithTheAcceptedForm) 
     expect_refused(std::string("--world sim --scenario checkout --strategy held-tx --db-faults ") + bad, "--db-faults");
   expect_refused("--world sim --scenario checkout --strategy outbox --outbox-pollers 65", "--outbox-pollers");
 }
+
+TEST_F(BadInput, PgBouncerSettingsOutsideTheirValuesAreRefusedWithTheAcceptedOnes) {
+  expect_refused("--world sim --pgbouncer statement", "--pgbouncer");
+  expect_refused("--world sim --pgbouncer-pool-size 0", "--pgbouncer-pool-size");
+  expect_refused("--world sim --statements named", "--statements");
+  expect_refused("--world real --db postgresql://u@127.0.0.1:1/x --partner http://127.0.0.1:1 --pgbouncer transaction "
+                 "--pod-mode process",
+                 "--pgbouncer");
+}

@@ -1,0 +1,112 @@
+// PgBouncer in the simulator (sim/bouncer.*): transaction pooling hands a
+// session lock's backend to strangers; lock waiters keep backends; correct
+// strategies stay clean; session pooling keeps today's behaviour.
+#include <gtest/gtest.h>
+
+#include "core/run.hpp"
+
+namespace lockbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+Settings behind_pgbouncer(const std::string& strategy, const std::string& mode, int backends) {
+  Settings s;
+  s.scenario = "switch-primary";
+  s.strategy = strategy;
+  s.pgbouncer = mode;
+  s.pgbouncer_pool_size = backends;
+  s.partner_latency = Distribution::fixed(200);
+  s.db_latency = Distribution::fixed(0.5);
+  s.rate_per_s = 20;
+  s.keys = 5;
+  s.duration = 10s;
+  s.trace_requests = 5;
+  return s;
+}
+
+std::int64_t violations_total(const nlohmann::json& r) {
+  std::int64_t n = 0;
+  for (const auto& [kind, count] : r["partner"]["violations"].items()) n += count.get<std::int64_t>();
+  return n;
+}
+std::int64_t locks(const nlohmann::json& r, const char* what) { return r["locks"][what].get<std::int64_t>(); }
+
+TEST(SimPgBouncer, gives_a_session_lock_to_the_next_client_on_its_backend_under_transaction_pooling) {
+  // One backend: request 1 locks and returns it (autocommit); request 2 is
+  // given the same backend and re-enters the lock: both hold it at once.
+  Settings s = behind_pgbouncer("advisory-session:pinned", "transaction", 1);
+  s.arrival = Arrival::burst;
+  s.burst = 2;
+  s.key_dist = KeyDist::hot;
+  const auto r = run_sim(s);
+  EXPECT_EQ(locks(r, "acquired"), 2) << r["locks"].dump();
+  EXPECT_EQ(locks(r, "handed_to_stranger"), 1) << r["locks"].dump();
+  EXPECT_GT(r["partner"]["violations"]["overlap_person"].get<int>(), 0);
+  EXPECT_EQ(locks(r, "unlock_failures"), 0);  // both unlocks ran on that one backend
+
+  s.pgbouncer = "none";  // the same burst on pinned connections: the second one is refused
+  const auto direct = run_sim(s);
+  EXPECT_EQ(locks(direct, "acquired"), 1);
+  EXPECT_EQ(locks(direct, "handed_to_stranger"), 0);
+}
+
+TEST(SimPgBouncer, leaks_session_locks_fails_their_unlocks_and_races_for_pinned_and_pooled_alike) {
+  for (const char* strategy : {"advisory-session:pinned", "advisory-session:pooled"}) {
+    const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
+    EXPECT_GT(locks(r, "handed_to_stranger"), 0) << strategy << r["locks"].dump();
+    EXPECT_GT(locks(r, "unlock_failures"), 0) << strategy;  // "you don't own a lock": another backend
+    EXPECT_GT(locks(r, "leaked"), 0) << strategy;           // the locks outlive every client
+    EXPECT_GT(r["partner"]["violations"]["overlap_person"].get<int>(), 0) << strategy;
+    EXPECT_EQ(r["pgbouncer"]["pool_mode"], "transaction");
+  }
+  // Pinned without PgBouncer: the same load, nothing of the above.
+  const auto direct = run_sim(behind_pgbouncer("advisory-session:pinned", "none", 4));
+  EXPECT_EQ(locks(direct, "handed_to_stranger") + locks(direct, "unlock_failures") + locks(direct, "leaked"), 0);
+  EXPECT_EQ(violations_total(direct), 0);
+}
+
+TEST(SimPgBouncer, keeps_advisory_xact_and_row_lease_clean_under_transaction_pooling) {
+  for (const char* strategy : {"advisory-xact:try", "advisory-xact:wait", "row-lease"}) {
+    const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
+    EXPECT_EQ(violations_total(r), 0) << strategy << r["partner"]["violations"].dump();
+    EXPECT_EQ(locks(r, "leaked") + locks(r, "unlock_failures") + locks(r, "handed_to_stranger"), 0) << strategy;
+    EXPECT_GT(r["requests"]["ok"].get<int>(), 20) << strategy;
+  }
+}
+
+TEST(SimPgBouncer, lets_lock_waiters_hold_every_backend_while_other_clients_queue_until_lock_timeout) {
+  // Two backends: the holder's transaction keeps one through its 3 s partner
+  // call, a waiter for the same key keeps the other until lock_timeout; every
+  // other client waits at PgBouncer for a backend, however unrelated its work.
+  Settings s = behind_pgbouncer("advisory-xact:wait", "transaction", 2);
+  s.arrival = Arrival::burst;
+  s.burst = 8;
+  s.key_dist = KeyDist::hot;
+  s.partner_latency = Distribution::fixed(3000);
+  s.lock_timeout = 1s;
+  const auto r = run_sim(s);
+  EXPECT_GE(r["pgbouncer"]["clients_waiting_max"].get<int>(), 5) << r["pgbouncer"].dump();
+  EXPECT_GE(locks(r, "denied"), 2) << r["locks"].dump();  // the waiters' lock_timeout freed the backends
+  EXPECT_GE(r["requests"]["ok"].get<int>(), 1);
+  EXPECT_EQ(violations_total(r), 0);
+}
+
+TEST(SimPgBouncer, session_pooling_keeps_session_locks_with_their_client) {
+  // As many backends as connections: one backend per client for its life.
+  const auto r = run_sim(behind_pgbouncer("advisory-session:pinned", "session", 10));
+  EXPECT_EQ(locks(r, "handed_to_stranger") + locks(r, "unlock_failures") + locks(r, "leaked"), 0) << r["locks"].dump();
+  EXPECT_EQ(violations_total(r), 0);
+  EXPECT_EQ(r["pgbouncer"]["query_wait_timeouts"], 0);
+}
+
+TEST(SimPgBouncer, gives_the_same_result_for_a_seed) {
+  const Settings s = behind_pgbouncer("advisory-session:pooled", "transaction", 3);
+  auto a = run_sim(s), b = run_sim(s);
+  a["provenance"].erase("created_at");
+  b["provenance"].erase("created_at");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+}  // namespace
+}  // namespace lockbench
