@@ -198,6 +198,14 @@ std::vector<SettingDef> make_defs() {
          s.clock_skew = parse_duration(v.substr(0, colon), "--clock-skew");
          s.skew_pod = colon == std::string::npos ? 0 : static_cast<int>(parse_int(v.substr(colon + 1), "clock-skew", 1, 64));
        }},
+      {"redis", "redis-lease's store: redis://HOST:PORT (real world)",
+       [](S& s, const std::string& v) { s.redis_url = v; }},
+      {"redis-latency", "simulator: round trip of one lease-store command (as --partner-latency)",
+       [](S& s, const std::string& v) { s.redis_latency = Distribution::parse(v, "--redis-latency"); }},
+      {"redis-failover-at", "simulator: the lease store fails over here, losing the writes of the last --redis-replication-lag",
+       [](S& s, const std::string& v) { s.redis_failover_at = parse_duration(v, "--redis-failover-at"); }},
+      {"redis-replication-lag", "simulator: writes not yet replicated when the store fails over",
+       dur("redis-replication-lag", &S::redis_replication_lag)},
       {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
   };
   return d;

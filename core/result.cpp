@@ -191,7 +191,9 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"unlock_failures", rec.locks.unlock_failures.load()},
                 {"leaked", rec.locks.leaked.load()},
                 {"nothing_locked", rec.locks.nothing_locked.load()},
-                {"lease_lost", rec.locks.lease_lost.load()}};
+                {"lease_lost", rec.locks.lease_lost.load()},
+                {"renewals", rec.locks.renewals.load()},
+                {"renewal_failures", rec.locks.renewal_failures.load()}};
 
   nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
   const bool available = partner.value("available", true);

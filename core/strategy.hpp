@@ -62,6 +62,8 @@ struct StrategyProps {
   bool refuses_missing_row = false;
   // It sends an Idempotency-Key, so it applies only where the partner takes one (payments).
   bool needs_idempotency = false;
+  // Its lock lives in an external lease store (Redis): a real run needs --redis.
+  bool needs_lease_store = false;
 };
 
 }  // namespace lockbench

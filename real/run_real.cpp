@@ -40,6 +40,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
+#include "real/redis_store.hpp"
 #include "real/run_common.hpp"
 #include "real/run_pods.hpp"
 #include "real/workers.hpp"
@@ -232,6 +233,8 @@ void run_background(real::RealWorld& world, Recorder& recorder, const Settings& 
 
 nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   configured.validate();
+  if (strategy_info(configured.strategy).props.needs_lease_store && real::pods_over_http(configured))
+    throw SettingError("--pod-mode: " + configured.strategy + " runs with --pod-mode thread only (serve takes no --redis yet)");
   // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
   if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
   real::refuse_faults_in_threads(configured);
@@ -258,6 +261,19 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   };
 
   // --- prepare: any failure here is a setting error, before any output ---
+  // redis-lease: the run's keys in Redis, deleted when run_real returns, whatever the way out.
+  std::unique_ptr<real::RedisStore> redis;
+  if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
+  struct RedisKeys {
+    real::RedisStore* store;
+    ~RedisKeys() {
+      try {
+        if (store) store->drop_run_keys();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
+      }
+    }
+  } const redis_keys{redis.get()};
   const Leftovers leftovers = prepare_database(s, run_id);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
@@ -289,6 +305,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
   for (auto& p : pools) {
     worlds.push_back(std::make_unique<real::RealWorld>(*p, partner));
+    worlds.back()->set_lease_store(redis.get());
     workers.push_back(std::make_unique<real::WorkerPool>(s.max_threads, s.accept_count));
   }
   // The run starts now: opening connections and threads is not the requests' time.
@@ -510,6 +527,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     // Leaked, as in the simulator: session locks still held + leases never released.
     recorder.locks.leaked = real::advisory_locks_held_by(*c, pids) + real::leases_held(*c, run_key);
     leases_released = real::release_leases(*c, run_key);
+    if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
   }
@@ -557,6 +575,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
                        {"leases_released_at_end", leases_released}};
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
   run.extra["strategy_info"] = strategy_info_json(info);
+  if (redis) run.extra["real"]["redis"] = redact_secrets(s.redis_url);
   nlohmann::json result = make_result(run);
   pools.clear();
   return result;
