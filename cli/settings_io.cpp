@@ -206,6 +206,10 @@ std::vector<SettingDef> make_defs() {
        [](S& s, const std::string& v) { s.redis_failover_at = parse_duration(v, "--redis-failover-at"); }},
       {"redis-replication-lag", "simulator: writes not yet replicated when the store fails over",
        dur("redis-replication-lag", &S::redis_replication_lag)},
+      {"max-connections", "lint: the server's max_connections (without --db; default 100)",
+       integer("max-connections", &S::pg_max_connections, 1, 262143)},
+      {"max-locks-per-transaction", "lint: the server's max_locks_per_transaction (without --db; default 64)",
+       integer("max-locks-per-transaction", &S::pg_max_locks_per_transaction, 10, 2147483647)},
       {"trace-requests", "requests whose steps are kept in the result's trace", integer("trace-requests", &S::trace_requests, 0, 10000)},
   };
   return d;

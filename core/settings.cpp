@@ -134,6 +134,8 @@ nlohmann::json Settings::to_json() const {
   j["redis-latency"] = redis_latency.to_string();
   j["redis-failover-at"] = redis_failover_at ? nlohmann::json(fd(*redis_failover_at)) : nlohmann::json(nullptr);
   j["redis-replication-lag"] = fd(redis_replication_lag);
+  if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
+  if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
   if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
   j["clock-skew"] = fd(clock_skew);
   if (pod_mode == "process") {

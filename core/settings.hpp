@@ -120,6 +120,10 @@ struct Settings {
   Distribution redis_latency = Distribution::fixed(0.2);
   std::optional<Duration> redis_failover_at;
   Duration redis_replication_lag = 1s;
+  // lint: the server's max_connections and max_locks_per_transaction when no
+  // --db says (0 = PostgreSQL's defaults, 100 and 64).
+  int pg_max_connections = 0;
+  int pg_max_locks_per_transaction = 0;
 
   // Simulator faults (virtual time; absent = none).
   std::optional<Duration> crash_at;    // the pod running the requests crashes here

@@ -302,6 +302,9 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
     // class 08 (connection exception) and 57 (operator intervention, e.g.
     // pg_terminate_backend) end the session.
     const std::string st = e.sqlstate();
+    if (st == "53200")  // out of shared memory: the whole server's lock table is full
+      throw DbError("SQLSTATE 53200 out of shared memory: PostgreSQL's shared lock table is full "
+                    "(max_locks_per_transaction x max_connections; lockbench lint checks it)");
     if (st.rfind("08", 0) == 0 || st.rfind("57", 0) == 0 || !conn_->is_open()) broken_ = true;
     throw DbError("SQLSTATE " + st + ": " + e.what());
   } catch (const pqxx::failure& e) {

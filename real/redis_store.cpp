@@ -205,6 +205,19 @@ std::int64_t RedisStore::held() {
   return n;
 }
 
+std::int64_t RedisStore::keys() {
+  std::int64_t n = 0;
+  std::string cursor = "0";
+  for (int page = 0; page < 100000; ++page) {
+    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "*", "COUNT", "1000"});
+    if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
+    cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
+    n += static_cast<std::int64_t>(r.r->element[1]->elements);
+    if (cursor == "0") break;
+  }
+  return n;
+}
+
 std::int64_t RedisStore::drop_run_keys() {
   std::int64_t n = 0;
   std::string cursor = "0";

@@ -52,6 +52,8 @@ class RedisStore {
   bool extend(Key key, std::string_view owner, Duration ttl);
   // Leases of this run still held (their key has not expired).
   std::int64_t held();
+  // Keys of this run (any kind).
+  std::int64_t keys();
   // Deletes every key of this run (SCAN MATCH prefix*, bounded); returns how many.
   std::int64_t drop_run_keys();
   const std::string& prefix() const { return prefix_; }

@@ -38,6 +38,7 @@
 #include "fake_partner/model/call.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
+#include "real/pg_limits.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
 #include "real/redis_store.hpp"
@@ -275,6 +276,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     }
   } const redis_keys{redis.get()};
   const Leftovers leftovers = prepare_database(s, run_id);
+  // PostgreSQL's limit: every pod's pool opens at start; refuse what the server cannot take (one line).
+  real::check_connection_budget(s, real::read_pg_limits(s.db_url, real::application_name(run_id, "prepare")), 1);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));

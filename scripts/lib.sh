@@ -13,14 +13,18 @@ lockbench_build() {
   cmake --build "$build" -j"$(nproc)"
 }
 
-# lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL and a fake
-# partner on loopback. Sets LOCKBENCH_DB and LOCKBENCH_PARTNER. Stop them with
+# lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL, a fake
+# partner and a redis-server (redis-lease) on loopback. Sets LOCKBENCH_DB,
+# LOCKBENCH_PARTNER and LOCKBENCH_REDIS (LOCKBENCH_TEST_REDIS too). Stop them with
 # lockbench_stop_servers WORK_DIR (register it in an EXIT trap).
 lockbench_start_servers() {
   local work=$1 build=$2 root
   root=$(lockbench_root)
   mkdir -p "$work"
   LOCKBENCH_DB=$("$root/scripts/pg" start "$work/pg" | tail -n 1)
+  LOCKBENCH_REDIS=$("$root/scripts/redis" start "$work/redis" | tail -n 1)
+  LOCKBENCH_TEST_REDIS=$LOCKBENCH_REDIS
+  export LOCKBENCH_REDIS LOCKBENCH_TEST_REDIS
   "$build/fake_partner/server/fake_partner" --port 0 >"$work/partner.out" 2>"$work/partner.err" &
   echo $! >"$work/partner.pid"
   local line="" i
@@ -43,6 +47,9 @@ lockbench_stop_servers() {
   if [[ -f "$work/partner.pid" ]]; then
     kill "$(cat "$work/partner.pid")" 2>/dev/null || true
     rm -f "$work/partner.pid"
+  fi
+  if [[ -d "$work/redis" ]]; then
+    "$(lockbench_root)/scripts/redis" stop "$work/redis" >/dev/null 2>&1 || true
   fi
   if [[ -d "$work/pg" ]]; then
     "$(lockbench_root)/scripts/pg" stop "$work/pg" >/dev/null 2>&1 || true

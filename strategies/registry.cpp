@@ -16,10 +16,13 @@ std::unique_ptr<Strategy> make(A... a) {
 }
 
 constexpr StrategyProps kNone{false, Exclusion::none, false, false, false, false};
-constexpr StrategyProps kHeldTx{true, Exclusion::all_pods, true, true, false, false};
-constexpr StrategyProps kAdvisoryXact{true, Exclusion::all_pods, true, false, false, false};
-constexpr StrategyProps kSessionPinned{true, Exclusion::all_pods, true, false, false, false};
-constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false};
+constexpr StrategyProps kHeldTx{true, Exclusion::all_pods, true, true, false, false, false, LockTableUse::per_connection};
+constexpr StrategyProps kAdvisoryXact{true,  Exclusion::all_pods, true,  false, false,
+                                      false, false,               LockTableUse::per_connection};
+constexpr StrategyProps kSessionPinned{true,  Exclusion::all_pods, true,  false, false,
+                                       false, false,               LockTableUse::per_connection};
+// Its failed unlocks leave session locks on pooled connections: up to one per key.
+constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false, false, LockTableUse::per_key};
 constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, false};
 // The article's lease: the expiry compares the database's clock with the
 // application's, and the release clears whoever holds the lease.
