@@ -51,17 +51,22 @@ bool LeaseStore::extend(Duration now, Key key, std::string_view owner, Duration 
   return true;
 }
 
-std::int64_t LeaseStore::failover(Duration now) {
+LeaseStore::Failover LeaseStore::failover(Duration now) {
   replicate_until(now - lag_);
   log_.clear();  // never reached the replica: lost
-  std::int64_t lost = 0;
+  Failover f;
   for (const auto& [k, e] : primary_) {
     if (!e.held(now)) continue;
     const auto it = replica_.find(k);
-    if (it == replica_.end() || !it->second.held(now) || it->second.owner != e.owner) ++lost;
+    if (it == replica_.end() || !it->second.held(now) || it->second.owner != e.owner) ++f.lost;
+  }
+  for (const auto& [k, e] : replica_) {
+    if (!e.held(now)) continue;
+    const auto it = primary_.find(k);
+    if (it == primary_.end() || !it->second.held(now)) ++f.resurrected;
   }
   primary_ = replica_;
-  return lost;
+  return f;
 }
 
 std::string LeaseStore::owner_of(Duration now, Key key) const {

@@ -32,9 +32,15 @@ class LeaseStore {
   // GET == owner ? PEXPIRE ttl : 0 (one script).
   bool extend(Duration now, Key key, std::string_view owner, Duration ttl);
   // The replica becomes the primary: writes after now - replication_lag are
-  // lost. Returns how many leases held on the old primary are gone or belong to
-  // someone else on the new one.
-  std::int64_t failover(Duration now);
+  // lost. `lost`: leases held on the old primary that are gone or someone
+  // else's on the new one (a second holder can get in); `resurrected`: leases
+  // held on the new primary that were free on the old (a lost release: the key
+  // stays blocked until that TTL passes).
+  struct Failover {
+    std::int64_t lost = 0;
+    std::int64_t resurrected = 0;
+  };
+  Failover failover(Duration now);
 
   // The owner of key's lease at `now` ("" when free or expired).
   std::string owner_of(Duration now, Key key) const;

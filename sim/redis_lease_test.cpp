@@ -51,12 +51,24 @@ TEST(SimLeaseStore, grants_one_holder_until_the_ttl_passes_then_names_the_holder
   EXPECT_FALSE(c.took_over_expired);  // released, not expired: no steal
 }
 
+TEST(SimLeaseStore, a_failover_that_loses_a_release_resurrects_the_lease_until_its_ttl) {
+  sim::LeaseStore st(1s);
+  st.acquire(0s, 1, "req-1", 30s);
+  EXPECT_TRUE(st.release(5s, 1, "req-1"));  // not replicated before the failover at 5.5 s
+  const auto f = st.failover(5500ms);
+  EXPECT_EQ(f.lost, 0);
+  EXPECT_EQ(f.resurrected, 1);
+  EXPECT_EQ(st.owner_of(6s, 1), "req-1");  // released, yet held again: blocked until 30 s
+  EXPECT_FALSE(st.acquire(6s, 1, "req-2", 30s).acquired);
+  EXPECT_TRUE(st.acquire(30001ms, 1, "req-2", 30s).acquired);
+}
+
 TEST(SimLeaseStore, a_failover_loses_the_last_writes_and_hands_a_fencing_token_out_twice) {
   sim::LeaseStore st(1s);
   EXPECT_EQ(st.acquire(0s, 1, "req-1", 30s).token, 1u);  // replicated by 1 s
   EXPECT_TRUE(st.release(2s, 1, "req-1"));
   EXPECT_EQ(st.acquire(5s, 1, "req-2", 30s).token, 2u);  // not replicated before the failover at 5.5 s
-  EXPECT_EQ(st.failover(5500ms), 1);
+  EXPECT_EQ(st.failover(5500ms).lost, 1);
   EXPECT_EQ(st.owner_of(5500ms, 1), "");  // req-2's lease vanished ...
   const auto again = st.acquire(6s, 1, "req-3", 30s);
   EXPECT_TRUE(again.acquired);  // ... so a second holder gets in
@@ -64,7 +76,7 @@ TEST(SimLeaseStore, a_failover_loses_the_last_writes_and_hands_a_fencing_token_o
 
   sim::LeaseStore synced(0s);  // no replication lag: nothing is lost
   synced.acquire(5s, 1, "req-2", 30s);
-  EXPECT_EQ(synced.failover(5500ms), 0);
+  EXPECT_EQ(synced.failover(5500ms).lost, 0);
   EXPECT_EQ(synced.owner_of(5500ms, 1), "req-2");
 }
 

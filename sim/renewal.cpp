@@ -128,7 +128,9 @@ Task<bool> SimWorld::kv_lease_extend(RequestCtx& cx, Key key, std::string_view o
 
 void SimWorld::on_redis_failover(void* self, std::uint64_t) {
   auto& w = *static_cast<SimWorld*>(self);
-  w.failover_leases_lost_ += w.leases_.failover(w.now());
+  const LeaseStore::Failover f = w.leases_.failover(w.now());
+  w.failover_leases_lost_ += f.lost;
+  w.failover_leases_resurrected_ += f.resurrected;
 }
 
 }  // namespace lockbench::sim

@@ -345,7 +345,8 @@ nlohmann::json SimWorld::result() {
     run.extra["sim"]["lease_store"] = {
         {"failover_at_s", s_.redis_failover_at ? nlohmann::json(to_s(*s_.redis_failover_at)) : nlohmann::json(nullptr)},
         {"replication_lag_ms", to_ms(s_.redis_replication_lag)},
-        {"leases_lost_on_failover", failover_leases_lost_}};
+        {"leases_lost_on_failover", failover_leases_lost_},
+        {"leases_resurrected_on_failover", failover_leases_resurrected_}};
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {
     nlohmann::json f;
     f["crash_at_s"] = s_.crash_at ? nlohmann::json(to_s(*s_.crash_at)) : nlohmann::json(nullptr);

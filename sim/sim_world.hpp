@@ -317,6 +317,7 @@ class SimWorld final : public World {
   LeaseStore leases_;
   Rng redis_rng_;
   std::int64_t failover_leases_lost_ = 0;
+  std::int64_t failover_leases_resurrected_ = 0;
 
   // Faults.
   std::int64_t steals_from_live_ = 0;
