@@ -114,15 +114,15 @@ TEST(RealRenewal, keeps_a_short_ttl_lease_through_slow_calls_without_steals) {
   NEED_REDIS();
   for (const char* spec : {"row-lease:renew", "redis-lease:renew"}) {
     Settings s = base(spec);
-    s.rate_per_s = 8;
+    s.rate_per_s = 5;
     s.duration = 2s;
-    s.partner_latency = Distribution::fixed(300);
-    s.lease_ttl = 300ms;  // renewed every 100 ms through 900 ms of calls
+    s.partner_latency = Distribution::fixed(400);
+    s.lease_ttl = 600ms;  // renewed every 200 ms through 800 ms of calls: a renewal 400 ms late would lose it
     const json r = run_real(s);
     EXPECT_GT(locks(r, "acquired"), 0) << spec;
     EXPECT_EQ(locks(r, "lease_steals"), 0) << spec;
     EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
-    EXPECT_GE(locks(r, "renewals"), 3 * locks(r, "acquired")) << spec;
+    EXPECT_GE(locks(r, "renewals"), 2 * locks(r, "acquired")) << spec;
     EXPECT_EQ(locks(r, "leaked"), 0) << spec;
   }
 }
