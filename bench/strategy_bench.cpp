@@ -7,6 +7,10 @@
 //   BM_advisory_session    pg_try_advisory_lock; pg_advisory_unlock
 //   BM_row_lease           lease UPDATE ... RETURNING; release UPDATE (the pgbench_compare case)
 //   BM_optimistic          read the version; UPDATE ... WHERE version = $v
+//   BM_row_lease_extend    one renewal of row-lease:renew: borrow, owner-checked UPDATE, give back
+//   BM_redis_lease         redis-lease: EVAL acquire (SET NX PX + INCR), EVAL release; no pool
+//                          (needs LOCKBENCH_BENCH_REDIS=redis://127.0.0.1:PORT as well)
+//   BM_redis_lease_extend  one renewal of redis-lease:renew: EVAL owner-checked PEXPIRE
 //
 // Each thread works on its own key, so the figures are the uncontended cost;
 // items_per_second is acquire + release pairs per second over all threads.
@@ -18,6 +22,9 @@
 #include <mutex>
 
 #include "real/pool.hpp"
+#include "real/redis_store.hpp"
+
+#include <unistd.h>
 
 namespace {
 
@@ -124,12 +131,101 @@ void BM_optimistic(benchmark::State& state) {
   });
 }
 
+void BM_row_lease_extend(benchmark::State& state) {
+  Pool* pool = shared_pool(state);
+  if (!pool) return;
+  const Key key = state.thread_index() + 1;
+  const std::string owner = "bench-" + std::to_string(key);
+  {
+    PgConn* c = pool->borrow();
+    const bool got = c && run_sync(c->lease_acquire(kUsers, key, owner, 30s, LeaseClock::database, LeaseSql::owned)).acquired;
+    if (c) c->release();
+    if (!got) {
+      state.SkipWithError("the lease was not acquired on an uncontended key");
+      return;
+    }
+  }
+  run_case(state, [](PgConn& c, Key k, const std::string& o) { return run_sync(c.lease_extend(kUsers, k, o, 30s)); });
+  PgConn* c = pool->borrow();
+  if (c) {
+    run_sync(c->lease_release(kUsers, key, owner, LeaseSql::owned));
+    c->release();
+  }
+}
+
+// The shared Redis store (its keys deleted at exit), or null with the reason.
+RedisStore* shared_redis(benchmark::State& state) {
+  static std::mutex mu;
+  struct Owned {
+    std::unique_ptr<RedisStore> store;
+    ~Owned() {
+      try {
+        if (store) store->drop_run_keys();
+      } catch (const std::exception&) {
+      }
+    }
+  };
+  static Owned redis;        // GUARDED_BY(mu) while created
+  static std::string error;  // GUARDED_BY(mu)
+  std::lock_guard lock(mu);
+  if (!redis.store && error.empty()) {
+    const char* url = std::getenv("LOCKBENCH_BENCH_REDIS");
+    if (!url || !*url) {
+      error = "LOCKBENCH_BENCH_REDIS is unset (scripts/redis start DIR starts a throw-away redis-server)";
+    } else {
+      try {
+        redis.store = std::make_unique<RedisStore>(url, "lockbench:bench-" + std::to_string(::getpid()) + ":", 2s);
+      } catch (const std::exception& e) {
+        error = std::string("cannot use Redis: ") + e.what();
+      }
+    }
+  }
+  if (!redis.store) state.SkipWithError(error.c_str());
+  return redis.store.get();
+}
+
+void BM_redis_lease(benchmark::State& state) {
+  RedisStore* r = shared_redis(state);
+  if (!r) return;
+  const Key key = state.thread_index() + 1;
+  const std::string owner = "bench-" + std::to_string(key);
+  for (auto _ : state) {
+    if (!r->acquire(key, owner, 30s).acquired || !r->release(key, owner)) {
+      state.SkipWithError("the lease was not acquired on an uncontended key");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_redis_lease_extend(benchmark::State& state) {
+  RedisStore* r = shared_redis(state);
+  if (!r) return;
+  const Key key = 1000 + state.thread_index();
+  const std::string owner = "bench-" + std::to_string(key);
+  if (!r->acquire(key, owner, 30s).acquired) {
+    state.SkipWithError("the lease was not acquired on an uncontended key");
+    return;
+  }
+  for (auto _ : state) {
+    if (!r->extend(key, owner, 30s)) {
+      state.SkipWithError("the renewal found the lease lost");
+      break;
+    }
+  }
+  r->release(key, owner);
+  state.SetItemsProcessed(state.iterations());
+}
+
 BENCHMARK(BM_pool_only)->UseRealTime()->Threads(1)->Threads(4);
 BENCHMARK(BM_held_tx)->UseRealTime()->Threads(1)->Threads(4);
 BENCHMARK(BM_advisory_xact)->UseRealTime()->Threads(1)->Threads(4);
 BENCHMARK(BM_advisory_session)->UseRealTime()->Threads(1)->Threads(4);
 BENCHMARK(BM_row_lease)->UseRealTime()->Threads(1)->Threads(4);
 BENCHMARK(BM_optimistic)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_row_lease_extend)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_redis_lease)->UseRealTime()->Threads(1)->Threads(4);
+BENCHMARK(BM_redis_lease_extend)->UseRealTime()->Threads(1)->Threads(4);
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "core/run.hpp"
 #include "scenarios/registry.hpp"
 #include "real/calibrate.hpp"
+#include "real/pg_limits.hpp"
 #include "report/lint.hpp"
 
 using nlohmann::json;
@@ -63,6 +64,16 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) 
   in.db_time = from_ms(4 * s.db_latency.mean_ms());
   in.pods = s.pods;
   in.scenario = s.scenario;
+  in.keys = s.keys;
+  if (!s.db_url.empty()) {  // PostgreSQL's own limits, from the server
+    const real::PgLimits l = real::read_pg_limits(s.db_url, "lockbench/lint");
+    in.server = {l.max_connections, l.reserved_connections, l.max_locks_per_transaction, l.max_prepared_transactions,
+                 l.in_use, "read from the server"};
+  } else if (s.pg_max_connections > 0 || s.pg_max_locks_per_transaction > 0) {
+    if (s.pg_max_connections > 0) in.server.max_connections = s.pg_max_connections;
+    if (s.pg_max_locks_per_transaction > 0) in.server.max_locks_per_transaction = s.pg_max_locks_per_transaction;
+    in.server.source = "from --max-connections / --max-locks-per-transaction";
+  }
   const auto rep = report::lint(in);
   if (format == "json")
     std::cout << report::render_json(rep).dump(2) << "\n";

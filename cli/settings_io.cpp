@@ -303,6 +303,24 @@ std::vector<SettingDef> make_defs() {
       {"statements", "real world: prepared | unnamed (PQexecParams, works through transaction pooling) | auto",
        [](S& s, const std::string& v) { s.statements = one_of(v, "statements", {"auto", "prepared", "unnamed"}); },
        D, "auto|prepared|unnamed", shown(&S::statements)},
+      {"redis", "redis-lease's store: redis://HOST:PORT (real world)", [](S& s, const std::string& v) { s.redis_url = v; },
+       D, "URL", [](const S& s) { return s.redis_url.empty() ? std::string("none") : redact_secrets(s.redis_url); }},
+      {"redis-latency", "simulator: round trip of one lease-store command (as --partner-latency)",
+       [](S& s, const std::string& v) { s.redis_latency = Distribution::parse(v, "--redis-latency"); }, D, "DIST",
+       shown(&S::redis_latency)},
+      {"redis-failover-at", "simulator: the lease store fails over here, losing the writes of the last --redis-replication-lag",
+       [](S& s, const std::string& v) { s.redis_failover_at = parse_duration(iso8601_duration(v), "--redis-failover-at"); },
+       F, "DURATION", [](const S& s) { return s.redis_failover_at ? format_duration(*s.redis_failover_at) : std::string("none"); }},
+      {"redis-replication-lag", "simulator: writes not yet replicated when the store fails over",
+       dur("redis-replication-lag", &S::redis_replication_lag), F, "DURATION", shown(&S::redis_replication_lag)},
+      {"max-connections", "lint: the server's max_connections (without --db; default 100)",
+       integer("max-connections", &S::pg_max_connections, 1, 262143), D, "INT",
+       [](const S& s) { return s.pg_max_connections ? std::to_string(s.pg_max_connections) : std::string("the server's, else 100"); }},
+      {"max-locks-per-transaction", "lint: the server's max_locks_per_transaction (without --db; default 64)",
+       integer("max-locks-per-transaction", &S::pg_max_locks_per_transaction, 10, 2147483647), D, "INT",
+       [](const S& s) {
+         return s.pg_max_locks_per_transaction ? std::to_string(s.pg_max_locks_per_transaction) : std::string("the server's, else 64");
+       }},
   };
   return d;
 }

@@ -85,6 +85,9 @@ struct LockCounters {
   std::atomic<std::int64_t> nothing_locked{0};
   // A lease holder's conditional store found the lease taken over: nothing stored.
   std::atomic<std::int64_t> lease_lost{0};
+  // Lease renewals (the :renew variants): extended, and found lost (renewal stops).
+  std::atomic<std::int64_t> renewals{0};
+  std::atomic<std::int64_t> renewal_failures{0};
   // A session advisory lock granted to a request while another request's grant
   // of it was never unlocked: the two shared one session (a lock leaked into
   // the pool and re-entered, or PgBouncer's transaction pooling handing the

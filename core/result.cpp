@@ -192,7 +192,9 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"leaked", rec.locks.leaked.load()},
                 {"nothing_locked", rec.locks.nothing_locked.load()},
                 {"lease_lost", rec.locks.lease_lost.load()},
-                {"handed_to_stranger", rec.locks.handed_to_stranger.load()}};
+                {"handed_to_stranger", rec.locks.handed_to_stranger.load()},
+                {"renewals", rec.locks.renewals.load()},
+                {"renewal_failures", rec.locks.renewal_failures.load()}};
 
   nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
   const bool available = partner.value("available", true);

@@ -56,6 +56,9 @@ Settings Settings::scaled() const {
   s.retry_backoff_base = d(retry_backoff_base);
   s.retry_backoff_cap = d(retry_backoff_cap);
   s.lease_ttl = d(lease_ttl);
+  s.redis_latency = redis_latency.scaled(f);
+  if (redis_failover_at) s.redis_failover_at = d(*redis_failover_at);
+  s.redis_replication_lag = d(redis_replication_lag);
   s.lock_timeout = d(lock_timeout);
   s.db_latency = db_latency.scaled(f);  // the real world ignores these four: it has the real costs
   s.partner_overhead = d(partner_overhead);
@@ -131,6 +134,12 @@ nlohmann::json Settings::to_json() const {
   j["crash-at"] = crash_at ? nlohmann::json(fd(*crash_at)) : nlohmann::json(nullptr);
   j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
   j["pause-for"] = fd(pause_for);
+  j["redis-latency"] = redis_latency.to_string();
+  j["redis-failover-at"] = redis_failover_at ? nlohmann::json(fd(*redis_failover_at)) : nlohmann::json(nullptr);
+  j["redis-replication-lag"] = fd(redis_replication_lag);
+  if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
+  if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
+  if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
   j["clock-skew"] = fd(clock_skew);
   if (pod_mode == "process") {
     j["crash-pod"] = crash_pod;
@@ -210,6 +219,8 @@ void Settings::validate() const {
       {"crash-at", crash_at.value_or(Duration::zero())},
       {"pause-at", pause_at.value_or(Duration::zero())},
       {"pause-for", pause_for},
+      {"redis-failover-at", redis_failover_at.value_or(Duration::zero())},
+      {"redis-replication-lag", redis_replication_lag},
       {"clock-skew", clock_skew < Duration::zero() ? -clock_skew : clock_skew},
   };
   for (const auto& [name, d] : durations) {

@@ -113,6 +113,17 @@ struct Settings {
   double time_scale = 1;
   std::string db_url;
   std::string partner_url;
+  // redis-lease's store: redis://HOST:PORT (real world); in the simulator a
+  // model with this round trip, and a failover at redis_failover_at that loses
+  // the writes of the last redis_replication_lag (asynchronous replication).
+  std::string redis_url;
+  Distribution redis_latency = Distribution::fixed(0.2);
+  std::optional<Duration> redis_failover_at;
+  Duration redis_replication_lag = 1s;
+  // lint: the server's max_connections and max_locks_per_transaction when no
+  // --db says (0 = PostgreSQL's defaults, 100 and 64).
+  int pg_max_connections = 0;
+  int pg_max_locks_per_transaction = 0;
 
   // Simulator faults (virtual time; absent = none).
   std::optional<Duration> crash_at;    // the pod running the requests crashes here

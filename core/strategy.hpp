@@ -48,6 +48,15 @@ enum class Exclusion {
 };
 std::string_view exclusion_name(Exclusion e);  // "none", "one-pod", "all-pods"
 
+// Entries a strategy keeps in PostgreSQL's shared lock table (sized
+// max_locks_per_transaction x (max_connections + max_prepared_transactions)),
+// beyond the fast-path relation locks every statement takes.
+enum class LockTableUse {
+  none,            // leases, versions, Redis: nothing held in the lock table
+  per_connection,  // at most one advisory or tuple lock per connection in use
+  per_key,         // locks that outlive their request (leaked session locks): up to one per key
+};
+
 struct StrategyProps {
   bool holds_connection_during_call = false;  // Little's law caps throughput at pool / hold time
   Exclusion exclusion = Exclusion::none;
@@ -62,6 +71,9 @@ struct StrategyProps {
   bool refuses_missing_row = false;
   // It sends an Idempotency-Key, so it applies only where the partner takes one (payments).
   bool needs_idempotency = false;
+  // Its lock lives in an external lease store (Redis): a real run needs --redis.
+  bool needs_lease_store = false;
+  LockTableUse lock_table = LockTableUse::none;
 };
 
 }  // namespace lockbench

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -136,6 +137,10 @@ class Conn {
   // the lease is no longer ours (it was taken over). LeaseSql::article: no owner
   // check; it clears whoever holds the lease and always answers true.
   virtual Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) = 0;
+  // Renews the lease (ShedLock's extend): one autocommitted UPDATE ... SET
+  // locked_at = now() WHERE lock_owner = $me AND locked_at >= now() - ttl
+  // (database clock). false when the lease is no longer ours, or expired.
+  virtual Task<bool> lease_extend(Table t, Key key, std::string_view owner, Duration ttl) = 0;
 
   // SELECT text, ref, num, version FROM <table> WHERE key = $1 (found = false when absent).
   virtual Task<Row> read(Table t, Key key) = 0;
@@ -233,6 +238,20 @@ struct PartnerReply {
   bool success() const { return status >= 200 && status < 300; }
 };
 
+// Renewal running beside a request (World::keep_renewing). The request stops
+// it with co_await stop(), which waits for a renewal in flight, before it
+// gives its lease back. The strategy's RenewFn counts renewals
+// (LockCounters::renewals, renewal_failures).
+class Renewal {
+ public:
+  virtual ~Renewal() = default;
+  virtual Task<void> stop() = 0;
+};
+// One renewal. It gets a context of its own (the request's id and owner name,
+// its own time split), because it runs beside the request: in the real world
+// on another thread. Answers false when the lease is lost (renewal then stops).
+using RenewFn = std::function<Task<bool>(RequestCtx&)>;
+
 class World {
  public:
   virtual ~World() = default;
@@ -256,6 +275,40 @@ class World {
   virtual Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) = 0;
   // Gives the pod-local lock back (a no-op when this request does not hold it).
   virtual void local_unlock(RequestCtx& cx, Key key) = 0;
+
+  // An external lease store (Redis), outside the database: one key per lock
+  // key, holding its owner, with a TTL in the store's own clock. Each call is
+  // one round trip; none holds a pooled connection. A world without a store
+  // throws DbError.
+  //   acquire  SET lease owner NX PX ttl, then INCR on the key's counter (the
+  //            fencing token), one Lua script; took_over_expired = the last
+  //            holder never released (its key expired: a steal if it still works)
+  //   release  the owner-checked DEL, one Lua script: false when not ours
+  //   extend   the owner-checked PEXPIRE, one Lua script: false when not ours
+  virtual Task<LeaseResult> kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl);
+  virtual Task<bool> kv_lease_release(RequestCtx& cx, Key key, std::string_view owner);
+  virtual Task<bool> kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl);
+
+  // Runs `renew` every `period` beside the request, on the request's pod,
+  // until stop() or until it answers false (ShedLock's extendable lock, a
+  // RenewableLockRegistry, Redisson's watchdog). The simulator runs it as a
+  // coroutine of the pod (a crashed pod renews nothing; a paused one renews
+  // nothing while paused); the real world on a renewal thread of the pod.
+  virtual std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) = 0;
 };
+
+// A world without a lease store (the default): the request fails with DbError.
+inline Task<LeaseResult> World::kv_lease_acquire(RequestCtx&, Key, std::string_view, Duration) {
+  throw DbError("this world has no lease store (redis-lease needs --redis redis://HOST:PORT)");
+  co_return LeaseResult{};
+}
+inline Task<bool> World::kv_lease_release(RequestCtx&, Key, std::string_view) {
+  throw DbError("this world has no lease store");
+  co_return false;
+}
+inline Task<bool> World::kv_lease_extend(RequestCtx&, Key, std::string_view, Duration) {
+  throw DbError("this world has no lease store");
+  co_return false;
+}
 
 }  // namespace lockbench

@@ -80,6 +80,9 @@ constexpr Statement kStatements[] = {
     // The article's release: no owner check, whoever holds the lease loses it.
     {"lease_release_article",
      "UPDATE lockbench.rows SET locked_at = NULL, lock_owner = NULL WHERE run = $1 AND tbl = $2 AND id = $3"},
+    // The renewal (ShedLock's extend): only our lease, and only while its TTL holds.
+    {"lease_extend", "UPDATE lockbench.rows SET locked_at = now() "
+                     "WHERE run = $1 AND tbl = $2 AND id = $3 AND lock_owner = $4 AND locked_at >= now() - $5::interval"},
     {"select_one", "SELECT 1"},
     // The outbox poller's claim: due rows (num = due time, negative = done) in
     // key order, rows locked by other transactions skipped, not waited for.
@@ -401,6 +404,9 @@ auto PgConn::guarded(F&& f) -> decltype(f()) {
     // pg_terminate_backend) end the session; so do 25P03/25P04 (the server's
     // idle_in_transaction_session_timeout / transaction_timeout, a FATAL).
     const std::string st = e.sqlstate();
+    if (st == "53200")  // out of shared memory: the whole server's lock table is full
+      throw DbError("SQLSTATE 53200 out of shared memory: PostgreSQL's shared lock table is full "
+                    "(max_locks_per_transaction x max_connections; lockbench lint checks it)");
     if (st.rfind("08", 0) == 0 || st.rfind("57", 0) == 0 || st == "25P03" || st == "25P04" || !conn_->is_open())
       broken_ = true;
     throw DbError("SQLSTATE " + st + ": " + e.what());
@@ -653,6 +659,16 @@ Task<bool> PgConn::lease_release(Table t, Key key, std::string_view owner, Lease
   });
   account("lock.release", Bucket::lock, t0,
           traced() ? (ok ? "lease " + std::to_string(key) : "lease no longer ours") : std::string());
+  co_return ok;
+}
+
+Task<bool> PgConn::lease_extend(Table t, Key key, std::string_view owner, Duration ttl) {
+  const Duration t0 = now();
+  const bool ok = guarded([&] {
+    pqxx::nontransaction tx(*conn_);  // autocommitted: the new expiry is visible at once
+    return tx.exec_prepared("lease_extend", run_, t, key, std::string(owner), interval_of(ttl)).affected_rows() == 1;
+  });
+  account("lock.extend", Bucket::lock, t0, "lease " + std::to_string(key) + (ok ? "" : ": lost"));
   co_return ok;
 }
 

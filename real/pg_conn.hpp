@@ -83,6 +83,7 @@ class PgConn final : public Conn {
   Task<LeaseResult> lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
                                   LeaseSql sql) override;
   Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) override;
+  Task<bool> lease_extend(Table t, Key key, std::string_view owner, Duration ttl) override;
   Task<Row> read(Table t, Key key) override;
   Task<std::int64_t> count(Table t, Key key) override;
   Task<bool> insert(Table t, Key key, const Row& values) override;

@@ -9,14 +9,41 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "core/world.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
+#include "real/redis_store.hpp"
 
 namespace lockbench::real {
+
+// One pod's renewal thread (World::keep_renewing): a timer queue of the
+// renewals of the pod's requests, run one at a time on this thread (a
+// ScheduledExecutorService of one thread, as ShedLock's KeepAliveLockProvider
+// has). A renewal that waits for a pool connection delays the others. Started
+// at the first renewal, joined when the world ends.
+class Renewer {
+ public:
+  struct Entry;
+  ~Renewer();
+  std::shared_ptr<Entry> add(RequestCtx& cx, Duration period, RenewFn fn);
+  // Stops the entry; waits while its renewal runs.
+  void stop(Entry& e);
+
+ private:
+  void loop();
+  using Clock = std::chrono::steady_clock;
+  std::mutex mu_;
+  std::condition_variable cv_;  // the queue changed, a renewal ended, or the thread must stop
+  std::multimap<Clock::time_point, std::shared_ptr<Entry>> due_;  // GUARDED_BY(mu_)
+  bool quit_ = false;                                              // GUARDED_BY(mu_)
+  std::thread thread_;  // started by the first add()
+};
 
 class RealWorld final : public World {
  public:
@@ -33,6 +60,13 @@ class RealWorld final : public World {
   // ReentrantLock per key (unfair: a woken waiter may lose to a newcomer).
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;
   void local_unlock(RequestCtx& cx, Key key) override;
+  // redis-lease: the run's RedisStore (set_lease_store); one EVAL each.
+  Task<LeaseResult> kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
+  Task<bool> kv_lease_release(RequestCtx& cx, Key key, std::string_view owner) override;
+  Task<bool> kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
+  // On this pod's renewal thread (Renewer).
+  std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
+  void set_lease_store(RedisStore* store) { store_ = store; }
 
   Pool& pool() { return pool_; }
 
@@ -43,6 +77,8 @@ class RealWorld final : public World {
   std::mutex local_mu_;
   std::condition_variable local_cv_;  // notified whenever a key is given back
   std::unordered_map<Key, std::uint64_t> local_held_;  // GUARDED_BY(local_mu_): key -> the holding request's id
+  RedisStore* store_ = nullptr;  // set before the first request; thread-safe itself
+  Renewer renewer_;
 };
 
 }  // namespace lockbench::real

@@ -1071,6 +1071,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       recorder.locks.unlock_failures += l.value("unlock_failures", std::int64_t{0});
       recorder.locks.nothing_locked += l.value("nothing_locked", std::int64_t{0});
       recorder.locks.lease_lost += l.value("lease_lost", std::int64_t{0});
+      recorder.locks.renewals += l.value("renewals", std::int64_t{0});
+      recorder.locks.renewal_failures += l.value("renewal_failures", std::int64_t{0});
     }
     for (int pid : st->value("backend_pids", std::vector<int>{})) backend_pids.push_back(pid);
     replaced += st->value("connections_replaced", std::int64_t{0});

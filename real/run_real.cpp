@@ -46,8 +46,10 @@
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/pgbouncer.hpp"
+#include "real/pg_limits.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
+#include "real/redis_store.hpp"
 #include "real/run_common.hpp"
 #include "real/run_pods.hpp"
 #include "real/workers.hpp"
@@ -243,6 +245,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   if (configured.pgbouncer != "none" && real::pods_over_http(configured))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
                        "run PgBouncer yourself and point the pods' --db at it)");
+  if (strategy_info(configured.strategy).props.needs_lease_store && real::pods_over_http(configured))
+    throw SettingError("--pod-mode: " + configured.strategy + " runs with --pod-mode thread only (serve takes no --redis yet)");
   // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
   if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
   real::refuse_faults_in_threads(configured);
@@ -269,7 +273,22 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   };
 
   // --- prepare: any failure here is a setting error, before any output ---
+  // redis-lease: the run's keys in Redis, deleted when run_real returns, whatever the way out.
+  std::unique_ptr<real::RedisStore> redis;
+  if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
+  struct RedisKeys {
+    real::RedisStore* store;
+    ~RedisKeys() {
+      try {
+        if (store) store->drop_run_keys();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
+      }
+    }
+  } const redis_keys{redis.get()};
   const Leftovers leftovers = prepare_database(s, run_id);
+  // PostgreSQL's limit: every pod's pool opens at start; refuse what the server cannot take (one line).
+  real::check_connection_budget(s, real::read_pg_limits(s.db_url, real::application_name(run_id, "prepare")), 1);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));
@@ -316,6 +335,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
   for (auto& p : pools) {
     worlds.push_back(std::make_unique<real::RealWorld>(*p, partner));
+    worlds.back()->set_lease_store(redis.get());
     workers.push_back(std::make_unique<real::WorkerPool>(s.max_threads, s.accept_count));
   }
   // The run starts now: opening connections and threads is not the requests' time.
@@ -540,6 +560,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     recorder.locks.leaked = (pooled ? real::advisory_locks_of_run(*c, run_key) : real::advisory_locks_held_by(*c, pids)) +
                             real::leases_held(*c, run_key);
     leases_released = real::release_leases(*c, run_key);
+    if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
   }
@@ -589,6 +610,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
                        {"statements", unnamed ? "unnamed" : "prepared"}};
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
   run.extra["strategy_info"] = strategy_info_json(info);
+  if (redis) run.extra["real"]["redis"] = redact_secrets(s.redis_url);
   nlohmann::json result = make_result(run);
   pools.clear();
   return result;

@@ -56,6 +56,9 @@ class PodWorld final : public World {
   bool requests_over() override { return inner_.requests_over(); }
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override { return inner_.local_lock(cx, key, mode); }
   void local_unlock(RequestCtx& cx, Key key) override { inner_.local_unlock(cx, key); }
+  std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override {
+    return inner_.keep_renewing(cx, period, std::move(renew));
+  }
   int in_partner() const { return in_partner_.load(); }
 
  private:
@@ -110,6 +113,8 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   const Settings s = configured.scaled();
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
+  if (info.props.needs_lease_store)
+    throw SettingError("--strategy: " + s.strategy + " needs a lease store, which serve does not take yet (use --pod-mode thread)");
   const auto strategy = info.make();
   const auto scenario = make_scenario(s.scenario);
   const std::int64_t run = o.run ? *o.run : new_run_key();
@@ -341,7 +346,9 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
           {"version_conflicts", lc.version_conflicts.load()},
           {"unlock_failures", lc.unlock_failures.load()},
           {"nothing_locked", lc.nothing_locked.load()},
-          {"lease_lost", lc.lease_lost.load()}}},
+          {"lease_lost", lc.lease_lost.load()},
+          {"renewals", lc.renewals.load()},
+          {"renewal_failures", lc.renewal_failures.load()}}},
         {"outcomes", outs},
         {"backend_pids", pool->backend_pids()},
         {"connections_replaced", pool->replaced()},

@@ -116,7 +116,14 @@ const std::vector<Strategy>& strategies() {
        "article's exact SQL: locked_at = NOW() from the database's clock, compared with :staleBefore computed "
        "from the application's clock, an unconditional store and a release WHERE id = $k with no owner check. "
        "The same idea as ShedLock's JDBC provider (lockAtMostFor is the TTL; usingDbTime() is the database-clock "
-       "form).",
+       "form). Renewal: row-lease:renew keeps the TTL short and extends the lease while the partner calls run, "
+       "every TTL/3, with UPDATE ... SET locked_at = now() WHERE id = $k AND lock_owner = $me AND locked_at >= "
+       "now() - $ttl on a connection borrowed from the pool each time (ShedLock's extendable locks, "
+       "KeepAliveLockProvider; Spring Integration's RenewableLockRegistry.renewLock on a JdbcLockRegistry). A "
+       "crashed holder then frees the key about one TTL after its last renewal, and a merely slow call is never "
+       "stolen; but a holder that cannot renew (a GC pause, a frozen pod, a renewal stuck waiting for the pool) "
+       "still loses its lease after one TTL while it keeps working, so fencing still matters. Each renewal is "
+       "one statement and one pool borrow: holders x 3 / TTL statements per second (locks.renewals).",
        "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
        "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
        "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
@@ -130,6 +137,29 @@ const std::vector<Strategy>& strategies() {
        "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
        "fencing tokens the partner enforces (row-lease:fenced; note that a two-call promotion can still be cut "
        "in half when its second call is refused), or an idempotent partner operation."},
+      {"redis-lease",
+       "a lease in Redis (SET NX PX) with a TTL: the article's alternative, outside the database",
+       "SET lock:$k $me NX PX $ttl takes the lease (one Lua script, which also INCRs lock:$k:token for a fencing "
+       "token); nothing is held in PostgreSQL and no connection during the partner calls. Release: one Lua "
+       "script, if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end, so a holder "
+       "never deletes its successor's lease. redis-lease:fenced sends the token with each partner call "
+       "(X-Fencing-Token); redis-lease:renew extends the lease every TTL/3 with an owner-checked PEXPIRE while "
+       "the calls run. In Java: Spring Integration's RedisLockRegistry (obtain(key).tryLock(), unlock(); its "
+       "RenewableLockRegistry.renewLock), or Redisson's RLock, whose watchdog renews a lock taken without a "
+       "leaseTime every lockWatchdogTimeout/3. lockbench runs it against a real redis-server with --redis "
+       "redis://127.0.0.1:PORT (hiredis), and models it in the simulator with a round trip (--redis-latency) and "
+       "a failover (--redis-failover-at, --redis-replication-lag).",
+       "Everything row-lease's TTL does wrong, plus two of its own. The lock and the data live in two systems: "
+       "the store cannot say WHERE lock_owner = $me, so a holder whose lease expired writes over its "
+       "successor's work (only its release notices: unlock_failures). And Redis replicates asynchronously: a "
+       "failover loses the last writes, so a held lease vanishes and a second holder gets in, and the INCR "
+       "counter goes back with it, handing the same fencing token out twice (a partner that refuses only "
+       "tokens below the highest seen lets both through). Fencing tokens from Redis are 'implemented correctly' "
+       "only with a counter that survives failover (WAIT, or the token from the database).",
+       "A Redis is already there, the data it protects is not in one PostgreSQL, or the database must not carry "
+       "lock traffic; with renewal and a short TTL, and fencing the partner enforces.",
+       "When one PostgreSQL already holds the record: row-lease or advisory-xact excludes with one system fewer, "
+       "and can guard the store itself."},
       {"optimistic",
        "version check at the end: detects the conflict after the side effect",
        "Read the row's version, do the partner calls, then UPDATE ... SET version = version + 1 WHERE id = $k "

@@ -119,5 +119,19 @@ TEST(Explain, row_lease_names_shedlock_and_the_articles_exact_variant) {
   EXPECT_NE(text.find("no owner check"), std::string::npos);
 }
 
+TEST(Explain, redis_lease_names_its_commands_its_java_shape_and_the_failover) {
+  const std::string text = flat(explain("redis-lease"));
+  for (const char* words : {"SET lock:$k $me NX PX $ttl", "INCR", "redis.call('GET', KEYS[1]) == ARGV[1]",
+                            "RedisLockRegistry", "Redisson", "watchdog", "failover", "same fencing token"})
+    EXPECT_NE(text.find(words), std::string::npos) << words;
+}
+
+TEST(Explain, row_lease_explains_renewal_with_shedlock_and_the_renewable_lock_registry) {
+  const std::string text = flat(explain("row-lease:renew"));
+  for (const char* words : {"row-lease:renew (this one)", "KeepAliveLockProvider", "RenewableLockRegistry",
+                            "lock_owner = $me AND locked_at >= now() - $ttl", "fencing still matters"})
+    EXPECT_NE(text.find(words), std::string::npos) << words;
+}
+
 }  // namespace
 }  // namespace lockbench::report

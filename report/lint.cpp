@@ -61,9 +61,18 @@ LintReport lint(const LintInput& in) {
   r.critical_window = r.call_window * in.calls_in_critical_section;
 
   // 1. Lease against the worst-case window.
-  const bool lease_applies =
-      in.lease_ttl.count() > 0 && (!known || in.strategy.substr(0, in.strategy.find(':')) == "row-lease");
-  if (lease_applies) {
+  const std::string family = in.strategy.substr(0, in.strategy.find(':'));
+  const bool leased = family == "row-lease" || family == "redis-lease";
+  const bool renewed = known && in.strategy.size() > 6 && in.strategy.substr(in.strategy.size() - 6) == ":renew";
+  const bool lease_applies = in.lease_ttl.count() > 0 && (!known || leased);
+  if (lease_applies && renewed) {
+    r.findings.push_back({Level::ok, "lease",
+                          fmt::format("{} renews its lease every {} while the calls run: a slow call keeps it, a "
+                                      "crash frees the key about {} after the last renewal; a holder that cannot "
+                                      "renew for {} (a pause, a renewal waiting for the pool) still loses it while it "
+                                      "works: send fencing tokens the partner enforces.",
+                                      in.strategy, d(in.lease_ttl / 3), d(in.lease_ttl), d(in.lease_ttl))});
+  } else if (lease_applies) {
     const std::string numbers = fmt::format(
         "worst case of one partner call = {} attempts x ({} connect + {} read) + backoffs = {}; x {} calls in the "
         "critical section = {}",
@@ -83,9 +92,9 @@ LintReport lint(const LintInput& in) {
                             fmt::format("lease TTL {} > worst-case critical section {} ({}); a crash keeps the "
                                         "key locked for up to {}.",
                                         d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
-  } else if (known && in.strategy.substr(0, in.strategy.find(':')) == "row-lease") {
-    r.findings.push_back({Level::flag, "lease", "row-lease without a lease TTL: a crashed request locks its key "
-                                                "forever. Set --lease-ttl."});
+  } else if (known && leased) {
+    r.findings.push_back({Level::flag, "lease", family + " without a lease TTL: a crashed request locks its key "
+                                                         "forever. Set --lease-ttl."});
   }
 
   // 2. Pool against Little's law.
@@ -159,6 +168,62 @@ LintReport lint(const LintInput& in) {
                             fmt::format("{} excludes two requests for one key{}.", info.spec,
                                         p.exclusion == Exclusion::all_pods ? " across pods" : "")});
   }
+
+  // 4. PostgreSQL's own limits: connections, and the shared lock table.
+  const LintInput::Server& pg = in.server;
+  require(pg.max_connections >= 1 && pg.max_locks_per_transaction >= 1 && pg.reserved_connections >= 0 &&
+              pg.max_prepared_transactions >= 0 && pg.in_use >= 0,
+          "--max-connections, --max-locks-per-transaction: must be at least 1");
+  r.connections_needed = in.pool_size + 1;  // every pod's pool (probe and pollers borrow from it) + lockbench's session
+  r.connections_available = pg.max_connections - pg.reserved_connections - pg.in_use;
+  const std::string conn_numbers =
+      fmt::format("{} pods x {} = {} pooled connections + 1 of lockbench's own, against max_connections {} - "
+                  "superuser_reserved_connections {}{} = {} ({})",
+                  in.pods, in.pool_size / std::max(1, in.pods), in.pool_size, pg.max_connections,
+                  pg.reserved_connections, pg.in_use > 0 ? fmt::format(" - {} sessions already there", pg.in_use) : "",
+                  r.connections_available, pg.source);
+  if (r.connections_needed > r.connections_available)
+    r.findings.push_back({Level::flag, "postgres",
+                          fmt::format("the pools need more connections than the server accepts: {}. Pods will fail "
+                                      "to open their pools (FATAL: sorry, too many clients already, SQLSTATE 53300); "
+                                      "lower --pods or --maximum-pool-size, put PgBouncer in front, or raise "
+                                      "max_connections.",
+                                      conn_numbers)});
+  else if (r.connections_needed > 0.8 * r.connections_available)
+    r.findings.push_back({Level::warn, "postgres",
+                          fmt::format("the pools take most of the server's connections: {}; a deploy that starts "
+                                      "new pods before stopping old ones doubles them.",
+                                      conn_numbers)});
+  else
+    r.findings.push_back({Level::ok, "postgres", fmt::format("the pools fit the server's connections: {}.", conn_numbers)});
+  const LockTableUse use = known ? strategy_info(in.strategy).props.lock_table : LockTableUse::per_connection;
+  r.lock_table_size = static_cast<std::int64_t>(pg.max_locks_per_transaction) *
+                      (pg.max_connections + pg.max_prepared_transactions);
+  r.locks_needed = use == LockTableUse::none ? 0
+                   : use == LockTableUse::per_connection
+                       ? in.pool_size
+                       : in.pool_size + static_cast<std::int64_t>(std::max(0, in.keys));
+  const std::string lock_numbers =
+      fmt::format("{} can hold {} locks at once ({}), against a lock table of max_locks_per_transaction {} x "
+                  "(max_connections {} + max_prepared_transactions {}) = {} ({})",
+                  known ? in.strategy : "a strategy that locks per connection", r.locks_needed,
+                  use == LockTableUse::per_key ? fmt::format("one per pooled connection + one leaked per key, {} keys",
+                                                             in.keys)
+                  : use == LockTableUse::per_connection ? "one per pooled connection"
+                                                        : "none in the lock table",
+                  pg.max_locks_per_transaction, pg.max_connections, pg.max_prepared_transactions, r.lock_table_size,
+                  pg.source);
+  if (r.locks_needed > r.lock_table_size)
+    r.findings.push_back({Level::flag, "postgres",
+                          fmt::format("the locks can fill PostgreSQL's shared lock table: {}. Statements then fail "
+                                      "with ERROR: out of shared memory (SQLSTATE 53200, HINT: You might need to "
+                                      "increase max_locks_per_transaction), in every session of the server.",
+                                      lock_numbers)});
+  else if (r.locks_needed > r.lock_table_size / 2)
+    r.findings.push_back({Level::warn, "postgres",
+                          fmt::format("the locks take more than half of PostgreSQL's shared lock table: {}.", lock_numbers)});
+  else
+    r.findings.push_back({Level::ok, "postgres", fmt::format("the locks fit the shared lock table: {}.", lock_numbers)});
   return r;
 }
 
@@ -188,13 +253,17 @@ nlohmann::json render_json(const LintReport& report) {
             {"hold_mean_ms", to_ms(report.hold_mean)},
             {"busy_connections", report.busy_connections},
             {"ceiling_per_s", report.ceiling_per_s},
-            {"holds_connection", report.holds_connection}}}};
+            {"holds_connection", report.holds_connection},
+            {"connections_needed", report.connections_needed},
+            {"connections_available", report.connections_available},
+            {"locks_needed", report.locks_needed},
+            {"lock_table_size", report.lock_table_size}}}};
 }
 
 nlohmann::json render_sarif(const LintReport& report) {
   nlohmann::json rules = nlohmann::json::array();
   nlohmann::json results = nlohmann::json::array();
-  for (const char* check : {"lease", "pool", "exclusion"})
+  for (const char* check : {"lease", "pool", "exclusion", "postgres"})
     rules.push_back({{"id", std::string("lockbench/") + check},
                      {"shortDescription", {{"text", std::string("lockbench lint: ") + check}}}});
   for (const auto& f : report.findings) {

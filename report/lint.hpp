@@ -9,6 +9,11 @@
 //     on average; at or above the pool size requests queue and time out.
 //  3. Does the strategy exclude at all, across the pods it runs on, for a
 //     record that may not exist yet? (strategies/registry.cpp says.)
+//  4. PostgreSQL's own limits: pods x maximumPoolSize (+ lockbench's own
+//     session) against max_connections - superuser_reserved_connections - the
+//     sessions already there; the locks the strategy can hold at once
+//     (StrategyProps::lock_table) against the shared lock table,
+//     max_locks_per_transaction x (max_connections + max_prepared_transactions).
 #pragma once
 
 #include <string>
@@ -41,6 +46,17 @@ struct LintInput {
   // the record exist before the first request?). Empty scenario = not known.
   int pods = 1;
   std::string scenario;
+  int keys = 0;  // keys the requests spread over (locks that outlive requests: one per key)
+  // The server's settings (check 4): from --db (SHOW), or flags, or PostgreSQL's defaults.
+  struct Server {
+    int max_connections = 100;
+    int reserved_connections = 3;  // superuser_reserved_connections
+    int max_locks_per_transaction = 64;
+    int max_prepared_transactions = 0;
+    int in_use = 0;  // sessions already connected (known from the server only)
+    std::string source = "PostgreSQL's defaults";  // where these came from
+  };
+  Server server;
 };
 
 struct LintFinding {
@@ -59,6 +75,10 @@ struct LintReport {
   double busy_connections = 0;    // rate x hold_mean (Little's law)
   double ceiling_per_s = 0;       // pool / hold_mean; 0 when nothing is held
   bool holds_connection = false;  // the strategy keeps a connection through the partner calls
+  int connections_needed = 0;     // pods x pool + lockbench's own session
+  int connections_available = 0;  // max_connections - reserved - in use
+  std::int64_t locks_needed = 0;  // entries in the shared lock table at once (worst case)
+  std::int64_t lock_table_size = 0;
 
   bool flagged() const;
   // 0 when nothing is flagged, 1 when something is (warnings alone pass).
@@ -84,7 +104,7 @@ std::string render(const LintReport& report);
 // {"verdict": "pass"|"flagged", "findings": [{level, check, message}], "numbers": {...}}
 nlohmann::json render_json(const LintReport& report);
 // SARIF 2.1.0: one result per warning or flag (rule ids lockbench/lease, /pool,
-// /exclusion), for code-scanning interfaces that read static-analysis output.
+// /exclusion, /postgres), for code-scanning interfaces that read static-analysis output.
 nlohmann::json render_sarif(const LintReport& report);
 
 }  // namespace lockbench::report

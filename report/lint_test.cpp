@@ -180,5 +180,77 @@ TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
   EXPECT_EQ(f->level, LintFinding::Level::ok) << f->message;
 }
 
+// ---- PostgreSQL's own limits (check 4)
+
+const LintFinding* postgres_finding(const LintReport& r, const std::string& about) {
+  for (const auto& f : r.findings)
+    if (f.check == "postgres" && f.message.find(about) != std::string::npos) return &f;
+  return nullptr;
+}
+
+TEST(Lint, flags_pools_that_need_more_connections_than_max_connections_allows) {
+  LintInput in = seed_client();
+  in.strategy = "advisory-xact";
+  in.pods = 4;
+  in.pool_size = 4 * 30;  // the sum over pods
+  const LintReport r = lint(in);  // PostgreSQL's defaults: 100 - 3 reserved
+  const auto* f = postgres_finding(r, "connections");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::flag) << f->message;
+  EXPECT_EQ(r.connections_needed, 121);
+  EXPECT_EQ(r.connections_available, 97);
+  EXPECT_EQ(r.exit_code(), 1);
+
+  in.server.max_connections = 500;  // the server allows it
+  const LintReport roomy = lint(in);
+  f = postgres_finding(roomy, "connections");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::ok) << f->message;
+  in.server.in_use = 400;  // ... unless others already use most of them
+  const LintReport crowded = lint(in);
+  ASSERT_NE(postgres_finding(crowded, "connections"), nullptr);
+  EXPECT_EQ(postgres_finding(crowded, "connections")->level, LintFinding::Level::flag);
+}
+
+TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
+  LintInput in = seed_client();
+  in.strategy = "advisory-session:pooled";
+  in.keys = 100000;  // one leaked lock per key, against 64 x 100 = 6,400 entries
+  LintReport r = lint(in);
+  const auto* f = postgres_finding(r, "lock table");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::flag) << f->message;
+  EXPECT_NE(f->message.find("53200"), std::string::npos);
+  EXPECT_EQ(r.lock_table_size, 6400);
+  EXPECT_EQ(r.locks_needed, 100000 + 10);
+
+  in.strategy = "advisory-xact";  // one lock per connection in use: 10 of 6,400
+  r = lint(in);
+  EXPECT_EQ(r.locks_needed, 10);
+  ASSERT_NE(postgres_finding(r, "lock table"), nullptr);
+  EXPECT_EQ(postgres_finding(r, "lock table")->level, LintFinding::Level::ok);
+  for (const char* spec : {"row-lease", "redis-lease", "row-lease:renew"}) {  // nothing in the lock table
+    in.strategy = spec;
+    EXPECT_EQ(lint(in).locks_needed, 0) << spec;
+  }
+}
+
+TEST(Lint, a_renewed_lease_passes_a_ttl_below_the_call_window_and_names_the_pause_it_cannot_survive) {
+  LintInput in = seed_client();
+  in.lease_ttl = 3s;  // far below the 18.6 s worst case
+  for (const char* spec : {"row-lease", "redis-lease"}) {
+    in.strategy = spec;
+    const LintReport r = lint(in);
+    ASSERT_NE(finding(r, "lease"), nullptr) << spec;
+    EXPECT_EQ(finding(r, "lease")->level, LintFinding::Level::flag) << spec;
+  }
+  in.strategy = "row-lease:renew";
+  const LintReport renewed = lint(in);
+  const auto* f = finding(renewed, "lease");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->level, LintFinding::Level::ok) << f->message;
+  EXPECT_NE(f->message.find("fencing"), std::string::npos) << f->message;
+}
+
 }  // namespace
 }  // namespace lockbench::report

@@ -13,8 +13,9 @@ lockbench_build() {
   cmake --build "$build" -j"$(nproc)"
 }
 
-# lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL and a fake
-# partner on loopback. Sets LOCKBENCH_DB and LOCKBENCH_PARTNER. Stop them with
+# lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL, a fake
+# partner and a redis-server (redis-lease) on loopback. Sets LOCKBENCH_DB,
+# LOCKBENCH_PARTNER and LOCKBENCH_REDIS (LOCKBENCH_TEST_REDIS too). Stop them with
 # lockbench_stop_servers WORK_DIR (register it in an EXIT trap).
 # Also a throw-away PgBouncer (pool_mode transaction, 4 server connections) in
 # front of that PostgreSQL: LOCKBENCH_PGBOUNCER (and LOCKBENCH_TEST_PGBOUNCER
@@ -24,6 +25,9 @@ lockbench_start_servers() {
   root=$(lockbench_root)
   mkdir -p "$work"
   LOCKBENCH_DB=$("$root/scripts/pg" start "$work/pg" | tail -n 1)
+  LOCKBENCH_REDIS=$("$root/scripts/redis" start "$work/redis" | tail -n 1)
+  LOCKBENCH_TEST_REDIS=$LOCKBENCH_REDIS
+  export LOCKBENCH_REDIS LOCKBENCH_TEST_REDIS
   "$build/fake_partner/server/fake_partner" --port 0 >"$work/partner.out" 2>"$work/partner.err" &
   echo $! >"$work/partner.pid"
   local line="" i
@@ -56,6 +60,9 @@ lockbench_stop_servers() {
   fi
   if [[ -d "$work/pgbouncer" ]]; then
     "$(lockbench_root)/scripts/pgbouncer" stop "$work/pgbouncer" >/dev/null 2>&1 || true
+  fi
+  if [[ -d "$work/redis" ]]; then
+    "$(lockbench_root)/scripts/redis" stop "$work/redis" >/dev/null 2>&1 || true
   fi
   if [[ -d "$work/pg" ]]; then
     "$(lockbench_root)/scripts/pg" stop "$work/pg" >/dev/null 2>&1 || true

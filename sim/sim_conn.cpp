@@ -282,6 +282,24 @@ Task<bool> SimConn::lease_release(Table t, Key key, std::string_view owner, Leas
   co_return ok;
 }
 
+Task<bool> SimConn::lease_extend(Table t, Key key, std::string_view owner, Duration ttl) {
+  const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
+  const std::string me(owner);
+  co_await statement();
+  check_usable("lease extend");
+  co_await lock_for_update(rk);
+  bool ok = false;
+  if (RowState* row = w_.db().writable(rk, backend_, in_tx_)) {
+    // WHERE lock_owner = $me AND locked_at >= now() - ttl (database clock)
+    ok = row->lease_at && row->lease_owner == me && *row->lease_at >= w_.now() - ttl;
+    if (ok) row->lease_at = w_.now();
+  }
+  update_done(rk);
+  account("lock.extend", t0, true, tracing() ? key_text("lease", key) + (ok ? "" : ": 0 rows, lost") : std::string());
+  co_return ok;
+}
+
 Task<Row> SimConn::read(Table t, Key key) {
   const Duration t0 = w_.now();
   co_await statement();

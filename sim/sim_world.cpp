@@ -43,7 +43,9 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       partner_(loop_, s, scenario.partner_reset(s)),
       db_rng_(s.seed, "sim.db_latency"),
       db_fault_rng_(s.seed, "sim.db_faults"),
-      workload_(s, scenario.fresh_key_per_request()) {
+      workload_(s, scenario.fresh_key_per_request()),
+      leases_(s.redis_replication_lag),
+      redis_rng_(s.seed, "sim.redis_latency") {
   pool_.size = s.maximum_pool_size * s.pods;
   if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
 }
@@ -220,6 +222,11 @@ void SimWorld::crash(int index) {
     ++keys;
     usable_at = std::max(usable_at, *r.lease_at + s_.lease_ttl);
   });
+  leases_.for_each_held(t, [&](const std::string& owner, Duration expires_at) {  // redis-lease: the store's PX
+    if (std::find(owners.begin(), owners.end(), owner) == owners.end()) return;
+    ++keys;
+    usable_at = std::max(usable_at, expires_at);
+  });
   for (auto& c : slot->conns_) c->close();
 
   for (auto& l : lost) {
@@ -279,6 +286,7 @@ void SimWorld::run(const RunHooks& hooks) {
   }
   if (s_.crash_at) loop_.at(*s_.crash_at, kGlobal, &on_crash, this);
   if (s_.pause_at) loop_.at(*s_.pause_at, kGlobal, &on_pause, this);
+  if (s_.redis_failover_at) loop_.at(*s_.redis_failover_at, kGlobal, &on_redis_failover, this);
 
   // Bound: every request ends within its timeouts; past this something waits forever.
   const Duration lock_bound = s_.lock_timeout > Duration::zero() ? s_.lock_timeout : Duration::zero();
@@ -316,7 +324,7 @@ std::vector<StoredRow> SimWorld::stored_rows() const {
 nlohmann::json SimWorld::result() {
   std::int64_t leases_left = 0;
   db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
-  recorder_.locks.leaked = db_.session_locks_held() + leases_left;
+  recorder_.locks.leaked = db_.session_locks_held() + leases_left + leases_.held(now());
 
   RunSummary run;
   run.settings = &s_;
@@ -335,6 +343,12 @@ nlohmann::json SimWorld::result() {
                       {"lock_waits", db_.waits()},
                       {"lease_steals_from_live", steals_from_live_},
                       {"unfinished", unfinished_}};
+  if (info_.props.needs_lease_store || s_.redis_failover_at)
+    run.extra["sim"]["lease_store"] = {
+        {"failover_at_s", s_.redis_failover_at ? nlohmann::json(to_s(*s_.redis_failover_at)) : nlohmann::json(nullptr)},
+        {"replication_lag_ms", to_ms(s_.redis_replication_lag)},
+        {"leases_lost_on_failover", failover_leases_lost_},
+        {"leases_resurrected_on_failover", failover_leases_resurrected_}};
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {
     nlohmann::json f;
     f["crash_at_s"] = s_.crash_at ? nlohmann::json(to_s(*s_.crash_at)) : nlohmann::json(nullptr);

@@ -31,6 +31,7 @@
 #include "core/world.hpp"
 #include "sim/bouncer.hpp"
 #include "sim/event_loop.hpp"
+#include "sim/lease_store.hpp"
 #include "sim/local_locks.hpp"
 #include "sim/lock_manager.hpp"
 #include "sim/partner_front.hpp"
@@ -55,6 +56,7 @@ class SimConn final : public Conn {
   Task<LeaseResult> lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,
                                   LeaseSql sql) override;
   Task<bool> lease_release(Table t, Key key, std::string_view owner, LeaseSql sql) override;
+  Task<bool> lease_extend(Table t, Key key, std::string_view owner, Duration ttl) override;
   Task<Row> read(Table t, Key key) override;
   Task<std::int64_t> count(Table t, Key key) override;
   Task<bool> insert(Table t, Key key, const Row& values) override;
@@ -196,7 +198,7 @@ class Pod {
   static void on_leak_check(void* conn, std::uint64_t gen);
   void start(const Request& r);
   SimConn* replace_if_old(SimConn* c);
-  friend class SimWorld;
+  friend class SimWorld;  // and its keep_renewing (sim/renewal.cpp) takes a slot like a probe
 
   SimWorld& w_;
   const int index_;
@@ -226,6 +228,12 @@ class SimWorld final : public World {
   bool requests_over() override { return all_done(); }
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;  // sim/local_locks.cpp
   void local_unlock(RequestCtx& cx, Key key) override;
+  // The lease store (sim/lease_store.hpp), one --redis-latency round trip each; sim/renewal.cpp.
+  Task<LeaseResult> kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
+  Task<bool> kv_lease_release(RequestCtx& cx, Key key, std::string_view owner) override;
+  Task<bool> kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
+  // A coroutine of the request's pod (killed with it, frozen while it is paused); sim/renewal.cpp.
+  std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
 
   // Runs the whole workload to the end (arrivals stop at `duration`, then the
   // run drains); progress is called every few ten thousand events.
@@ -282,6 +290,7 @@ class SimWorld final : public World {
   static void on_user_request(void* self, std::uint64_t user);
   static void on_crash(void* self, std::uint64_t);
   static void on_pause(void* self, std::uint64_t);
+  static void on_redis_failover(void* self, std::uint64_t);
   void deliver(std::size_t index);
   void crash(int pod_index);
   void shutdown();  // ends whatever still runs at the time bound; destroys vanished coroutines
@@ -322,6 +331,12 @@ class SimWorld final : public World {
   Duration last_change_{};
   std::int64_t bucket_ = -1;
   PoolSample bucket_peak_;
+
+  // The lease store (redis-lease) and its failover.
+  LeaseStore leases_;
+  Rng redis_rng_;
+  std::int64_t failover_leases_lost_ = 0;
+  std::int64_t failover_leases_resurrected_ = 0;
 
   // Faults.
   std::int64_t steals_from_live_ = 0;

@@ -16,10 +16,13 @@ std::unique_ptr<Strategy> make(A... a) {
 }
 
 constexpr StrategyProps kNone{false, Exclusion::none, false, false, false, false};
-constexpr StrategyProps kHeldTx{true, Exclusion::all_pods, true, true, false, false};
-constexpr StrategyProps kAdvisoryXact{true, Exclusion::all_pods, true, false, false, false};
-constexpr StrategyProps kSessionPinned{true, Exclusion::all_pods, true, false, false, false};
-constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false};
+constexpr StrategyProps kHeldTx{true, Exclusion::all_pods, true, true, false, false, false, LockTableUse::per_connection};
+constexpr StrategyProps kAdvisoryXact{true,  Exclusion::all_pods, true,  false, false,
+                                      false, false,               LockTableUse::per_connection};
+constexpr StrategyProps kSessionPinned{true,  Exclusion::all_pods, true,  false, false,
+                                       false, false,               LockTableUse::per_connection};
+// Its failed unlocks leave session locks on pooled connections: up to one per key.
+constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false, false, LockTableUse::per_key};
 constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, false};
 // The article's lease: the expiry compares the database's clock with the
 // application's, and the release clears whoever holds the lease.
@@ -29,6 +32,8 @@ constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, tr
 constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
 // A poller that dies leaves its claimed row, which is due again after the claim lease.
 constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
+// A lease in Redis: excludes while the TTL holds, the store cannot check it.
+constexpr StrategyProps kRedisLease{false, Exclusion::all_pods, true, false, false, false, true};
 // An in-process lock: nothing held in the database, gone with its pod.
 constexpr StrategyProps kSynchronized{false, Exclusion::one_pod, true, false, false, false};
 
@@ -73,6 +78,19 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "sends a fencing token that an enforcing partner checks", [] { return make<RowLease>(V::fenced); }},
       {"row-lease:article", "row-lease", false, false, kRowLeaseArticle,
        "the first article's SQL: mixed clocks and an unowned release", [] { return make<RowLease>(V::article); }},
+      {"row-lease:renew", "row-lease", false, false, kRowLease,
+       "extends its lease every TTL/3 during the call (ShedLock's extend): short TTL, no steals",
+       [] { return make<RowLease>(V::renew); }},
+      // Not in --strategy all: a real run needs a Redis (--redis).
+      {"redis-lease", "redis-lease", false, true, kRedisLease,
+       "SET NX PX in Redis: stolen when the TTL is below the call; the store is unguarded",
+       [] { return make<RedisLease>(RedisLease::Variant::plain); }},
+      {"redis-lease:fenced", "redis-lease", false, false, kRedisLease,
+       "sends the INCR fencing token; a failover can hand a token out twice",
+       [] { return make<RedisLease>(RedisLease::Variant::fenced); }},
+      {"redis-lease:renew", "redis-lease", false, false, kRedisLease,
+       "extends its lease every TTL/3 during the call (Redisson's watchdog)",
+       [] { return make<RedisLease>(RedisLease::Variant::renew); }},
       {"optimistic", "optimistic", true, true, kOptimistic, "detects the conflict only after the side effect",
        [] { return make<Optimistic>(); }},
       {"split-tx", "split-tx", true, true, kSplitTx,
@@ -143,7 +161,8 @@ nlohmann::json strategy_info_json(const StrategyInfo& info) {
           {"excludes_across_pods", p.exclusion == Exclusion::all_pods},
           {"crash_safe", p.crash_safe},
           {"needs_existing_row", p.needs_existing_row},
-          {"needs_idempotency_key", p.needs_idempotency}};
+          {"needs_idempotency_key", p.needs_idempotency},
+          {"needs_lease_store", p.needs_lease_store}};
 }
 
 Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc) {

@@ -9,16 +9,38 @@
 //   row-lease:app-clock lease times from the application's clock (skew matters)
 //   row-lease:fenced    sends the lease's fencing token with every partner call:
 //                       a partner that enforces tokens refuses a stale holder
+//   row-lease:renew     extends its lease (owner-checked UPDATE, ShedLock's
+//                       extend) every TTL/3 while the partner call runs, each
+//                       time on a connection borrowed from the pool
 //   row-lease:article   the first article's exact SQL: locked_at = now() (the
 //                       database's clock) compared with :staleBefore from the
 //                       application's clock, an unconditional store, and a
 //                       release without an owner check, so a slow holder's
 //                       release frees the lease of the request that stole it
 #include <exception>
+#include <string>
 
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
+
+namespace {
+
+// One renewal: borrow a connection (it competes with requests for the pool),
+// the owner-checked UPDATE, give it back. Runs beside the request, on its own context.
+Task<bool> extend_row_lease(RequestCtx& rc, Table table, Key key, const std::string& owner_ref, Duration ttl) {
+  const std::string owner = owner_ref;
+  ConnHandle c = co_await rc.world().acquire(rc);
+  if (!c) {
+    rc.locks().renewal_failures++;
+    co_return true;  // no connection in time: the lease may still be ours, try again next period
+  }
+  const bool ok = co_await c->lease_extend(table, key, owner, ttl);
+  (ok ? rc.locks().renewals : rc.locks().renewal_failures)++;
+  co_return ok;  // lost: renewal stops
+}
+
+}  // namespace
 
 Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
   const Duration ttl = cx.settings().lease_ttl;
@@ -51,7 +73,22 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
     }
   }  // connection back to the pool: only the lease row says we hold the lock
 
-  const Effect effect = co_await sc.external(cx, plan, opt);
+  std::unique_ptr<Renewal> renewal;
+  if (v_ == Variant::renew) {
+    const std::string owner = cx.owner();
+    const Key key = cx.key();
+    renewal = cx.world().keep_renewing(
+        cx, ttl / 3, [table, key, owner, ttl](RequestCtx& rc) { return extend_row_lease(rc, table, key, owner, ttl); });
+  }
+  Effect effect = Effect::unknown;
+  std::exception_ptr call_failure;
+  try {
+    effect = co_await sc.external(cx, plan, opt);
+  } catch (...) {
+    call_failure = std::current_exception();
+  }
+  if (renewal) co_await renewal->stop();  // before the lease is given back
+  if (call_failure) std::rethrow_exception(call_failure);
 
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;  // the lease stays until its TTL

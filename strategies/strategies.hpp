@@ -41,8 +41,18 @@ class AdvisorySession final : public Strategy {
 
 class RowLease final : public Strategy {
  public:
-  enum class Variant { db_clock, app_clock, fenced, article };
+  enum class Variant { db_clock, app_clock, fenced, article, renew };
   explicit RowLease(Variant v) : v_(v) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  Variant v_;
+};
+
+class RedisLease final : public Strategy {
+ public:
+  enum class Variant { plain, fenced, renew };
+  explicit RedisLease(Variant v) : v_(v) {}
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:

@@ -1,0 +1,108 @@
+// redis-lease: the lock lives in Redis, not in the database. SET lease owner NX
+// PX ttl takes it (with an INCR on the key's counter for a fencing token, in
+// one Lua script); the owner-checked release is one Lua script too (GET ==
+// owner ? DEL). No connection and no transaction is held during the partner
+// calls. The TTL is the crash net, as with row-lease: a lease whose TTL passed
+// is free again, even when its owner is only slow (a steal). Unlike row-lease,
+// the store cannot check the lease: the lock and the data live in two systems,
+// so a holder whose lease expired stores over its successor's work (only the
+// release notices: unlock_failures). Only fencing at the resource protects it.
+//   redis-lease         SET NX PX, store, owner-checked release
+//   redis-lease:fenced  sends the INCR token with every partner call (X-Fencing-Token);
+//                       after a Redis failover the counter can go back, so a
+//                       token is handed out twice
+//   redis-lease:renew   extends the lease (owner-checked PEXPIRE) every TTL/3
+//                       while the partner call runs: Redisson's watchdog
+#include <exception>
+#include <string>
+
+#include "strategies/strategies.hpp"
+
+namespace lockbench {
+
+namespace {
+
+// One renewal: the owner-checked PEXPIRE. Runs beside the request, on its own context.
+Task<bool> extend_redis_lease(RequestCtx& rc, Key key, const std::string& owner_ref, Duration ttl) {
+  const std::string owner = owner_ref;
+  const bool ok = co_await rc.world().kv_lease_extend(rc, key, owner, ttl);
+  (ok ? rc.locks().renewals : rc.locks().renewal_failures)++;
+  co_return ok;  // lost: renewal stops
+}
+
+}  // namespace
+
+Task<Outcome> RedisLease::run(RequestCtx& cx, Scenario& sc) {
+  World& w = cx.world();
+  const Duration ttl = cx.settings().lease_ttl;
+  const Key key = cx.key();
+  const LeaseResult lease = co_await w.kv_lease_acquire(cx, key, cx.owner(), ttl);
+  if (!lease.acquired) {
+    cx.locks().denied++;
+    co_return Outcome::conflict;  // the 409 "another operation is in progress"
+  }
+  cx.locks().acquired++;
+  if (lease.took_over_expired) cx.locks().lease_steals++;
+  CallOptions opt;
+  if (v_ == Variant::fenced) opt.fencing_token = lease.token;
+
+  Plan plan;
+  std::exception_ptr failure;
+  {
+    ConnHandle c = co_await w.acquire(cx);
+    if (!c) {
+      co_await w.kv_lease_release(cx, key, cx.owner());
+      co_return Outcome::pool_timeout;
+    }
+    try {
+      plan = co_await sc.read(cx, *c);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }  // connection back to the pool: only Redis says we hold the lock
+  if (failure || plan.noop) {
+    co_await w.kv_lease_release(cx, key, cx.owner());
+    if (failure) std::rethrow_exception(failure);
+    co_return Outcome::ok;
+  }
+
+  std::unique_ptr<Renewal> renewal;
+  if (v_ == Variant::renew) {
+    const std::string owner = cx.owner();
+    renewal = w.keep_renewing(cx, ttl / 3, [key, owner, ttl](RequestCtx& rc) { return extend_redis_lease(rc, key, owner, ttl); });
+  }
+  Effect effect = Effect::unknown;
+  try {
+    effect = co_await sc.external(cx, plan, opt);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (renewal) co_await renewal->stop();  // before the lease is given back
+  if (failure) {
+    co_await w.kv_lease_release(cx, key, cx.owner());
+    std::rethrow_exception(failure);
+  }
+
+  bool stored = false;
+  {
+    ConnHandle c = co_await w.acquire(cx);
+    if (!c) {
+      co_await w.kv_lease_release(cx, key, cx.owner());
+      co_return Outcome::pool_timeout;
+    }
+    try {
+      // Unguarded: the database knows nothing of a Redis lease. A holder whose
+      // lease expired writes over the work of the one that took it over.
+      if (effect == Effect::done) stored = co_await sc.store(cx, *c, plan, Guard::any());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  // The owner-checked release: another owner (or none) means ours expired
+  // while we worked and may have been taken over (the victim's side of a steal).
+  if (!co_await w.kv_lease_release(cx, key, cx.owner())) cx.locks().unlock_failures++;
+  if (failure) std::rethrow_exception(failure);
+  co_return stored ? Outcome::ok : Outcome::error;
+}
+
+}  // namespace lockbench
