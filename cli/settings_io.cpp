@@ -309,18 +309,25 @@ std::vector<SettingDef> make_defs() {
        [](S& s, const std::string& v) { s.redis_latency = Distribution::parse(v, "--redis-latency"); }, D, "DIST",
        shown(&S::redis_latency)},
       {"redis-failover-at", "simulator: the lease store fails over here, losing the writes of the last --redis-replication-lag",
-       [](S& s, const std::string& v) { s.redis_failover_at = parse_duration(iso8601_duration(v), "--redis-failover-at"); },
-       F, "DURATION", [](const S& s) { return s.redis_failover_at ? format_duration(*s.redis_failover_at) : std::string("none"); }},
+       [](S& s, const std::string& v) {
+         if (v == "none" || v == "off") s.redis_failover_at = std::nullopt;
+         else s.redis_failover_at = parse_duration(iso8601_duration(v), "--redis-failover-at");
+       },
+       F, "DURATION|none", [](const S& s) { return s.redis_failover_at ? format_duration(*s.redis_failover_at) : std::string("none"); }},
       {"redis-replication-lag", "simulator: writes not yet replicated when the store fails over",
        dur("redis-replication-lag", &S::redis_replication_lag), F, "DURATION", shown(&S::redis_replication_lag)},
-      {"max-connections", "lint: the server's max_connections (without --db; default 100)",
-       integer("max-connections", &S::pg_max_connections, 1, 262143), D, "INT",
-       [](const S& s) { return s.pg_max_connections ? std::to_string(s.pg_max_connections) : std::string("the server's, else 100"); }},
-      {"max-locks-per-transaction", "lint: the server's max_locks_per_transaction (without --db; default 64)",
-       integer("max-locks-per-transaction", &S::pg_max_locks_per_transaction, 10, 2147483647), D, "INT",
-       [](const S& s) {
-         return s.pg_max_locks_per_transaction ? std::to_string(s.pg_max_locks_per_transaction) : std::string("the server's, else 64");
-       }},
+      {"max-connections", "lint: the server's max_connections; server = read from --db (100 without it)",
+       [](S& s, const std::string& v) {
+         s.pg_max_connections = v == "server" ? 0 : static_cast<int>(parse_int(v, "max-connections", 1, 262143));
+       },
+       D, "INT|server", [](const S& s) { return s.pg_max_connections ? std::to_string(s.pg_max_connections) : std::string("server"); }},
+      {"max-locks-per-transaction", "lint: the server's max_locks_per_transaction; server = read from --db (64 without it)",
+       [](S& s, const std::string& v) {
+         s.pg_max_locks_per_transaction =
+             v == "server" ? 0 : static_cast<int>(parse_int(v, "max-locks-per-transaction", 10, 2147483647));
+       },
+       D, "INT|server",
+       [](const S& s) { return s.pg_max_locks_per_transaction ? std::to_string(s.pg_max_locks_per_transaction) : std::string("server"); }},
   };
   return d;
 }

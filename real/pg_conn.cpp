@@ -102,10 +102,11 @@ constexpr Statement kStatements[] = {
 // system calls (send, poll, recv, recv, recv) against pgbench's three. These
 // are prepared with PQprepare when the session opens and never through libpqxx.
 constexpr const char* kHotStatements[] = {"lease_acquire_db", "lease_release"};
-bool is_hot(const char* name) {
-  for (const char* h : kHotStatements)
-    if (std::strcmp(h, name) == 0) return true;
-  return false;
+constexpr int kNotHot = -1;
+int hot_index(const char* name) {
+  for (int i = 0; i < static_cast<int>(std::size(kHotStatements)); ++i)
+    if (std::strcmp(kHotStatements[i], name) == 0) return i;
+  return kNotHot;
 }
 
 // libpqxx 6 hands its PGconn to large objects only (largeobject::raw_connection);
@@ -337,15 +338,12 @@ void PgConn::reconnect() {
       tx.abort();
     }
     // With --statements unnamed nothing is prepared: exec() and exec_hot send the SQL each time.
-    for (const auto& s : kStatements) {
-      if (unnamed_) break;
-      if (!is_hot(s.name)) {
-        conn_->prepare(s.name, s.sql);
-        continue;
-      }
-      std::unique_ptr<PGresult, void (*)(PGresult*)> r(PQprepare(raw_, s.name, s.sql, 0, nullptr), PQclear);
-      if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) throw std::runtime_error(PQerrorMessage(raw_));
-    }
+    // Otherwise each statement is prepared on its first use, as libpqxx does (the hot ones by
+    // exec_hot): behind transaction pooling a named statement then fails in the request that
+    // uses it, as a JDBC driver's would, and not when the pool opens.
+    hot_prepared_ = 0;
+    for (const auto& s : kStatements)
+      if (!unnamed_ && hot_index(s.name) == kNotHot) conn_->prepare(s.name, s.sql);
     backend_pid_ = conn_->backendpid();
   } catch (const std::exception& e) {
     throw DbError(std::string("preparing statements: ") + e.what());
@@ -578,15 +576,26 @@ struct PgConn::RawResult {
 
 PgConn::RawResult PgConn::exec_hot(const char* name, const char* const* params, int n) {
   RawResult out;
+  // A failed result becomes libpqxx's exception, so guarded() treats it as every other statement's.
+  const auto ok_or_throw = [&] {
+    const ExecStatusType st = out.r ? PQresultStatus(out.r.get()) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return;
+    std::string msg = out.r ? PQresultErrorMessage(out.r.get()) : "";
+    if (msg.empty()) msg = PQerrorMessage(raw_);
+    const char* sqlstate = out.r ? PQresultErrorField(out.r.get(), PG_DIAG_SQLSTATE) : nullptr;
+    if (PQstatus(raw_) != CONNECTION_OK) throw pqxx::broken_connection(msg);
+    throw pqxx::sql_error(msg, name, sqlstate);
+  };
+  const unsigned bit = 1u << hot_index(name);
+  if (!unnamed_ && !(hot_prepared_ & bit)) {  // prepared on first use (see reconnect)
+    out.r.reset(PQprepare(raw_, name, sql_of(name), 0, nullptr));
+    ok_or_throw();
+    hot_prepared_ |= bit;
+  }
   out.r.reset(unnamed_ ? PQexecParams(raw_, sql_of(name), n, nullptr, params, nullptr, nullptr, 0)
                       : PQexecPrepared(raw_, name, n, params, nullptr, nullptr, 0));
-  const ExecStatusType st = out.r ? PQresultStatus(out.r.get()) : PGRES_FATAL_ERROR;
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return out;
-  std::string msg = out.r ? PQresultErrorMessage(out.r.get()) : "";
-  if (msg.empty()) msg = PQerrorMessage(raw_);
-  const char* sqlstate = out.r ? PQresultErrorField(out.r.get(), PG_DIAG_SQLSTATE) : nullptr;
-  if (PQstatus(raw_) != CONNECTION_OK) throw pqxx::broken_connection(msg);
-  throw pqxx::sql_error(msg, name, sqlstate);
+  ok_or_throw();
+  return out;
 }
 
 Task<LeaseResult> PgConn::lease_acquire(Table t, Key key, std::string_view owner, Duration ttl, LeaseClock clock,

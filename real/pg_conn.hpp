@@ -149,6 +149,7 @@ class PgConn final : public Conn {
   std::optional<pqxx::work> tx_;
   bool broken_ = false;
   bool unnamed_ = false;  // --statements unnamed: no named statement on the session
+  unsigned hot_prepared_ = 0;  // bit i: kHotStatements[i] is prepared on this session (exec_hot)
   std::atomic<int> backend_pid_{0};  // read by the pool at the end of a run
   std::chrono::steady_clock::time_point opened_at_;
   // The borrower (null for the probe, the benchmark and pool tests).

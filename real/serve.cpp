@@ -2,6 +2,7 @@
 // here, at the edge: the strategy's Outcome maps to 200/409/503/429/500.
 #include "real/serve.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -12,6 +13,7 @@
 
 #include <httplib.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/context.hpp"
@@ -358,8 +360,22 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     res.set_content(j.dump(), "application/json");
   });
 
+  // The listen backlog is Tomcat's acceptCount plus its threads, as a servlet
+  // container's connector queues connections. cpp-httplib 0.11 listens with a
+  // backlog of 5: a burst of 8 connections then loses SYNs, whose client
+  // retries a second later, and a one-winner burst shows two winners. The
+  // socket is caught as it is made and listened on again with the real backlog.
+  socket_t listen_fd = INVALID_SOCKET;
+  svr.set_socket_options([&listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = sock;
+  });
   const int port = o.port == 0 ? svr.bind_to_any_port(o.host) : (svr.bind_to_port(o.host, o.port) ? o.port : -1);
   if (port <= 0) throw SettingError("--port: cannot listen on " + o.host + ":" + std::to_string(o.port));
+  const int backlog = static_cast<int>(std::clamp<std::int64_t>(std::int64_t{s.accept_count} + s.max_threads, 16, 65535));
+  if (listen_fd == INVALID_SOCKET || ::listen(listen_fd, backlog) != 0)
+    throw SettingError("--accept-count: cannot set the listen backlog to " + std::to_string(backlog) + " on " + o.host + ":" +
+                       std::to_string(port));
 
   // Leak detection, as the in-process pods' sampler does.
   std::atomic<bool> stopping{false};
