@@ -2,6 +2,7 @@
 
 #include <sys/time.h>
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 
@@ -203,6 +204,30 @@ std::int64_t RedisStore::held() {
     if (cursor == "0") break;
   }
   return n;
+}
+
+RedisStore::Held RedisStore::held_by(const std::vector<std::string>& owners) {
+  Held out;
+  if (owners.empty()) return out;
+  std::string cursor = "0";
+  for (int page = 0; page < 100000; ++page) {
+    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "lease:*", "COUNT", "1000"});
+    if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
+    cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
+    const redisReply* found = r.r->element[1];
+    for (std::size_t i = 0; i < found->elements; ++i) {
+      const std::string k(found->element[i]->str, found->element[i]->len);
+      const Reply owner = command({"GET", k});
+      if (owner.r->type != REDIS_REPLY_STRING) continue;  // expired since the SCAN
+      if (std::find(owners.begin(), owners.end(), std::string(owner.r->str, owner.r->len)) == owners.end()) continue;
+      const Reply left = command({"PTTL", k});
+      if (left.r->type != REDIS_REPLY_INTEGER || left.r->integer < 0) continue;
+      ++out.count;
+      out.left_ms_max = std::max(out.left_ms_max, static_cast<double>(left.r->integer));
+    }
+    if (cursor == "0") break;
+  }
+  return out;
 }
 
 std::int64_t RedisStore::keys() {

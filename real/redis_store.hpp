@@ -52,6 +52,13 @@ class RedisStore {
   bool extend(Key key, std::string_view owner, Duration ttl);
   // Leases of this run still held (their key has not expired).
   std::int64_t held();
+  // Leases of this run held by one of `owners` (a crashed pod's requests): how
+  // many, and the longest time left before their PX expires them.
+  struct Held {
+    std::int64_t count = 0;
+    double left_ms_max = 0;
+  };
+  Held held_by(const std::vector<std::string>& owners);
   // Keys of this run (any kind).
   std::int64_t keys();
   // Deletes every key of this run (SCAN MATCH prefix*, bounded); returns how many.

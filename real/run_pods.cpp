@@ -42,6 +42,7 @@
 #include "real/leftovers.hpp"
 #include "real/pg_conn.hpp"
 #include "real/run_common.hpp"
+#include "real/redis_store.hpp"
 #include "real/serve.hpp"
 #include "strategies/registry.hpp"
 
@@ -252,6 +253,10 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
       "--duration", d(s.duration), "--pods", std::to_string(s.pods), "--outbox-pollers",
       std::to_string(s.outbox_pollers), "--outbox-poll-interval", d(s.outbox_poll_interval), "--outbox-drain-limit",
       d(s.outbox_drain_limit), "--db-faults", db_faults_text(s.db_faults)};
+  if (!s.redis_url.empty()) {  // redis-lease's store: every pod on the same one
+    a.push_back("--redis");
+    a.push_back(s.redis_url);
+  }
   // As in the simulator, pods after the first run with the skewed application
   // clock, unless --clock-skew D:POD names one.
   if (s.clock_skew != Duration::zero() && (s.skew_pod == 0 ? index >= 1 : index + 1 == s.skew_pod)) {
@@ -526,6 +531,22 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     run_key = new_run_key();
   }
   if (have_rows) prepare_rows(s, *scenario, run_key);
+  // redis-lease: the pods share the run's keys in Redis ("lockbench:<run>:…"); the
+  // runner counts those still held at the end and deletes them, whatever the way
+  // out, unless the services are --targets (their run stays theirs).
+  std::unique_ptr<RedisStore> redis;
+  if (info.props.needs_lease_store && !external)
+    redis = open_lease_store(s.redis_url, std::to_string(run_key), std::chrono::seconds(2));
+  struct RedisKeys {
+    RedisStore* store;
+    ~RedisKeys() {
+      try {
+        if (store) store->drop_run_keys();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
+      }
+    }
+  } const redis_keys{redis.get()};
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));
@@ -809,8 +830,13 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
         if (alive == 0 && locks_freed) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
-      const auto lease_count = leases[0].as<std::int64_t>();
-      const double lease_left_ms = std::max(0.0, leases[1].as<double>());
+      auto lease_count = leases[0].as<std::int64_t>();
+      double lease_left_ms = std::max(0.0, leases[1].as<double>());
+      if (redis) {  // redis-lease: the dead pod's leases in Redis, until their PX passes
+        const RedisStore::Held h = redis->held_by(owners);
+        lease_count += h.count;
+        lease_left_ms = std::max(lease_left_ms, h.left_ms_max);
+      }
       crash["locks_held_at_crash"] = held_locks;
       crash["locks_freed_ms"] = to_ms(freed);
       crash["sessions_closed_ms"] = to_ms(gone);
@@ -1082,6 +1108,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   try {
     auto c = open_session(s.db_url, runner_session_name());
     recorder.locks.leaked = advisory_locks_held_by(*c, backend_pids);
+    if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked advisory locks: %s\n", one_line(e.what()).c_str());
   }

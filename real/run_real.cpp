@@ -245,8 +245,6 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   if (configured.pgbouncer != "none" && real::pods_over_http(configured))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
                        "run PgBouncer yourself and point the pods' --db at it)");
-  if (strategy_info(configured.strategy).props.needs_lease_store && real::pods_over_http(configured))
-    throw SettingError("--pod-mode: " + configured.strategy + " runs with --pod-mode thread only (serve takes no --redis yet)");
   // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
   if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
   real::refuse_faults_in_threads(configured);

@@ -24,6 +24,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
+#include "real/redis_store.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
 
@@ -60,6 +61,15 @@ class PodWorld final : public World {
   void local_unlock(RequestCtx& cx, Key key) override { inner_.local_unlock(cx, key); }
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override {
     return inner_.keep_renewing(cx, period, std::move(renew));
+  }
+  Task<LeaseResult> kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override {
+    return inner_.kv_lease_acquire(cx, key, owner, ttl);
+  }
+  Task<bool> kv_lease_release(RequestCtx& cx, Key key, std::string_view owner) override {
+    return inner_.kv_lease_release(cx, key, owner);
+  }
+  Task<bool> kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override {
+    return inner_.kv_lease_extend(cx, key, owner, ttl);
   }
   int in_partner() const { return in_partner_.load(); }
 
@@ -115,8 +125,6 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   const Settings s = configured.scaled();
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
-  if (info.props.needs_lease_store)
-    throw SettingError("--strategy: " + s.strategy + " needs a lease store, which serve does not take yet (use --pod-mode thread)");
   const auto strategy = info.make();
   const auto scenario = make_scenario(s.scenario);
   const std::int64_t run = o.run ? *o.run : new_run_key();
@@ -159,6 +167,11 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   }
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   RealWorld real_world(*pool, partner);
+  // redis-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
+  // the runner that started the pods deletes them at the end).
+  std::unique_ptr<RedisStore> redis;
+  if (info.props.needs_lease_store) redis = open_lease_store(s.redis_url, std::to_string(run), std::chrono::seconds(2));
+  real_world.set_lease_store(redis.get());
   PodWorld world(real_world);
   Recorder recorder(std::chrono::seconds(1), 0);  // lock counters only: the runner measures requests
   std::array<std::atomic<std::int64_t>, 5> outcomes{};

@@ -1,11 +1,16 @@
 // Lease renewal on pods as processes (`lockbench serve`, --pod-mode process):
 // row-lease:renew with a TTL shorter than the calls keeps its lease (no steal),
 // and a real SIGSTOP longer than the TTL stops its renewals, so another pod
-// steals the lease from live work (why fencing still matters).
+// steals the lease from live work (why fencing still matters). redis-lease on
+// process pods: the pods share the run's Redis keys, a lease shorter than the
+// calls is stolen across pods, renewal keeps it, a killed pod's lease blocks its
+// key until its TTL, and no key outlives the run.
+#include <chrono>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "real/redis_store.hpp"
 #include "tests/cli/run_command.hpp"
 #include "tests/real/test_env.hpp"
 
@@ -39,6 +44,40 @@ TEST(RealRenewalPods, a_renewed_short_lease_is_not_stolen_by_slow_calls_but_is_b
   ASSERT_TRUE(paused.contains("locks"));
   EXPECT_GE(paused["faults"]["pause"]["in_partner_at_pause"].get<int>(), 1);
   EXPECT_GE(paused["locks"]["lease_steals"].get<int>(), 1);
+}
+
+TEST(RealRenewalPods, redis_lease_on_two_process_pods_is_stolen_across_them_below_the_call_and_kept_by_renewal) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::string redis = test::env_or_empty("LOCKBENCH_TEST_REDIS");
+  if (redis.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_REDIS is unset: scripts/redis start DIR, or run scripts/test";
+  const auto lockbench_keys = [&] { return real::RedisStore(redis, "lockbench:", std::chrono::seconds(2)).keys(); };
+  const std::int64_t keys_before = lockbench_keys();
+  // Two calls of 300 ms on one hot key, round robin over two serve processes.
+  const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 3s --keys 1 --key-dist hot "
+                             "--partner-latency fixed:300ms --redis " + redis + " ";
+  const json short_lease = run_json(common + "--lease-ttl 250ms --strategy redis-lease");
+  ASSERT_TRUE(short_lease.contains("locks"));
+  EXPECT_EQ(short_lease["real"]["pod_mode"], "process");
+  EXPECT_GE(short_lease["locks"]["lease_steals"].get<int>(), 1);
+  EXPECT_GE(short_lease["partner"]["violations"].value("overlap_person", 0), 1);
+
+  const json renewed = run_json(common + "--lease-ttl 500ms --strategy redis-lease:renew");
+  ASSERT_TRUE(renewed.contains("locks"));
+  EXPECT_GT(renewed["locks"]["acquired"].get<int>(), 0);
+  EXPECT_EQ(renewed["locks"]["lease_steals"], 0);
+  EXPECT_EQ(renewed["locks"]["leaked"], 0);
+  EXPECT_EQ(renewed["partner"]["violations"].value("overlap_person", 0), 0);
+  EXPECT_GE(renewed["locks"]["renewals"].get<int>(), renewed["locks"]["acquired"].get<int>());
+  EXPECT_EQ(lockbench_keys(), keys_before);  // the runner deleted the pods' keys
+
+  // kill -9 of pod 1 inside a partner call: its Redis lease blocks the key for most of its TTL.
+  const json crashed = run_json("--pods 2 --pod-mode process --rate 10 --duration 3s --keys 3 --partner-latency fixed:300ms "
+                                "--redis " + redis + " --lease-ttl 3s --crash-at 1s:1 --restart-after 500ms --strategy redis-lease");
+  ASSERT_TRUE(crashed.contains("faults"));
+  const json& c = crashed["faults"]["crash"];
+  EXPECT_GE(c["leases_held_at_crash"].get<int>(), 1) << c;
+  EXPECT_GT(c["key_blocked_ms"].get<double>(), 1000) << c;
+  EXPECT_EQ(lockbench_keys(), keys_before);
 }
 
 }  // namespace
