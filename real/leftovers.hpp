@@ -50,7 +50,8 @@ std::int64_t leases_held(pqxx::connection& c, std::int64_t run);
 // Clears every lease still set in this run's rows.
 std::int64_t release_leases(pqxx::connection& c, std::int64_t run);
 // Terminates the backends of this run (by application_name) in the current
-// database, except the calling session. Returns how many were signalled.
+// database, except the calling session, and waits (at most 5 s) until they are
+// gone, their locks with them. Returns how many were signalled.
 std::int64_t terminate_run_backends(pqxx::connection& c, const std::string& run_id);
 
 }  // namespace lockbench::real

@@ -129,15 +129,23 @@ std::int64_t locks(const json& r, const char* what) { return r["locks"][what].ge
 
 TEST(RealPgBouncer, SessionLocksBehindTransactionPoolingAreHandedToStrangersFailTheirUnlocksAndLeak) {
   NEED_PGBOUNCER();
+  // Each strategy hands locks to strangers and races at the partner. Whether a
+  // given 1.5 s run also fails an unlock or leaks depends on which backend each
+  // unlock lands on (a stranger's re-entry can make every unlock succeed), so
+  // that is asserted over both runs; the by-hand test above shows it for certain.
+  std::int64_t failed_or_leaked = 0;
+  std::string seen;
   for (const char* strategy : {"advisory-session:pinned", "advisory-session:pooled"}) {
     const json r = run_real(through_pgbouncer(strategy));
     EXPECT_EQ(r["real"]["pgbouncer"], "found behind --db") << strategy;
     EXPECT_EQ(r["real"]["statements"], "unnamed") << strategy;
     EXPECT_GT(locks(r, "handed_to_stranger"), 0) << strategy << r["locks"].dump();
-    EXPECT_GT(locks(r, "unlock_failures") + locks(r, "leaked"), 0) << strategy << r["locks"].dump();
     EXPECT_GT(r["partner"]["violations"]["overlap_person"].get<std::int64_t>(), 0) << strategy;
+    failed_or_leaked += locks(r, "unlock_failures") + locks(r, "leaked");
+    seen += std::string(strategy) + r["locks"].dump() + "\n";
     release_session_locks_left_in_pgbouncer();
   }
+  EXPECT_GT(failed_or_leaked, 0) << seen;
 }
 
 TEST(RealPgBouncer, AdvisoryXactAndRowLeaseStayCorrectBehindTransactionPooling) {
