@@ -196,6 +196,13 @@ struct Partner::Impl {
   void reseed(std::uint64_t seed);
   void clear_run_state();
   void record(Kind k, std::string subject, std::string detail, std::vector<std::uint64_t> ops);
+  // Whether record(k, ...) would list the violation (not only count it): hot
+  // callers build the subject and detail strings only then, and else count().
+  bool listed(Kind k) const {
+    if (k == Kind::ambiguous_commit || k == Kind::stale_token_rejected) return false;
+    return (k == Kind::retry_overlap ? notes : violations).size() < CheckReport::kMaxViolations;
+  }
+  void count(Kind k) { ++counts[static_cast<int>(k)]; }
   std::string person_name(int p) const { return ids.key(ids.person_identities(p).front()); }
   void grow_persons() {
     if (persons.size() < ids.person_count()) persons.resize(ids.person_count());
