@@ -170,6 +170,15 @@ nlohmann::json Recorder::timeline_json(std::size_t points_max) const {
 std::size_t histogram_bucket(double v) {
   if (!(v >= kHistogramLowestMs)) return 0;
   const double ratio = v / kHistogramLowestMs;
+  static_assert(kHistogramSubBuckets == 8, "the fast path reads three mantissa bits");
+  if (std::isfinite(ratio)) {
+    // ratio >= 1 is a normal double: its exponent is ilogb(ratio), and (ratio / 2^e - 1) * 8
+    // truncated is exactly the top three bits of its mantissa (the general path below, read off the bits).
+    std::uint64_t bits;
+    std::memcpy(&bits, &ratio, sizeof bits);
+    const auto e = static_cast<std::size_t>(((bits >> 52) & 0x7FF) - 1023);
+    return 1 + e * kHistogramSubBuckets + static_cast<std::size_t>((bits >> 49) & 7);
+  }
   int e = std::ilogb(ratio);  // 2^e <= ratio < 2^(e+1)
   double base = std::ldexp(1.0, e);
   auto sub = static_cast<int>((ratio / base - 1) * kHistogramSubBuckets);
