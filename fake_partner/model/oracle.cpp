@@ -57,15 +57,18 @@ void Partner::Impl::witness_arrival(InFlight& f) {
     auto& w = persons[p];
     // Only another operation's mutation is an overlap; the same operation's earlier attempt
     // still in flight is its client retrying (untagged calls are always another operation).
-    std::vector<std::uint64_t> others;
+    std::size_t other_count = 0;
     bool own_retry = false;
     for (const auto& c : w.inflight) {
       if (op != 0 && c.second == op) own_retry = true;
-      else others.push_back(c.second);
+      else ++other_count;
     }
-    if (!others.empty() && !listed(Kind::overlap_person)) {
+    if (other_count > 0 && !listed(Kind::overlap_person)) {
       count(Kind::overlap_person);
-    } else if (!others.empty()) {
+    } else if (other_count > 0) {
+      std::vector<std::uint64_t> others;
+      for (const auto& c : w.inflight)
+        if (op == 0 || c.second != op) others.push_back(c.second);
       std::vector<std::uint64_t> ops{op};
       ops.insert(ops.end(), others.begin(), others.end());
       record(Kind::overlap_person, person_name(p),
