@@ -19,7 +19,10 @@ std::string accepted() {
 namespace {
 std::string too_long_note() { return "is above the largest latency accepted (24h)"; }
 
-double draw_ms(const Distribution& d, Rng& rng) {
+double lognormal_mu(double p50) { return std::log(p50); }
+
+// mu and sigma: a lognormal's parameters (lognormal_mu(a_ms), lognormal_sigma(a_ms, b_ms)).
+double draw_ms(const Distribution& d, double mu, double sigma, Rng& rng) {
   const double a_ms = d.a_ms, b_ms = d.b_ms, cap_ms = d.cap_ms;
   using Kind = Distribution::Kind;
   switch (d.kind) {
@@ -30,7 +33,7 @@ double draw_ms(const Distribution& d, Rng& rng) {
     case Kind::exponential:
       return rng.exponential(a_ms);
     case Kind::lognormal: {
-      const double v = rng.lognormal(std::log(a_ms), lognormal_sigma(a_ms, b_ms));
+      const double v = rng.lognormal(mu, sigma);
       return cap_ms > 0 ? std::min(v, cap_ms) : v;
     }
   }
@@ -39,7 +42,20 @@ double draw_ms(const Distribution& d, Rng& rng) {
 
 }  // namespace
 
-double Distribution::sample_ms(Rng& rng) const { return std::min(draw_ms(*this, rng), kSampleMsMax); }
+double Distribution::sample_ms(Rng& rng) const {
+  const bool logn = kind == Kind::lognormal;
+  return std::min(draw_ms(*this, logn ? lognormal_mu(a_ms) : 0, logn ? lognormal_sigma(a_ms, b_ms) : 0, rng),
+                  kSampleMsMax);
+}
+
+DistributionSampler::DistributionSampler(const Distribution& d) : d_(d) {
+  if (d.kind == Distribution::Kind::lognormal) {
+    mu_ = lognormal_mu(d.a_ms);
+    sigma_ = lognormal_sigma(d.a_ms, d.b_ms);
+  }
+}
+
+double DistributionSampler::sample_ms(Rng& rng) const { return std::min(draw_ms(d_, mu_, sigma_, rng), kSampleMsMax); }
 
 double Distribution::mean_ms() const {
   switch (kind) {

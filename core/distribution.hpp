@@ -53,4 +53,19 @@ struct Distribution {
   static Distribution from_json(const nlohmann::json& j, std::string_view setting);
 };
 
+// A distribution prepared for many draws: a lognormal's ln(p50) and sigma are
+// computed once, not three logarithms per draw. Draws exactly what
+// Distribution::sample draws from the same Rng state (the partner model's hot path).
+class DistributionSampler {
+ public:
+  DistributionSampler() = default;
+  explicit DistributionSampler(const Distribution& d);
+  double sample_ms(Rng& rng) const;
+  Duration sample(Rng& rng) const { return from_ms(sample_ms(rng)); }
+
+ private:
+  Distribution d_;
+  double mu_ = 0, sigma_ = 0;  // lognormal only
+};
+
 }  // namespace lockbench

@@ -21,17 +21,26 @@ namespace lockbench {
 // nearest rank on a sorted copy.
 class Samples {
  public:
-  void add(double v) { v_.push_back(v); }
+  void add(double v) {
+    if (!v_.empty() && v < v_.back()) sorted_ = false;
+    v_.push_back(v);
+  }
   std::size_t size() const { return v_.size(); }
   double mean() const;
   double max() const;
   // q in [0, 1]; 0 when empty.
   double quantile(double q) const;
-  void merge(const Samples& o) { v_.insert(v_.end(), o.v_.begin(), o.v_.end()); }
+  void merge(const Samples& o) {
+    if (!o.sorted_ || (!v_.empty() && !o.v_.empty() && o.v_.front() < v_.back())) sorted_ = false;
+    v_.insert(v_.end(), o.v_.begin(), o.v_.end());
+  }
   const std::vector<double>& values() const { return v_; }
 
  private:
   mutable std::vector<double> v_;  // sorted lazily by quantile()
+  // std::is_sorted(v_) kept as values arrive, so quantile() does not scan the
+  // samples again on every call (a result asks for a dozen quantiles).
+  mutable bool sorted_ = true;
 };
 
 // Latency samples as a log-linear histogram (HdrHistogram's layout): every

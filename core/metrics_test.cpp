@@ -44,6 +44,25 @@ TEST(LatencyHistogram, EveryValueFallsInItsBucketWithinAnEighthOfItsLowerBound) 
   EXPECT_LT(histogram_bucket(10), histogram_bucket(11));  // ordered
 }
 
+TEST(LatencyHistogram, TheBucketReadFromTheBitsIsTheOneIlogbAndLdexpGive) {
+  const auto reference = [](double v) -> std::size_t {
+    if (!(v >= kHistogramLowestMs)) return 0;
+    const double ratio = v / kHistogramLowestMs;
+    const int e = std::ilogb(ratio);
+    auto sub = static_cast<int>((ratio / std::ldexp(1.0, e) - 1) * kHistogramSubBuckets);
+    sub = std::clamp(sub, 0, kHistogramSubBuckets - 1);
+    return 1 + static_cast<std::size_t>(e) * kHistogramSubBuckets + static_cast<std::size_t>(sub);
+  };
+  std::uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = std::ldexp(static_cast<double>(x >> 11) * 0x1.0p-53, static_cast<int>(x % 80) - 20);
+    ASSERT_EQ(histogram_bucket(v), reference(v)) << v;
+  }
+  for (double v : {0.001, 0.002, 0.0015, 1.0, 1.125, 1e300, 4e3, 1e-9})
+    EXPECT_EQ(histogram_bucket(v), reference(v)) << v;
+}
+
 TEST(LatencyHistogram, TwoRunsMergeByAddingEqualBuckets) {
   Samples a, b, both;
   for (int i = 1; i <= 500; ++i) a.add(i * 1.7), both.add(i * 1.7);

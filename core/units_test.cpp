@@ -78,6 +78,15 @@ TEST(Distribution, ParsesTheCliFormsAndSamplesTheirMeans) {
   EXPECT_NEAR(ln[19800], 4000, 400);
 }
 
+TEST(Distribution, APreparedSamplerDrawsExactlyWhatTheDistributionDraws) {
+  for (const auto& d : {Distribution::fixed(3), Distribution::uniform(1, 9), Distribution::exponential(40),
+                        Distribution::lognormal(1500, 4000), Distribution::lognormal(20, 900, 100)}) {
+    const DistributionSampler sampler(d);
+    Rng a(7, "same"), b(7, "same");
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(sampler.sample(a), d.sample(b)) << d.to_string() << " draw " << i;
+  }
+}
+
 TEST(Distribution, BadSpecsAreRefusedWithTheAcceptedForms) {
   for (const char* bad : {"gauss:1s", "fixed", "uniform:3s..1s", "lognormal:p50=2s", "exponential:1s"}) {
     try {

@@ -8,7 +8,71 @@ namespace {
 void resume_handle(void* ctx, std::uint64_t) { std::coroutine_handle<>::from_address(ctx).resume(); }
 }  // namespace
 
+void EventLoop::Lane::push(const Event& e) {
+  if (size == ring.size()) {  // full: unroll into a ring twice the size
+    std::vector<Event> bigger(std::max<std::size_t>(16, ring.size() * 2));
+    for (std::size_t i = 0; i < size; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+    ring.swap(bigger);
+    head = 0;
+  }
+  ring[(head + size) & (ring.size() - 1)] = e;
+  ++size;
+}
+
+EventLoop::Event EventLoop::Lane::pop() {
+  const Event e = ring[head];
+  head = (head + 1) & (ring.size() - 1);
+  --size;
+  return e;
+}
+
+std::size_t EventLoop::pending() const {
+  std::size_t n = heap_.size();
+  for (const Lane& l : lanes_) n += l.size;
+  return n;
+}
+
+int EventLoop::next_source() const {
+  int best = heap_.empty() ? -1 : kLanes;
+  const Event* min = heap_.empty() ? nullptr : &heap_.front();
+  for (int i = 0; i < kLanes; ++i) {
+    const Lane& l = lanes_[static_cast<std::size_t>(i)];
+    if (l.size == 0 || (min && !before(l.front(), *min))) continue;
+    best = i;
+    min = &l.front();
+  }
+  return best;
+}
+
+Duration EventLoop::next_time() const {
+  const int src = next_source();
+  if (src < 0) return Duration::max();
+  return src == kLanes ? heap_.front().t : lanes_[static_cast<std::size_t>(src)].front().t;
+}
+
+void EventLoop::clear() {
+  heap_.clear();
+  for (Lane& l : lanes_) l = Lane{};
+  last_miss_ = Duration(-1);
+}
+
 void EventLoop::push(const Event& e) {
+  // Same delay as a lane's: its events stay in (t, seq) order, so it is appended.
+  const Duration delay = e.t - now_;
+  for (Lane& l : lanes_)
+    if (l.delay == delay) {
+      l.push(e);
+      return;
+    }
+  if (delay == last_miss_) {  // a delay seen twice running: give it an empty lane
+    for (Lane& l : lanes_)
+      if (l.size == 0) {
+        l.delay = delay;
+        l.push(e);
+        return;
+      }
+  }
+  last_miss_ = delay;
   // Sift the hole up from the end, then drop the event in.
   std::size_t i = heap_.size();
   heap_.emplace_back();
@@ -21,7 +85,7 @@ void EventLoop::push(const Event& e) {
   heap_[i] = e;
 }
 
-EventLoop::Event EventLoop::pop() {
+EventLoop::Event EventLoop::pop_heap() {
   const Event top = heap_.front();
   const Event last = heap_.back();
   heap_.pop_back();
@@ -72,9 +136,12 @@ Duration EventLoop::paused_until(int owner) const {
 }
 
 bool EventLoop::run(Duration until, std::uint64_t max_events) {
-  while (!heap_.empty()) {
-    if (heap_.front().t > until || events_run_ >= max_events) return false;
-    Event e = pop();
+  for (;;) {
+    const int src = next_source();
+    if (src < 0) break;
+    const Event& next = src == kLanes ? heap_.front() : lanes_[static_cast<std::size_t>(src)].front();
+    if (next.t > until || events_run_ >= max_events) return false;
+    Event e = src == kLanes ? pop_heap() : lanes_[static_cast<std::size_t>(src)].pop();
     now_ = e.t;
     if (e.owner >= 0) {
       const Owner& o = owners_[static_cast<std::size_t>(e.owner)];

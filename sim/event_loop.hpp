@@ -9,6 +9,7 @@
 // events are deferred to the end of its pause (a GC pause freezes the pod).
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <vector>
@@ -27,9 +28,9 @@ class EventLoop {
  public:
   Duration now() const { return now_; }
   std::uint64_t events_run() const { return events_run_; }
-  std::size_t pending() const { return heap_.size(); }
+  std::size_t pending() const;
   // Time of the next event (Duration::max() when none).
-  Duration next_time() const { return heap_.empty() ? Duration::max() : heap_.front().t; }
+  Duration next_time() const;
 
   // `arg` must fit in 32 bits (request indices, tickets, slots).
   void at(Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg = 0);
@@ -49,7 +50,7 @@ class EventLoop {
   // `max_events` ran. Returns false when it stopped because of a bound.
   bool run(Duration until, std::uint64_t max_events);
   // Forgets every pending event (their coroutines are destroyed by their owners).
-  void clear() { heap_.clear(); }
+  void clear();
 
  private:
   struct Event {
@@ -61,7 +62,22 @@ class EventLoop {
     int owner;
   };
   static bool before(const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.seq < b.seq; }
-  Event pop();
+  Event pop_heap();
+  // A FIFO of events scheduled with one same delay (a fixed DB latency, a
+  // hand-off, zero): as the clock only moves forward, they arrive in (t, seq)
+  // order, so the lane is sorted without a heap. A third of a run's events
+  // take a lane instead of the heap's two sifts.
+  struct Lane {
+    Duration delay{-1};          // -1 = unassigned
+    std::vector<Event> ring;     // capacity a power of two
+    std::size_t head = 0, size = 0;
+    const Event& front() const { return ring[head]; }
+    void push(const Event& e);
+    Event pop();
+  };
+  static constexpr int kLanes = 4;
+  // Where the next event is: a lane's index, or kLanes for the heap; -1 when none.
+  int next_source() const;
   struct Owner {
     bool alive = true;
     Duration paused_until{};
@@ -72,6 +88,8 @@ class EventLoop {
   std::uint64_t seq_ = 0;
   std::uint64_t events_run_ = 0;
   std::vector<Event> heap_;    // a 4-ary min-heap by (t, seq): shallower than a binary one
+  std::array<Lane, kLanes> lanes_;
+  Duration last_miss_{-1};     // the delay of the last event no lane took: seen twice running, it gets a lane
   std::vector<Owner> owners_;  // indexed by owner id
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace lockbench::sim {
@@ -33,6 +34,45 @@ TEST(EventLoop, runs_events_in_time_order_and_equal_times_in_insertion_order) {
   EXPECT_EQ(log.seen[3].first, 3u);
   EXPECT_EQ(loop.now(), 20ms);
   EXPECT_EQ(loop.events_run(), 4u);
+}
+
+// Each event schedules up to two more, with delays that repeat (they take lanes)
+// and delays that do not (the heap); every event remembers when it was due and
+// its scheduling order, and the run must see them sorted by exactly that.
+struct Spawner {
+  EventLoop* loop = nullptr;
+  std::uint64_t made = 0;
+  std::vector<std::pair<Duration, std::uint64_t>> due;   // by event id: (time, order scheduled)
+  std::vector<std::pair<Duration, std::uint64_t>> seen;  // in the order run
+  std::uint64_t state = 12345;
+  std::uint64_t roll() { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; }
+  void schedule(Duration d) {
+    const std::uint64_t id = made++;
+    due.emplace_back(loop->now() + d, id);
+    loop->at(loop->now() + d, kGlobal, &Spawner::run, this, id);
+  }
+  static void run(void* ctx, std::uint64_t id) {
+    auto* s = static_cast<Spawner*>(ctx);
+    s->seen.push_back(s->due[id]);
+    EXPECT_EQ(s->due[id].first, s->loop->now());
+    for (int k = 0; k < 2 && s->made < 20000; ++k) {
+      static const Duration fixed[] = {0ms, 500us, 500us, 3ms, 7ms};
+      const std::uint64_t r = s->roll();
+      s->schedule(r % 3 == 0 ? Duration(static_cast<std::int64_t>(r % 50'000'000)) : fixed[r % 5]);
+    }
+  }
+};
+
+TEST(EventLoop, events_in_lanes_and_in_the_heap_run_in_one_time_then_insertion_order) {
+  EventLoop loop;
+  Spawner s;
+  s.loop = &loop;
+  for (int i = 0; i < 8; ++i) s.schedule(Duration(i * 1000));
+  EXPECT_TRUE(loop.run(Duration::max(), 100'000));
+  ASSERT_EQ(s.seen.size(), s.made);
+  EXPECT_TRUE(std::is_sorted(s.seen.begin(), s.seen.end()));
+  EXPECT_EQ(loop.pending(), 0u);
+  EXPECT_EQ(loop.next_time(), Duration::max());
 }
 
 TEST(EventLoop, drops_the_events_of_a_dead_owner) {

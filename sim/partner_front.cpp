@@ -170,35 +170,34 @@ void PartnerFront::on_answer(void* self, std::uint64_t i) {
 
 PartnerReply PartnerFront::Attempt::await_resume() {
   PartnerFront& f = front;
-  const Flight fl = f.flights_[flight];
-  f.drop_ref(flight);
+  Flight& fl = f.flights_[flight];
   PartnerReply r;
   if (fl.client_gave_up) {
     r.failure = CallFailure::timeout;
-    return r;
+  } else if (fl.fault == FaultPlan::Kind::reset) {
+    r.failure = CallFailure::reset;
+  } else if (fl.fault == FaultPlan::Kind::truncate || fl.fault == FaultPlan::Kind::garbage) {
+    r.failure = CallFailure::bad_response;
+  } else if (fl.fault == FaultPlan::Kind::hang) {
+    r.failure = CallFailure::timeout;
+  } else {
+    r.status = fl.status;
+    if (r.status == 0) r.failure = CallFailure::bad_response;
+    if (fl.error != partner::Error::none) r.error_code = std::string(partner::error_code_name(fl.error));
+    r.object_id = std::move(fl.object_id);  // the partner's completion reads no object id
+    r.replayed = fl.replayed;
   }
-  switch (fl.fault) {
-    case FaultPlan::Kind::reset: r.failure = CallFailure::reset; return r;
-    case FaultPlan::Kind::truncate:
-    case FaultPlan::Kind::garbage: r.failure = CallFailure::bad_response; return r;
-    case FaultPlan::Kind::hang: r.failure = CallFailure::timeout; return r;
-    default: break;
-  }
-  r.status = fl.status;
-  if (r.status == 0) r.failure = CallFailure::bad_response;
-  if (fl.error != partner::Error::none) r.error_code = std::string(partner::error_code_name(fl.error));
-  r.object_id = fl.object_id;
-  r.replayed = fl.replayed;
+  f.drop_ref(flight);  // last: the slot may be reused from here on
   return r;
 }
 
 void PartnerFront::on_execute(void* self, std::uint64_t i) {
   auto& f = *static_cast<PartnerFront*>(self);
   Flight& fl = f.flights_[i];
-  const partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
+  partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
   fl.status = reply.status;
   fl.error = reply.error;
-  fl.object_id = reply.charge.id;
+  fl.object_id = std::move(reply.charge.id);
   fl.replayed = reply.replayed;
 }
 

@@ -105,8 +105,10 @@ void SimWorld::pool_changed(int active_delta, int pending_delta, int idle_delta)
   const Duration step = recorder_.timeline_step();
   pool_.busy_conn_s += active_ * to_s(t - last_change_);
   last_change_ = t;
-  const std::int64_t b = t / step;
+  // Time only moves forward: while t is inside bucket_, it is bucket_ (no division).
+  const std::int64_t b = bucket_ >= 0 && t < bucket_end_ ? bucket_ : t / step;
   if (b != bucket_) {
+    bucket_end_ = step * (b + 1);
     if (bucket_ >= 0) recorder_.pool_sample(bucket_peak_);
     // Seconds without any change carry the state they started with.
     for (std::int64_t k = std::max<std::int64_t>(bucket_ + 1, b - 100000); k < b; ++k)

@@ -330,6 +330,7 @@ class SimWorld final : public World {
   int active_ = 0, pending_ = 0, idle_ = 0;
   Duration last_change_{};
   std::int64_t bucket_ = -1;
+  Duration bucket_end_{};  // where bucket_ ends: before it, no division finds the bucket again
   PoolSample bucket_peak_;
 
   // The lease store (redis-lease) and its failover.

@@ -57,20 +57,27 @@ void Partner::Impl::witness_arrival(InFlight& f) {
     auto& w = persons[p];
     // Only another operation's mutation is an overlap; the same operation's earlier attempt
     // still in flight is its client retrying (untagged calls are always another operation).
-    std::vector<std::uint64_t> others;
+    std::size_t other_count = 0;
     bool own_retry = false;
     for (const auto& c : w.inflight) {
       if (op != 0 && c.second == op) own_retry = true;
-      else others.push_back(c.second);
+      else ++other_count;
     }
-    if (!others.empty()) {
+    if (other_count > 0 && !listed(Kind::overlap_person)) {
+      count(Kind::overlap_person);
+    } else if (other_count > 0) {
+      std::vector<std::uint64_t> others;
+      for (const auto& c : w.inflight)
+        if (op == 0 || c.second != op) others.push_back(c.second);
       std::vector<std::uint64_t> ops{op};
       ops.insert(ops.end(), others.begin(), others.end());
       record(Kind::overlap_person, person_name(p),
              "a mutation (op " + std::to_string(op) + ") arrived while " + ops_text(others) + " was in flight",
              std::move(ops));
     }
-    if (own_retry)
+    if (own_retry && !listed(Kind::retry_overlap))
+      count(Kind::retry_overlap);
+    else if (own_retry)
       record(Kind::retry_overlap, person_name(p),
              "op " + std::to_string(op) + " arrived again while its own earlier attempt was still in flight", {op});
     // A promotion between its steps no longer holds the person alone once another operation mutates it.
@@ -139,16 +146,21 @@ void Partner::Impl::witness_effect(InFlight& f, const Reply& r) {
       const auto open = std::find_if(w.open_steps.begin(), w.open_steps.end(), [&](const auto& s) { return s.first == op; });
       if (open != w.open_steps.end()) {
         // Any commit by another operation since this one's step 1 interleaved.
-        std::set<std::uint64_t> others;
-        for (const auto& [seq, other_op] : w.recent)
-          if (seq > open->second && other_op != op) others.insert(other_op);
-        if (!others.empty()) {
-          std::vector<std::uint64_t> ops{op};
-          ops.insert(ops.end(), others.begin(), others.end());
-          record(Kind::flow_interleaving, person_name(p),
-                 "between step 1 and step 2 of op " + std::to_string(op) + ", " + std::to_string(others.size()) +
-                     " other operation(s) changed this person",
-                 std::move(ops));
+        const auto interleaved = [&](const auto& c) { return c.first > open->second && c.second != op; };
+        if (!listed(Kind::flow_interleaving)) {
+          if (std::any_of(w.recent.begin(), w.recent.end(), interleaved)) count(Kind::flow_interleaving);
+        } else {
+          std::set<std::uint64_t> others;
+          for (const auto& c : w.recent)
+            if (interleaved(c)) others.insert(c.second);
+          if (!others.empty()) {
+            std::vector<std::uint64_t> ops{op};
+            ops.insert(ops.end(), others.begin(), others.end());
+            record(Kind::flow_interleaving, person_name(p),
+                   "between step 1 and step 2 of op " + std::to_string(op) + ", " + std::to_string(others.size()) +
+                       " other operation(s) changed this person",
+                   std::move(ops));
+          }
         }
         w.open_steps.erase(open);
       }
@@ -177,7 +189,9 @@ void Partner::Impl::judge_quiet(int p, Duration now) {
   const bool lost = !split && w.has_promotion && ids.primary_of(p) != w.promotion_target;
   // A stretch of corruption counts once, when a quiet point first finds it; later traffic that
   // heals it does not take the count back.
-  if (split && !w.split_flagged) {
+  if (split && !w.split_flagged && !listed(Kind::person_split)) {
+    count(Kind::person_split);
+  } else if (split && !w.split_flagged) {
     std::set<std::string> users;
     for (auto id : ids.person_identities(p)) users.insert(ids.key(ids.owner(id)));
     std::string list;
@@ -188,11 +202,14 @@ void Partner::Impl::judge_quiet(int p, Duration now) {
   }
   w.split_flagged = split;
   if (lost && w.lost_flagged_op != w.promotion_op) {
-    record(Kind::lost_promotion, person_name(p),
-           "when its calls ended, the primary was " + ids.key(ids.primary_of(p)) +
-               " but the promotion that finished last (op " + std::to_string(w.promotion_op) + ") made it " +
-               ids.key(w.promotion_target),
-           {w.promotion_op});
+    if (!listed(Kind::lost_promotion))
+      count(Kind::lost_promotion);
+    else
+      record(Kind::lost_promotion, person_name(p),
+             "when its calls ended, the primary was " + ids.key(ids.primary_of(p)) +
+                 " but the promotion that finished last (op " + std::to_string(w.promotion_op) + ") made it " +
+                 ids.key(w.promotion_target),
+             {w.promotion_op});
     w.lost_flagged_op = w.promotion_op;  // each promotion is counted lost at most once
   }
   if ((split || lost) && !w.corrupt_since) w.corrupt_since = now;

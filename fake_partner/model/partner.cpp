@@ -28,11 +28,16 @@ int delivered_status(const FaultPlan& fault, int status) {
 
 Partner::Partner(Config cfg) : impl_(std::make_unique<Impl>()) {
   impl_->cfg = std::move(cfg);
+  impl_->configured();
   impl_->reseed(impl_->cfg.seed);
 }
 Partner::~Partner() = default;
 Partner::Partner(Partner&&) noexcept = default;
 Partner& Partner::operator=(Partner&&) noexcept = default;
+
+void Partner::Impl::configured() {
+  for (auto e : kEndpoints) latency[index_of(e)] = DistributionSampler(cfg.latency[index_of(e)].dist);
+}
 
 void Partner::Impl::reseed(std::uint64_t seed) {
   seed_in_use = seed;
@@ -154,7 +159,7 @@ Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
     f.door = Door::rate_limited;
   } else {
     const auto& lat = m.cfg.latency[ei];
-    f.plan.delay = std::max(Duration(0), lat.dist.sample(m.latency_rng[ei]));
+    f.plan.delay = std::max(Duration(0), m.latency[ei].sample(m.latency_rng[ei]));
     f.plan.apply_after = Duration(std::llround(static_cast<double>(f.plan.delay.count()) * lat.apply_at));
     f.plan.fault = m.draw_fault(call.endpoint);
     if (f.plan.fault.any()) ++m.metrics.faults[ei][static_cast<int>(f.plan.fault.kind)];
@@ -294,6 +299,7 @@ void Partner::update_config(const nlohmann::json& partial) { set_config(impl_->c
 void Partner::set_config(Config cfg) {
   const bool reseed = cfg.seed != impl_->cfg.seed;
   impl_->cfg = std::move(cfg);
+  impl_->configured();
   if (reseed) impl_->reseed(impl_->cfg.seed);
 }
 

@@ -175,6 +175,7 @@ struct Partner::Impl {
   PaymentsStore pay;
   RateLimiter limiter;
   std::array<Rng, kEndpointCount> latency_rng, fault_rng;  // "latency.<endpoint>", "fault.<endpoint>"
+  std::array<DistributionSampler, kEndpointCount> latency;  // cfg.latency[e].dist, prepared by configured()
   std::array<std::uint64_t, kEndpointCount> arrivals_since_reset{};  // the script's "nth"
   std::uint64_t seed_in_use = 1;
   CallTable inflight;
@@ -194,8 +195,16 @@ struct Partner::Impl {
   Metrics metrics;
 
   void reseed(std::uint64_t seed);
+  void configured();  // after cfg changed: what is derived from it
   void clear_run_state();
   void record(Kind k, std::string subject, std::string detail, std::vector<std::uint64_t> ops);
+  // Whether record(k, ...) would list the violation (not only count it): hot
+  // callers build the subject and detail strings only then, and else count().
+  bool listed(Kind k) const {
+    if (k == Kind::ambiguous_commit || k == Kind::stale_token_rejected) return false;
+    return (k == Kind::retry_overlap ? notes : violations).size() < CheckReport::kMaxViolations;
+  }
+  void count(Kind k) { ++counts[static_cast<int>(k)]; }
   std::string person_name(int p) const { return ids.key(ids.person_identities(p).front()); }
   void grow_persons() {
     if (persons.size() < ids.person_count()) persons.resize(ids.person_count());
