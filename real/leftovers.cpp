@@ -92,18 +92,22 @@ std::int64_t release_leases(pqxx::connection& c, std::int64_t run) {
 
 std::int64_t terminate_run_backends(pqxx::connection& c, const std::string& run_id) {
   pqxx::nontransaction tx(c);
+  // The run's backends first, then the signal: in one statement's WHERE clause
+  // PostgreSQL may evaluate pg_terminate_backend before the filters.
   const pqxx::result ended = tx.exec_params(
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1 "
-      "AND pid <> pg_backend_pid() AND pg_terminate_backend(pid)",
+      "AND pid <> pg_backend_pid()",
       run_pattern(run_id));
-  // pg_terminate_backend only signals: a backend releases its locks as it exits.
-  // Wait (bounded) until they are gone, so that what is counted next is what
-  // the run really left, not a backend on its way out.
   std::string pids = "{";
   for (std::size_t i = 0; i < ended.size(); ++i) pids += (i ? "," : "") + ended[i][0].as<std::string>();
   pids += "}";
+  if (ended.empty()) return 0;
+  tx.exec_params("SELECT count(pg_terminate_backend(p)) FROM unnest($1::int[]) AS p", pids);
+  // pg_terminate_backend only signals: a backend releases its locks as it exits.
+  // Wait (bounded) until they are gone, so that what is counted next is what
+  // the run really left, not a backend on its way out.
   for (const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-       !ended.empty() && std::chrono::steady_clock::now() < give_up;) {
+       std::chrono::steady_clock::now() < give_up;) {
     if (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])", pids)[0].as<std::int64_t>() == 0)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
