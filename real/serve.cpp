@@ -166,11 +166,12 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     throw SettingError("--db: cannot connect to " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
   }
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
-  RealWorld real_world(*pool, partner);
   // redis-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
-  // the runner that started the pods deletes them at the end).
+  // the runner that started the pods deletes them at the end). Made before the
+  // world that uses it, so that it outlives the world's renewals.
   std::unique_ptr<RedisStore> redis;
   if (info.props.needs_lease_store) redis = open_lease_store(s.redis_url, std::to_string(run), std::chrono::seconds(2));
+  RealWorld real_world(*pool, partner);
   real_world.set_lease_store(redis.get());
   PodWorld world(real_world);
   Recorder recorder(std::chrono::seconds(1), 0);  // lock counters only: the runner measures requests
