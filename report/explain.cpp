@@ -96,7 +96,7 @@ const std::vector<Strategy>& strategies() {
        "and fails, and the lock outlives both clients, in PgBouncer's pool. A lock wait keeps its backend, so "
        "under load waiters can hold every backend and everything else queues in PgBouncer until lock_timeout. "
        "Measured with 10 pooled connections on 4 backends (results/pgbouncer-real, 5 s at 20 requests/s): "
-       "pinned and pooled both let 43-45 promotions overlap and leaked 13-14 locks, while advisory-xact and "
+       "pinned and pooled let 37 and 33 promotions overlap and leaked 15 and 12 locks, while advisory-xact and "
        "row-lease stayed at 0 violations; the simulator models the same (sim/bouncer.hpp).",
        "Pinned: a dedicated connection outside the pool (a leader-election or a batch job). Never pooled.",
        "With any connection pool or transaction-mode PgBouncer between the code and the database."},
