@@ -2,6 +2,8 @@
 // and trace events to it; strategies count lock events on it.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "core/metrics.hpp"
@@ -20,7 +22,7 @@ class RequestCtx {
         settings_(settings),
         request_(request),
         rng_(derive_seed(settings.seed, "request") ^ request.id),
-        owner_("req-" + std::to_string(request.id)) {}
+        owner_(owner_name(request.id)) {}
 
   World& world() { return world_; }
   const Settings& settings() const { return settings_; }
@@ -28,7 +30,7 @@ class RequestCtx {
   Key key() const { return request_.key; }
   // Per-request randomness (retry jitter): reproducible for a seed and request id.
   Rng& rng() { return rng_; }
-  // This request's name as a lease owner.
+  // This request's name as a lease owner: "req-<id>".
   const std::string& owner() const { return owner_; }
 
   TimeSplit& split() { return split_; }
@@ -42,6 +44,13 @@ class RequestCtx {
   }
 
  private:
+  // "req-" + std::to_string(id), written in place (one per request: no temporary).
+  static std::string owner_name(std::uint64_t id) {
+    char buf[4 + 20] = {'r', 'e', 'q', '-'};
+    const auto end = std::to_chars(buf + 4, buf + sizeof buf, id).ptr;
+    return std::string(buf, end);
+  }
+
   World& world_;
   Recorder& recorder_;
   const Settings& settings_;

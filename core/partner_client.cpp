@@ -47,8 +47,7 @@ std::string_view call_failure_name(CallFailure f) {
   return "?";
 }
 
-Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call_in) {
-  const PartnerCall call = call_in;  // the caller's object lives only until our first suspension
+Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call) {
   World& w = cx.world();
   const Settings& s = cx.settings();
   const Duration start = w.now();

@@ -12,8 +12,10 @@ namespace lockbench {
 // attempts. Never retries an answer that proves the effect happened (2xx, or
 // a 4xx other than 429). Records the whole call (retries and backoff
 // included) as partner time and as one trace event.
-// `call` is copied before the first suspension; pass a named object (g++ 12
-// destroys braced temporaries in a co_await expression twice).
+// `call` is read after suspensions and not copied (two string copies per call
+// on the simulator's hot path): pass a named object that outlives the
+// co_await (every caller does; g++ 12 also destroys braced temporaries in a
+// co_await expression twice).
 Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call);
 
 // Worst case for one call: every attempt hits its connect + read timeout and

@@ -2,6 +2,7 @@
 #include "core/scenario.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace lockbench {
 
@@ -25,7 +26,8 @@ std::vector<std::string> identities_of(Key key, int n) {
 
 std::string other_identity(Key key, int n, std::string_view current, std::uint64_t choice) {
   const int count = std::clamp(n, 1, static_cast<int>(std::size(kProviders)));
-  const std::string suffix = "|u" + std::to_string(key);
+  char buf[2 + 20] = {'|', 'u'};  // "|u" + std::to_string(key), written in place (one per request)
+  const std::string_view suffix(buf, static_cast<std::size_t>(std::to_chars(buf + 2, buf + sizeof buf, key).ptr - buf));
   int skip = -1;  // the index of `current` among the identities, if it is one
   for (int i = 0; i < count && skip < 0; ++i)
     if (current.size() == kProviders[i].size() + suffix.size() && current.starts_with(kProviders[i]) &&

@@ -12,6 +12,8 @@
 //   oracle  the partner's primary of each person = users.primary_identity
 #include "scenarios/scenarios.hpp"
 
+#include <utility>
+
 #include "core/partner_client.hpp"
 
 namespace lockbench {
@@ -30,29 +32,29 @@ class SwitchPrimary final : public Scenario {
   int partner_calls() const override { return 2; }
 
   Task<Plan> read(RequestCtx& cx, Conn& c) override {
-    const Row row = co_await c.read(kUsers, cx.key());
+    Row row = co_await c.read(kUsers, cx.key());
     if (!row.found) throw DbError("user " + std::to_string(cx.key()) + " is not in the database");
     Plan p;
     p.key = cx.key();
-    p.before = row;
-    p.target = other_identity(cx.key(), cx.settings().identities_per_person, row.text, cx.request().choice);
+    p.before = std::move(row);
+    p.target = other_identity(cx.key(), cx.settings().identities_per_person, p.before.text, cx.request().choice);
     p.after.text = p.target;
     co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {
-    const auto op = cx.request().id;
-    PartnerCall unlink = PartnerCall::to(PartnerCall::Kind::unlink, p.before.text, p.target);
-    unlink.op_id = op;
-    unlink.op_step = 1;
-    unlink.fencing_token = opt.fencing_token;
-    const PartnerReply unlinked = co_await call_partner(cx, unlink);
+    // One call object for both steps: the link's subject and identity are the
+    // unlink's swapped (no string copied twice per promotion).
+    PartnerCall call = PartnerCall::to(PartnerCall::Kind::unlink, p.before.text, p.target);
+    call.op_id = cx.request().id;
+    call.op_step = 1;
+    call.fencing_token = opt.fencing_token;
+    const PartnerReply unlinked = co_await call_partner(cx, call);
     if (!unlinked.success()) co_return refused_or_unknown(unlinked);
-    PartnerCall link = PartnerCall::to(PartnerCall::Kind::link, p.target, p.before.text);
-    link.op_id = op;
-    link.op_step = 2;
-    link.fencing_token = opt.fencing_token;
-    const PartnerReply linked = co_await call_partner(cx, link);
+    call.kind = PartnerCall::Kind::link;  // POST /users/{target}/identities {old primary}
+    call.subject.swap(call.identity);
+    call.op_step = 2;
+    const PartnerReply linked = co_await call_partner(cx, call);
     // 409 identity_conflict "Specified identity already exists": the old primary is already under
     // the target, which is the state this promotion wants (a retried or
     // concurrent identical promotion got there first). An idempotent client
