@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
+#include <iterator>
 #include <memory>
 
 #include <hiredis/hiredis.h>
@@ -193,30 +195,32 @@ bool RedisStore::extend(Key k, std::string_view owner, Duration ttl) {
   return r.r->type == REDIS_REPLY_INTEGER && r.r->integer == 1;
 }
 
-std::int64_t RedisStore::held() {
-  std::int64_t n = 0;
+void RedisStore::for_each_key(const std::string& pattern, const std::function<void(std::vector<std::string>&&)>& page_fn) {
   std::string cursor = "0";
-  for (int page = 0; page < 100000; ++page) {
-    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "lease:*", "COUNT", "1000"});
+  for (int page = 0; page < kScanPagesMax; ++page) {
+    const Reply r = command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
     if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
     cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
-    n += static_cast<std::int64_t>(r.r->element[1]->elements);
+    const redisReply* found = r.r->element[1];
+    std::vector<std::string> keys;
+    keys.reserve(found->elements);
+    for (std::size_t i = 0; i < found->elements; ++i) keys.emplace_back(found->element[i]->str, found->element[i]->len);
+    if (!keys.empty()) page_fn(std::move(keys));
     if (cursor == "0") break;
   }
+}
+
+std::int64_t RedisStore::held() {
+  std::int64_t n = 0;
+  for_each_key(prefix_ + "lease:*", [&](std::vector<std::string>&& keys) { n += static_cast<std::int64_t>(keys.size()); });
   return n;
 }
 
 RedisStore::Held RedisStore::held_by(const std::vector<std::string>& owners) {
   Held out;
   if (owners.empty()) return out;
-  std::string cursor = "0";
-  for (int page = 0; page < 100000; ++page) {
-    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "lease:*", "COUNT", "1000"});
-    if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
-    cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
-    const redisReply* found = r.r->element[1];
-    for (std::size_t i = 0; i < found->elements; ++i) {
-      const std::string k(found->element[i]->str, found->element[i]->len);
+  for_each_key(prefix_ + "lease:*", [&](std::vector<std::string>&& keys) {
+    for (const std::string& k : keys) {
       const Reply owner = command({"GET", k});
       if (owner.r->type != REDIS_REPLY_STRING) continue;  // expired since the SCAN
       if (std::find(owners.begin(), owners.end(), std::string(owner.r->str, owner.r->len)) == owners.end()) continue;
@@ -225,40 +229,23 @@ RedisStore::Held RedisStore::held_by(const std::vector<std::string>& owners) {
       ++out.count;
       out.left_ms_max = std::max(out.left_ms_max, static_cast<double>(left.r->integer));
     }
-    if (cursor == "0") break;
-  }
+  });
   return out;
 }
 
 std::int64_t RedisStore::keys() {
   std::int64_t n = 0;
-  std::string cursor = "0";
-  for (int page = 0; page < 100000; ++page) {
-    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "*", "COUNT", "1000"});
-    if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
-    cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
-    n += static_cast<std::int64_t>(r.r->element[1]->elements);
-    if (cursor == "0") break;
-  }
+  for_each_key(prefix_ + "*", [&](std::vector<std::string>&& keys) { n += static_cast<std::int64_t>(keys.size()); });
   return n;
 }
 
 std::int64_t RedisStore::drop_run_keys() {
   std::int64_t n = 0;
-  std::string cursor = "0";
-  for (int page = 0; page < 100000; ++page) {
-    const Reply r = command({"SCAN", cursor, "MATCH", prefix_ + "*", "COUNT", "1000"});
-    if (r.r->type != REDIS_REPLY_ARRAY || r.r->elements != 2) break;
-    cursor.assign(r.r->element[0]->str, r.r->element[0]->len);
-    const redisReply* keys = r.r->element[1];
-    if (keys->elements > 0) {
-      std::vector<std::string> argv{"DEL"};
-      for (std::size_t i = 0; i < keys->elements; ++i) argv.emplace_back(keys->element[i]->str, keys->element[i]->len);
-      const Reply d = command(argv);
-      n += d.r->integer;
-    }
-    if (cursor == "0") break;
-  }
+  for_each_key(prefix_ + "*", [&](std::vector<std::string>&& keys) {
+    std::vector<std::string> argv{"DEL"};
+    argv.insert(argv.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+    n += command(argv).r->integer;
+  });
   return n;
 }
 

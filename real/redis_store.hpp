@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,6 +74,9 @@ class RedisStore {
   // One command (argv) on a borrowed context; throws DbError.
   Reply command(const std::vector<std::string>& argv);
   std::string key(std::string_view kind, Key k) const;
+  // SCAN MATCH pattern, page by page (at most kScanPagesMax pages of about 1000 keys).
+  void for_each_key(const std::string& pattern, const std::function<void(std::vector<std::string>&&)>& page_fn);
+  static constexpr int kScanPagesMax = 100000;
 
   const RedisUrl url_;
   const std::string prefix_;
