@@ -270,7 +270,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
 using Judge = std::function<int(int status, const std::vector<json>& results)>;
 
 int cmd_run(const Settings& base, const std::string& out, const std::string& metrics_out, bool json_out,
-            ProgressMode progress, const Judge& judge) {
+            ProgressMode progress, int jobs, const Judge& judge) {
   require_servers(base);
   if (!metrics_out.empty()) check_metrics_out(metrics_out);  // before the first run
   std::vector<Settings> runs;
@@ -279,7 +279,12 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
     s.strategy = spec;
     runs.push_back(s);
   }
-  const Outcomes o = run_all(runs, std::vector<std::string>(runs.size()), out, false, progress, false);
+  // Several strategies in the simulator run side by side, as a sweep's runs do
+  // (each result the same as alone); one line per finished run stands in for
+  // the progress line, which cannot show parallel runs.
+  if (base.world == "real" || runs.size() < 2) jobs = 1;
+  const Outcomes o = run_all(runs, std::vector<std::string>(runs.size()), out, false, progress,
+                             jobs > 1 && progress != ProgressMode::off, jobs);
   const auto& results = o.results;
   if (!metrics_out.empty()) write_metrics(results, metrics_out);
   if (json_out) {
@@ -380,6 +385,11 @@ int main(int argc, char** argv) {
   run->add_flag("--quiet", quiet, "no progress line")->group(output_group);
   run->add_flag("--progress", force_progress, "draw the progress line even when stderr is not a terminal")
       ->group(output_group);
+  std::string run_jobs;
+  run->add_option("--jobs", run_jobs,
+                  "simulator: strategies run in parallel (default: the core count, here " +
+                      std::to_string(default_jobs()) + "); each result is the same as alone. Real runs are sequential")
+      ->type_name("N");
   std::string fail_on, sweep_fail_on;
   run->add_option("--fail-on", fail_on,
                   "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
@@ -495,7 +505,8 @@ int main(int argc, char** argv) {
     };
     if (*run)
       return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
-                     progress_mode(quiet, json_out, force_progress), judged);
+                     progress_mode(quiet, json_out, force_progress),
+                     run->count("--jobs") ? parse_jobs(run_jobs) : default_jobs(), judged);
     if (*sweep)
       return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
                        progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,

@@ -102,6 +102,27 @@ TEST(CliSim, ASweepOnTwoJobsWritesTheSameFilesByteForByteAsOnOne) {
   fs::remove_all(dir);
 }
 
+TEST(CliSim, RunOfAllStrategiesOnTwoJobsGivesTheSameResultsAsOnOne) {
+  const std::string run = kBin + " run --world sim --quiet --json --strategy all --duration 60s --rate 10 --keys 20 "
+                                 "--partner-latency lognormal:p50=1.5s,p99=4s --seed 5";
+  std::vector<json> results;
+  for (const char* jobs : {"1", "2"}) {
+    const auto r = run_command(run + " --jobs " + jobs);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json all = json::parse(r.out);
+    for (auto& one : all) one.erase("provenance");  // when and where: the only part that may differ
+    results.push_back(all);
+  }
+  ASSERT_EQ(results[0].size(), 6u);
+  for (std::size_t i = 0; i < results[0].size(); ++i) {
+    EXPECT_EQ(results[0][i]["strategy"], results[1][i]["strategy"]) << i;  // in run order, whichever ends first
+    EXPECT_EQ(results[0][i].dump(), results[1][i].dump()) << results[0][i]["strategy"];
+  }
+  const auto bad = run_command(kBin + " run --world sim --quiet --duration 10s --jobs 0");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--jobs"), std::string::npos) << bad.err;
+}
+
 TEST(CliSim, ASweepRefusesABadJobsCountWithOneLineAndExit2) {
   const auto r = run_command(kBin + " sweep --world sim --quiet --vary rate=5 --duration 10s --jobs 0");
   EXPECT_EQ(r.status, 2);
