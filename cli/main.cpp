@@ -199,8 +199,16 @@ struct Outcomes {
   int status = 0;
 };
 // `varied`: per run, what a sweep varies ("rate=8"), for the progress line.
+// `whole`: keep each result whole for the caller; otherwise, once written,
+// only what the table and --fail-on read is kept (a sweep of 2,000 runs would
+// otherwise hold every run's timeline and trace, about 1 MB each, to its end).
 Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::string>& varied, const std::string& out,
-                 bool resume, ProgressMode progress, bool show_steps, int jobs = 1) {
+                 bool resume, ProgressMode progress, bool show_steps, int jobs = 1, bool whole = true) {
+  const auto keep = [whole](json&& r) {
+    if (!whole && r.is_object())
+      for (const char* bulky : {"timeline", "trace", "latency_histogram_ms"}) r.erase(bulky);
+    return std::move(r);
+  };
   for (const auto& s : runs) require_servers(s);
   announce_memory(runs);
   std::optional<ResultSink> sink;
@@ -229,7 +237,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
     for (; next < upto; ++next) {
       if (done[next].is_null()) return;
       if (show_steps) std::cerr << "[" << next + 1 << "/" << runs.size() << "] " << label_of(next) << ": already done\n";
-      o.results.push_back(std::move(done[next]));
+      o.results.push_back(keep(std::move(done[next])));
     }
   };
   run_indexed(
@@ -250,7 +258,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
         if (show_steps && parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << " done\n";
         if (sink) sink->write(i, r);
         if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
-        o.results.push_back(std::move(r));
+        o.results.push_back(keep(std::move(r)));
         next = i + 1;
       });
   if (!stop_requested()) hand_on_done(runs.size());
@@ -345,7 +353,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
   const Outcomes o =
-      run_all(runs, varied, out, resume, progress, progress != ProgressMode::off, any_real ? 1 : jobs);
+      run_all(runs, varied, out, resume, progress, progress != ProgressMode::off, any_real ? 1 : jobs, json_out);
   if (json_out) std::cout << json(o.results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, o.results);
   return judge(o.status, o.results);
