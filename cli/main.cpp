@@ -290,6 +290,9 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
   // Several strategies in the simulator run side by side, as a sweep's runs do
   // (each result the same as alone); one line per finished run stands in for
   // the progress line, which cannot show parallel runs.
+  // By default (jobs 0) the core count, but one at a time while a progress line is drawn.
+  const bool line_drawn = progress == ProgressMode::forced || (progress == ProgressMode::tty && isatty_stderr());
+  if (jobs == 0) jobs = line_drawn ? 1 : default_jobs();
   if (base.world == "real" || runs.size() < 2) jobs = 1;
   const Outcomes o = run_all(runs, std::vector<std::string>(runs.size()), out, false, progress,
                              jobs > 1 && progress != ProgressMode::off, jobs);
@@ -396,7 +399,9 @@ int main(int argc, char** argv) {
   std::string run_jobs;
   run->add_option("--jobs", run_jobs,
                   "simulator: strategies run in parallel (default: the core count, here " +
-                      std::to_string(default_jobs()) + "); each result is the same as alone. Real runs are sequential")
+                      std::to_string(default_jobs()) +
+                      ", or 1 while the progress line is drawn); each result is the same as alone. "
+                      "Real runs are sequential")
       ->type_name("N");
   std::string fail_on, sweep_fail_on;
   run->add_option("--fail-on", fail_on,
@@ -514,7 +519,7 @@ int main(int argc, char** argv) {
     if (*run)
       return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
                      progress_mode(quiet, json_out, force_progress),
-                     run->count("--jobs") ? parse_jobs(run_jobs) : default_jobs(), judged);
+                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, judged);
     if (*sweep)
       return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
                        progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
