@@ -43,12 +43,17 @@ enum class Door : std::uint8_t {
 
 struct InFlight {
   std::uint64_t id = 0;  // 0 = the slot is free
+  // The call and its tags as the later phases (execute, complete) read them. What only
+  // arrive() reads is taken from the caller's objects and not copied: an identity call's
+  // strings (resolved to `user` and `other` on arrival) and the tags' strings (idempotency
+  // key and tenant). So here an auth0 call's strings and both tag strings stay empty.
   Call call;
   Tags tags;
   Plan plan;
   Door door = Door::execute;
   IdentityId user = kNoIdentity;   // auth0: path user
   IdentityId other = kNoIdentity;  // auth0: body / path identity
+  bool identity_missing = false;   // auth0 link / unlink without provider or user_id: 400
   std::array<int, 2> persons{-1, -1};  // persons this call mutates (-1 = none)
   bool order_execution = false;        // a charge execution counted for order_overlap
   std::string idem_slot;               // idempotency table key reserved by this call ("" = none)
@@ -60,31 +65,37 @@ struct InFlight {
   // Reuses the slot for a new call: assignments keep the strings' capacity.
   void start(std::uint64_t call_id, const Call& c, const Tags& t) {
     id = call_id;
-    // Field by field: most of a Call's strings are empty for any one endpoint, and
-    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
-    const auto set = [](std::string& to, const std::string& from) {
-      if (!to.empty() || !from.empty()) to = from;
-    };
     call.endpoint = c.endpoint;
     call.amount = c.amount;
+    // Field by field: most of a Call's strings are empty for any one endpoint, and
+    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
+    const bool identity_call = is_identity(c.endpoint);
     for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
-                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
-      set(call.*field, c.*field);
+                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward}) {
+      std::string& to = call.*field;
+      const std::string& from = identity_call ? kEmpty : c.*field;
+      if (!to.empty() || !from.empty()) to = from;
+    }
     tags.op_id = t.op_id;
     tags.op_step = t.op_step;
     tags.fencing_token = t.fencing_token;
-    set(tags.idempotency_key, t.idempotency_key);
-    set(tags.tenant, t.tenant);
     plan = Plan{};
     plan.call_id = call_id;
     door = Door::execute;
     user = other = kNoIdentity;
+    identity_missing = false;
     persons = {-1, -1};
     order_execution = false;
     idem_slot.clear();
     rate_limit = {};
     executed = applied = false;
   }
+
+ private:
+  static bool is_identity(Endpoint e) {
+    return e == Endpoint::auth0_get || e == Endpoint::auth0_link || e == Endpoint::auth0_unlink;
+  }
+  static inline const std::string kEmpty;
 };
 
 // Calls in flight, in reusable slots. A call id carries its slot in the low
@@ -213,8 +224,8 @@ struct Partner::Impl {
 
   // arrive() helpers
   FaultPlan draw_fault(Endpoint e);
-  void resolve(InFlight& f);
-  void decide_door(InFlight& f, Duration now);
+  void resolve(InFlight& f, const Call& call);
+  void decide_door(InFlight& f, const Tags& tags, Duration now);
   void witness_arrival(InFlight& f);
   // execute() helpers
   void run_effect(InFlight& f, Reply& r);
