@@ -70,8 +70,7 @@ class PartnerFront {
   Duration client_timeout_;
   std::vector<Flight> flights_;  // slots reused through free_
   std::vector<std::size_t> free_;
-  partner::Call call_;  // the attempt being handed to the model (reused: no allocation per call)
-  partner::Tags tags_;  // its tags; tenant stays "default"
+  partner::Tags tags_;  // the attempt's tags handed to the model (reused: no allocation per call); tenant stays "default"
   std::int64_t calls_ = 0;
 };
 

@@ -91,7 +91,7 @@ FaultPlan Partner::Impl::draw_fault(Endpoint e) {
 }
 
 // `c` is the caller's call: InFlight keeps no identity strings.
-void Partner::Impl::resolve(InFlight& f, const Call& c) {
+void Partner::Impl::resolve(InFlight& f, const CallView& c) {
   if (c.endpoint == Endpoint::auth0_get || is_auth0_mutation(c.endpoint)) f.user = ids.find(c.user_id);
   if (!is_auth0_mutation(c.endpoint)) {
     grow_persons();
@@ -148,7 +148,7 @@ void Partner::Impl::decide_door(InFlight& f, const Tags& tags, Duration now) {
   f.order_execution = true;
 }
 
-Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
+Plan Partner::arrive(const CallView& call, const Tags& tags, Duration now) {
   auto& m = *impl_;
   const int ei = index_of(call.endpoint);
   InFlight& f = m.inflight.open(call, tags);

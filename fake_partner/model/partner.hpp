@@ -45,7 +45,8 @@ class Partner {
 
   // The call arrives: rate limit, sample latency and fault, idempotency and
   // object lock decisions, register in flight (witness overlap_person / order_overlap).
-  Plan arrive(const Call& call, const Tags& tags, Duration now);
+  // `call` is read during arrive() only (a Call converts to a CallView).
+  Plan arrive(const CallView& call, const Tags& tags, Duration now);
   // The effect happens now (arrival + apply_after) unless the fault is before
   // the effect or the call was refused; returns the answer to send.
   // Throws std::out_of_range for an unknown call id (e.g. forgotten by reset),

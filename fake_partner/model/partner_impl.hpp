@@ -63,19 +63,26 @@ struct InFlight {
   bool applied = false;
 
   // Reuses the slot for a new call: assignments keep the strings' capacity.
-  void start(std::uint64_t call_id, const Call& c, const Tags& t) {
+  void start(std::uint64_t call_id, const CallView& c, const Tags& t) {
     id = call_id;
     call.endpoint = c.endpoint;
     call.amount = c.amount;
     // Field by field: most of a Call's strings are empty for any one endpoint, and
     // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
     const bool identity_call = is_identity(c.endpoint);
-    for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
-                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward}) {
-      std::string& to = call.*field;
-      const std::string& from = identity_call ? kEmpty : c.*field;
-      if (!to.empty() || !from.empty()) to = from;
-    }
+    const auto set = [&](std::string& to, std::string_view from) {
+      if (identity_call) from = {};
+      if (!to.empty() || !from.empty()) to.assign(from);
+    };
+    set(call.user_id, c.user_id);
+    set(call.provider, c.provider);
+    set(call.identity_user_id, c.identity_user_id);
+    set(call.currency, c.currency);
+    set(call.order_id, c.order_id);
+    set(call.charge_id, c.charge_id);
+    set(call.account_id, c.account_id);
+    set(call.customer_id, c.customer_id);
+    set(call.reward, c.reward);
     tags.op_id = t.op_id;
     tags.op_step = t.op_step;
     tags.fencing_token = t.fencing_token;
@@ -95,7 +102,6 @@ struct InFlight {
   static bool is_identity(Endpoint e) {
     return e == Endpoint::auth0_get || e == Endpoint::auth0_link || e == Endpoint::auth0_unlink;
   }
-  static inline const std::string kEmpty;
 };
 
 // Calls in flight, in reusable slots. A call id carries its slot in the low
@@ -104,7 +110,7 @@ struct InFlight {
 class CallTable {
  public:
   static constexpr unsigned kSlotBits = 24;  // bound: at most 16M calls in flight
-  InFlight& open(const Call& c, const Tags& t) {
+  InFlight& open(const CallView& c, const Tags& t) {
     std::uint32_t slot;
     if (free_.empty()) {
       if (slots_.size() >= (std::size_t{1} << kSlotBits)) throw std::length_error("partner: too many calls in flight");
@@ -224,7 +230,7 @@ struct Partner::Impl {
 
   // arrive() helpers
   FaultPlan draw_fault(Endpoint e);
-  void resolve(InFlight& f, const Call& call);
+  void resolve(InFlight& f, const CallView& call);
   void decide_door(InFlight& f, const Tags& tags, Duration now);
   void witness_arrival(InFlight& f);
   // execute() helpers
