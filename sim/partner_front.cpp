@@ -88,7 +88,17 @@ std::size_t PartnerFront::new_flight() {
   if (!free_.empty()) {
     const auto i = free_.back();
     free_.pop_back();
-    flights_[i] = Flight{};
+    // As Flight{}, field by field: assigning a fresh one would move a string in and destroy another.
+    Flight& fl = flights_[i];
+    fl.call_id = 0;
+    fl.owner = kGlobal;
+    fl.status = 0;
+    fl.error = partner::Error::none;
+    fl.object_id.clear();
+    fl.replayed = fl.client_gave_up = false;
+    fl.fault = FaultPlan::Kind::none;
+    fl.client = {};
+    fl.refs = 0;
     return i;
   }
   flights_.emplace_back();

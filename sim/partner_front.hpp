@@ -47,7 +47,7 @@ class PartnerFront {
   nlohmann::json report(const nlohmann::json& service);
 
  private:
-  struct Flight {
+  struct Flight {  // a new field is also reset in new_flight()
     std::uint64_t call_id = 0;
     int owner = kGlobal;
     int status = 0;          // what execute() answered
