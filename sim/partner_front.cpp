@@ -29,7 +29,9 @@ partner::CallView view_of(const PartnerCall& c) {
     const auto bar = key.find('|');
     out.user_id = c.subject;
     out.provider = key.substr(0, bar);
-    if (bar != std::string_view::npos) out.identity_user_id = key.substr(bar + 1);
+    if (bar == std::string_view::npos) return;
+    out.identity_user_id = key.substr(bar + 1);
+    out.identity_key = key;  // the model looks it up as is
   };
   switch (c.kind) {
     case PartnerCall::Kind::get_user:

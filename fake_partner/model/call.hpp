@@ -81,6 +81,9 @@ struct CallView {
   std::string_view user_id;
   std::string_view provider;
   std::string_view identity_user_id;
+  // link / unlink: "provider|identity_user_id" when the caller holds the key whole (the
+  // simulator does), so arrive() need not join the two; empty = not given.
+  std::string_view identity_key;
   std::int64_t amount = 0;
   std::string_view currency;
   std::string_view order_id;

@@ -98,7 +98,7 @@ void Partner::Impl::resolve(InFlight& f, const CallView& c) {
     return;
   }
   f.identity_missing = c.provider.empty() || c.identity_user_id.empty();
-  f.other = ids.find(c.provider, c.identity_user_id);
+  f.other = c.identity_key.empty() ? ids.find(c.provider, c.identity_user_id) : ids.find(c.identity_key);
   grow_persons();  // either lookup may have brought a range person into being
   const int a = ids.person_of(f.user), b = ids.person_of(f.other);
   f.persons = {a >= 0 ? a : b, (a >= 0 && b >= 0 && b != a) ? b : -1};
