@@ -201,10 +201,11 @@ PartnerReply PartnerFront::Attempt::await_resume() {
 void PartnerFront::on_execute(void* self, std::uint64_t i) {
   auto& f = *static_cast<PartnerFront*>(self);
   Flight& fl = f.flights_[i];
-  partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
+  partner::Reply& reply = f.reply_;
+  f.model_.execute(fl.call_id, f.loop_.now(), reply);
   fl.status = reply.status;
   fl.error = reply.error;
-  fl.object_id = std::move(reply.charge.id);
+  fl.object_id.assign(reply.charge.id);  // a copy: both strings keep their capacity
   fl.replayed = reply.replayed;
 }
 

@@ -70,6 +70,7 @@ class PartnerFront {
   Duration client_timeout_;
   std::vector<Flight> flights_;  // slots reused through free_
   std::vector<std::size_t> free_;
+  partner::Reply reply_;  // execute()'s answer (reused: no Reply built and destroyed per call)
   partner::Tags tags_;  // the attempt's tags handed to the model (reused: no allocation per call); tenant stays "default"
   std::int64_t calls_ = 0;
 };

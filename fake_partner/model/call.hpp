@@ -192,6 +192,7 @@ struct Credit {
 
 // The answer to one call. status 0 = no HTTP answer is due (a before-phase
 // hang, reset or garbage). The typed fields are usable without JSON.
+// A new field (here or in Charge, Payout, Credit) is also reset in clear().
 struct Reply {
   Endpoint endpoint = Endpoint::auth0_get;
   int status = 0;
@@ -206,6 +207,8 @@ struct Reply {
   RateLimitHeaders rate_limit;
 
   bool ok() const { return status >= 200 && status < 300; }
+  // As a fresh Reply, keeping the strings' capacity (the simulator reuses one per call).
+  void clear();
   // Auth0 errors: {"statusCode","error","message","errorCode"}; Stripe errors:
   // {"error":{"type","code","message"}}; success bodies as the real APIs.
   nlohmann::json body() const;

@@ -221,13 +221,19 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
 }
 
 Reply Partner::execute(std::uint64_t call_id, Duration now) {
+  Reply r;
+  execute(call_id, now, r);
+  return r;
+}
+
+void Partner::execute(std::uint64_t call_id, Duration now, Reply& r) {
   auto& m = *impl_;
   InFlight* const found = m.inflight.find(call_id);
   if (!found) throw std::out_of_range("partner: execute of unknown call " + std::to_string(call_id));
   InFlight& f = *found;
   if (f.executed) throw std::logic_error("partner: call " + std::to_string(call_id) + " executed twice");
   f.executed = true;
-  Reply r;
+  r.clear();
   r.endpoint = f.call.endpoint;
   const FaultPlan& fault = f.plan.fault;
   if (f.door == Door::rate_limited) {
@@ -266,7 +272,6 @@ Reply Partner::execute(std::uint64_t call_id, Duration now) {
   f.applied = r.applied;
   const int status = delivered_status(fault, r.status);
   ++m.metrics.answers[index_of(r.endpoint)][status >= 0 && status < Metrics::kStatuses ? status : 0];
-  return r;
 }
 
 void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {

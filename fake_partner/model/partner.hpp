@@ -52,6 +52,8 @@ class Partner {
   // Throws std::out_of_range for an unknown call id (e.g. forgotten by reset),
   // std::logic_error for one already executed.
   Reply execute(std::uint64_t call_id, Duration now);
+  // The same, written into `out` (cleared first): a caller that keeps one Reply keeps its strings.
+  void execute(std::uint64_t call_id, Duration now, Reply& out);
   // The answer left (or the connection died): the call is no longer in flight.
   // Throws std::out_of_range for an unknown call id, std::logic_error for one not executed.
   void complete(std::uint64_t call_id, Duration now, Delivery delivery = Delivery::as_planned);
