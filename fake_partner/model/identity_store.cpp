@@ -254,15 +254,23 @@ void IdentityStore::check_users(const IdentityId* ids, std::size_t n, std::vecto
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] == kNoIdentity) continue;
     const IdentityId u = owner_[ids[i]];
-    // The list as a pointer and a count: through the vector, every test would reload both
-    // (the compiler cannot tell that appending to `out` leaves the list alone).
+    // The usual case first, in a loop with no text in it (the text-building code,
+    // inlined here, made every call pay for saving and reloading registers).
     const IdentityId* list = users_[u].data();
     const std::size_t k = users_[u].size();
-    if (k == 0 || list[0] != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
-    for (std::size_t a = 0; a < k; ++a)
-      for (std::size_t b = a + 1; b < k; ++b)
-        if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
+    bool well_formed = k > 0 && list[0] == u;
+    for (std::size_t a = 0; a < k && well_formed; ++a)
+      for (std::size_t b = a + 1; b < k; ++b) well_formed = well_formed && list[a] != list[b];
+    if (!well_formed) describe_malformed(u, out);
   }
+}
+
+void IdentityStore::describe_malformed(IdentityId u, std::vector<std::string>& out) const {
+  const auto& list = users_[u];
+  if (list.empty() || list.front() != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
+  for (std::size_t a = 0; a < list.size(); ++a)
+    for (std::size_t b = a + 1; b < list.size(); ++b)
+      if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
 }
 
 std::vector<std::string> IdentityStore::invariant_problems() const {
