@@ -61,6 +61,7 @@ struct InFlight {
   RateLimitHeaders rate_limit;
   bool executed = false;
   bool applied = false;
+  bool holds_strings = false;  // call's strings may be non-empty (a payments call used the slot last)
 
   // Reuses the slot for a new call: assignments keep the strings' capacity.
   void start(std::uint64_t call_id, const CallView& c, const Tags& t) {
@@ -70,19 +71,22 @@ struct InFlight {
     // Field by field: most of a Call's strings are empty for any one endpoint, and
     // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
     const bool identity_call = is_identity(c.endpoint);
-    const auto set = [&](std::string& to, std::string_view from) {
-      if (identity_call) from = {};
-      if (!to.empty() || !from.empty()) to.assign(from);
-    };
-    set(call.user_id, c.user_id);
-    set(call.provider, c.provider);
-    set(call.identity_user_id, c.identity_user_id);
-    set(call.currency, c.currency);
-    set(call.order_id, c.order_id);
-    set(call.charge_id, c.charge_id);
-    set(call.account_id, c.account_id);
-    set(call.customer_id, c.customer_id);
-    set(call.reward, c.reward);
+    if (!identity_call || holds_strings) {  // an identity call after another: all empty already
+      const auto set = [&](std::string& to, std::string_view from) {
+        if (identity_call) from = {};
+        if (!to.empty() || !from.empty()) to.assign(from);
+      };
+      set(call.user_id, c.user_id);
+      set(call.provider, c.provider);
+      set(call.identity_user_id, c.identity_user_id);
+      set(call.currency, c.currency);
+      set(call.order_id, c.order_id);
+      set(call.charge_id, c.charge_id);
+      set(call.account_id, c.account_id);
+      set(call.customer_id, c.customer_id);
+      set(call.reward, c.reward);
+      holds_strings = !identity_call;
+    }
     tags.op_id = t.op_id;
     tags.op_step = t.op_step;
     tags.fencing_token = t.fencing_token;
