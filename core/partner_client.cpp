@@ -51,22 +51,22 @@ Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call) {
   World& w = cx.world();
   const Settings& s = cx.settings();
   const Duration start = w.now();
-  PartnerReply reply;
-  int attempt = 0;
-  for (;;) {
-    reply = co_await w.partner_attempt(cx, call);
-    ++attempt;
-    if (!retryable(reply) || attempt >= s.partner_max_attempts) break;
-    co_await w.sleep(cx, backoff(s, attempt - 1, cx.rng()));
+  for (int attempt = 1;; ++attempt) {
+    // Initialised from the attempt itself: no empty reply assigned over on every attempt.
+    PartnerReply reply = co_await w.partner_attempt(cx, call);
+    if (retryable(reply) && attempt < s.partner_max_attempts) {
+      co_await w.sleep(cx, backoff(s, attempt - 1, cx.rng()));
+      continue;
+    }
+    const Duration end = w.now();
+    cx.split().partner += end - start;
+    if (cx.recorder().tracing()) {  // a full trace drops the event: build no strings for it
+      std::string detail = reply.answered() ? std::to_string(reply.status) : std::string(call_failure_name(reply.failure));
+      if (attempt > 1) detail += " after " + std::to_string(attempt) + " attempts";
+      cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.subject + " " + call.identity + " -> " + detail);
+    }
+    co_return reply;
   }
-  const Duration end = w.now();
-  cx.split().partner += end - start;
-  if (cx.recorder().tracing()) {  // a full trace drops the event: build no strings for it
-    std::string detail = reply.answered() ? std::to_string(reply.status) : std::string(call_failure_name(reply.failure));
-    if (attempt > 1) detail += " after " + std::to_string(attempt) + " attempts";
-    cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.subject + " " + call.identity + " -> " + detail);
-  }
-  co_return reply;
 }
 
 Duration worst_case_call(const Settings& s) {

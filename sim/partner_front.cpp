@@ -18,59 +18,57 @@ partner::Config config_of(const Settings& s) {
   return partner::Config::from_json(doc);
 }
 
-// The model's typed call, written into a reused object: its strings keep their
-// capacity from call to call, so no allocation per attempt (as partner::Call's
-// factories, which build a fresh one, would).
-void fill_call(const PartnerCall& c, partner::Call& out) {
-  using partner::Call;
+// The model's typed call, viewing the request's own strings: no copy per attempt
+// (the model reads them during arrive() only, while `c` is alive).
+partner::CallView view_of(const PartnerCall& c) {
   using partner::Endpoint;
-  for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
-                     &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
-    (out.*field).clear();
-  out.amount = 0;
+  partner::CallView out;
   // Splits "provider|user_id" at the first '|', as Call::link does.
   const auto identity_key = [&] {
     const std::string_view key = c.identity;
     const auto bar = key.find('|');
-    out.user_id.assign(c.subject);
-    out.provider.assign(key.substr(0, bar));
-    if (bar != std::string_view::npos) out.identity_user_id.assign(key.substr(bar + 1));
+    out.user_id = c.subject;
+    out.provider = key.substr(0, bar);
+    if (bar == std::string_view::npos) return;
+    out.identity_user_id = key.substr(bar + 1);
+    out.identity_key = key;  // the model looks it up as is
   };
   switch (c.kind) {
     case PartnerCall::Kind::get_user:
       out.endpoint = Endpoint::auth0_get;
-      out.user_id.assign(c.subject);
-      return;
+      out.user_id = c.subject;
+      return out;
     case PartnerCall::Kind::unlink:
       out.endpoint = Endpoint::auth0_unlink;
       identity_key();
-      return;
+      return out;
     case PartnerCall::Kind::link:
       out.endpoint = Endpoint::auth0_link;
       identity_key();
-      return;
+      return out;
     case PartnerCall::Kind::charge:
       out.endpoint = Endpoint::stripe_charge;
-      out.order_id.assign(c.subject);
+      out.order_id = c.subject;
       out.amount = c.amount;
-      out.currency.assign(c.currency);
-      return;
+      out.currency = c.currency;
+      return out;
     case PartnerCall::Kind::payout:
       out.endpoint = Endpoint::stripe_payout;
-      out.account_id.assign(c.subject);
+      out.account_id = c.subject;
       out.amount = c.amount;
-      out.currency.assign(c.currency);
-      return;
+      out.currency = c.currency;
+      return out;
     case PartnerCall::Kind::credit:
       out.endpoint = Endpoint::stripe_credit;
-      out.customer_id.assign(c.subject);
+      out.customer_id = c.subject;
       out.amount = c.amount;
-      out.currency.assign("eur");
-      out.reward.assign(c.identity);
-      return;
+      out.currency = "eur";
+      out.reward = c.identity;
+      return out;
   }
   out.endpoint = Endpoint::auth0_get;
-  out.user_id.assign(c.subject);
+  out.user_id = c.subject;
+  return out;
 }
 
 // The size a slow body is assumed to have: an identity list is a few hundred bytes.
@@ -92,7 +90,17 @@ std::size_t PartnerFront::new_flight() {
   if (!free_.empty()) {
     const auto i = free_.back();
     free_.pop_back();
-    flights_[i] = Flight{};
+    // As Flight{}, field by field: assigning a fresh one would move a string in and destroy another.
+    Flight& fl = flights_[i];
+    fl.call_id = 0;
+    fl.owner = kGlobal;
+    fl.status = 0;
+    fl.error = partner::Error::none;
+    fl.object_id.clear();
+    fl.replayed = fl.client_gave_up = false;
+    fl.fault = FaultPlan::Kind::none;
+    fl.client = {};
+    fl.refs = 0;
     return i;
   }
   flights_.emplace_back();
@@ -113,8 +121,7 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
   tags.op_step = call->op_step;
   tags.fencing_token = call->fencing_token;
   tags.idempotency_key.assign(call->idempotency_key);
-  fill_call(*call, f.call_);
-  const partner::Plan plan = f.model_.arrive(f.call_, tags, t);
+  const partner::Plan plan = f.model_.arrive(view_of(*call), tags, t);
 
   flight = f.new_flight();
   Flight& fl = f.flights_[flight];
@@ -194,10 +201,11 @@ PartnerReply PartnerFront::Attempt::await_resume() {
 void PartnerFront::on_execute(void* self, std::uint64_t i) {
   auto& f = *static_cast<PartnerFront*>(self);
   Flight& fl = f.flights_[i];
-  partner::Reply reply = f.model_.execute(fl.call_id, f.loop_.now());
+  partner::Reply& reply = f.reply_;
+  f.model_.execute(fl.call_id, f.loop_.now(), reply);
   fl.status = reply.status;
   fl.error = reply.error;
-  fl.object_id = std::move(reply.charge.id);
+  fl.object_id.assign(reply.charge.id);  // a copy: both strings keep their capacity
   fl.replayed = reply.replayed;
 }
 

@@ -47,7 +47,7 @@ class PartnerFront {
   nlohmann::json report(const nlohmann::json& service);
 
  private:
-  struct Flight {
+  struct Flight {  // a new field is also reset in new_flight()
     std::uint64_t call_id = 0;
     int owner = kGlobal;
     int status = 0;          // what execute() answered
@@ -70,8 +70,8 @@ class PartnerFront {
   Duration client_timeout_;
   std::vector<Flight> flights_;  // slots reused through free_
   std::vector<std::size_t> free_;
-  partner::Call call_;  // the attempt being handed to the model (reused: no allocation per call)
-  partner::Tags tags_;  // its tags; tenant stays "default"
+  partner::Reply reply_;  // execute()'s answer (reused: no Reply built and destroyed per call)
+  partner::Tags tags_;  // the attempt's tags handed to the model (reused: no allocation per call); tenant stays "default"
   std::int64_t calls_ = 0;
 };
 

@@ -45,7 +45,7 @@ struct Tags {
 };
 
 // Typed arguments, one struct for every endpoint; unused fields stay empty.
-// A new field must also be copied in InFlight::start (partner_impl.hpp), which copies field by field.
+// A new field must also be added to CallView below and copied in InFlight::start (partner_impl.hpp).
 struct Call {
   Endpoint endpoint = Endpoint::auth0_get;
   std::string user_id;           // auth0: path {id}, e.g. "auth0|u1"
@@ -71,6 +71,32 @@ struct Call {
   static Call payout(std::string account_id, std::int64_t amount, std::string currency);
   // POST /v1/customers/{id}/balance_transactions: a credit (amount < 0) for a reward, currency "eur".
   static Call credit(std::string customer_id, std::int64_t amount, std::string reward);
+};
+
+// The same fields as a Call, with borrowed strings: what Partner::arrive reads. The
+// simulator's front points these at its own request's strings, so a call costs no
+// string copies; a Call converts implicitly. The strings must outlive the arrive() call.
+struct CallView {
+  Endpoint endpoint = Endpoint::auth0_get;
+  std::string_view user_id;
+  std::string_view provider;
+  std::string_view identity_user_id;
+  // link / unlink: "provider|identity_user_id" when the caller holds the key whole (the
+  // simulator does), so arrive() need not join the two; empty = not given.
+  std::string_view identity_key;
+  std::int64_t amount = 0;
+  std::string_view currency;
+  std::string_view order_id;
+  std::string_view charge_id;
+  std::string_view account_id;
+  std::string_view customer_id;
+  std::string_view reward;
+
+  CallView() = default;
+  CallView(const Call& c)  // implicit: a Call is usable wherever a view is
+      : endpoint(c.endpoint), user_id(c.user_id), provider(c.provider), identity_user_id(c.identity_user_id),
+        amount(c.amount), currency(c.currency), order_id(c.order_id), charge_id(c.charge_id),
+        account_id(c.account_id), customer_id(c.customer_id), reward(c.reward) {}
 };
 
 enum class Phase : std::uint8_t { before, after };  // a fault strikes before or after the effect
@@ -166,6 +192,7 @@ struct Credit {
 
 // The answer to one call. status 0 = no HTTP answer is due (a before-phase
 // hang, reset or garbage). The typed fields are usable without JSON.
+// A new field (here or in Charge, Payout, Credit) is also reset in clear().
 struct Reply {
   Endpoint endpoint = Endpoint::auth0_get;
   int status = 0;
@@ -180,6 +207,8 @@ struct Reply {
   RateLimitHeaders rate_limit;
 
   bool ok() const { return status >= 200 && status < 300; }
+  // As a fresh Reply, keeping the strings' capacity (the simulator reuses one per call).
+  void clear();
   // Auth0 errors: {"statusCode","error","message","errorCode"}; Stripe errors:
   // {"error":{"type","code","message"}}; success bodies as the real APIs.
   nlohmann::json body() const;

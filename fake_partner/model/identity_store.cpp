@@ -6,6 +6,27 @@
 namespace lockbench::partner {
 
 namespace {
+// Up to eight bytes of a key as one word, without a call to memcpy for the
+// variable length (the compiler inlines fixed-size copies only): n >= 8 loads
+// the last eight bytes (overlapping what was read before), n in 4..7 two
+// overlapping halves, n in 1..3 three single bytes. The words feed the hash and
+// the key comparison, which both only need the same bytes to give the same word.
+std::uint64_t tail_word(const char* p, std::size_t n) {
+  std::uint64_t w = 0;
+  if (n >= 8) {
+    std::memcpy(&w, p + n - 8, 8);
+  } else if (n >= 4) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    w = lo | (std::uint64_t{hi} << 32);
+  } else if (n > 0) {
+    w = static_cast<unsigned char>(p[0]) | std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+        std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
+  }
+  return w;
+}
+
 // The index's hash: eight bytes at a time (keys are short, "google-oauth2|u123",
 // and looked up twice per partner call), each word mixed by a multiply, folded
 // so the low bits (the slot) depend on all of them. Only lookups use it: ids
@@ -21,11 +42,26 @@ std::size_t key_hash(std::string_view key) {
     h ^= h >> 32;
   }
   if (i < key.size()) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, key.data() + i, key.size() - i);
+    // The bytes left over sit at the top of the last eight: moved to the low end, where a
+    // multiply spreads them over the whole word (and so over the slot bits).
+    std::uint64_t w = tail_word(key.data(), key.size());
+    if (key.size() > 8) w >>= 8 * (8 - (key.size() - i));
     h = (h ^ w) * kMul;
   }
   return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+// a == b, word by word (a memcmp call costs more than these short keys).
+bool same_key(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  std::size_t i = 0;
+  for (; i + 8 <= a.size(); i += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return false;
+  }
+  return i == a.size() || tail_word(a.data(), a.size()) == tail_word(b.data(), b.size());
 }
 }  // namespace
 
@@ -53,7 +89,7 @@ void IdentityStore::index_key(IdentityId id) {
   const std::size_t mask = by_key_.size() - 1;
   std::size_t i = h & mask;
   for (; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
-    if (by_key_[i].hash == h && keys_[by_key_[i].id] == keys_[id]) return;  // known key: the first stays
+    if (by_key_[i].hash == h && same_key(keys_[by_key_[i].id], keys_[id])) return;  // known key: the first stays
   by_key_[i] = {h, id};
   ++by_key_size_;
 }
@@ -110,7 +146,7 @@ IdentityId IdentityStore::find_existing(std::string_view key) const {
   const std::size_t h = key_hash(key);
   const std::size_t mask = by_key_.size() - 1;
   for (std::size_t i = h & mask; by_key_[i].id != kNoIdentity; i = (i + 1) & mask)
-    if (by_key_[i].hash == h && keys_[by_key_[i].id] == key) return by_key_[i].id;
+    if (by_key_[i].hash == h && same_key(keys_[by_key_[i].id], key)) return by_key_[i].id;
   return kNoIdentity;
 }
 
@@ -123,9 +159,12 @@ IdentityId IdentityStore::find(std::string_view key) {
 }
 
 IdentityId IdentityStore::find(std::string_view provider, std::string_view user_id) {
-  scratch_.assign(provider);
-  scratch_ += '|';
-  scratch_ += user_id;
+  // Written in place: assign and two appends cost more than the lookup itself.
+  scratch_.resize(provider.size() + 1 + user_id.size());
+  char* out = scratch_.data();
+  provider.copy(out, provider.size());
+  out[provider.size()] = '|';
+  user_id.copy(out + provider.size() + 1, user_id.size());
   return find(std::string_view(scratch_));
 }
 
@@ -215,12 +254,23 @@ void IdentityStore::check_users(const IdentityId* ids, std::size_t n, std::vecto
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] == kNoIdentity) continue;
     const IdentityId u = owner_[ids[i]];
-    const auto& list = users_[u];
-    if (list.empty() || list.front() != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
-    for (std::size_t a = 0; a < list.size(); ++a)
-      for (std::size_t b = a + 1; b < list.size(); ++b)
-        if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
+    // The usual case first, in a loop with no text in it (the text-building code,
+    // inlined here, made every call pay for saving and reloading registers).
+    const IdentityId* list = users_[u].data();
+    const std::size_t k = users_[u].size();
+    bool well_formed = k > 0 && list[0] == u;
+    for (std::size_t a = 0; a < k && well_formed; ++a)
+      for (std::size_t b = a + 1; b < k; ++b) well_formed = well_formed && list[a] != list[b];
+    if (!well_formed) describe_malformed(u, out);
   }
+}
+
+void IdentityStore::describe_malformed(IdentityId u, std::vector<std::string>& out) const {
+  const auto& list = users_[u];
+  if (list.empty() || list.front() != u) out.push_back("user " + keys_[u] + " does not start with its own identity");
+  for (std::size_t a = 0; a < list.size(); ++a)
+    for (std::size_t b = a + 1; b < list.size(); ++b)
+      if (list[a] == list[b]) out.push_back("user " + keys_[u] + " lists " + keys_[list[a]] + " twice");
 }
 
 std::vector<std::string> IdentityStore::invariant_problems() const {

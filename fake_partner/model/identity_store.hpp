@@ -75,6 +75,8 @@ class IdentityStore {
  private:
   friend struct IdentityStoreTestAccess;  // tests break the invariant on purpose
   void fill(IdentityId user, Reply& reply) const;
+  // check_users' findings for user u, which it found malformed.
+  [[gnu::noinline]] void describe_malformed(IdentityId u, std::vector<std::string>& out) const;
   IdentityId intern(const std::string& key, int person);
   IdentityId materialise(std::int64_t k);  // range person k; returns the identity `scratch_` names
 

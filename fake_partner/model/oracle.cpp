@@ -145,14 +145,23 @@ void Partner::Impl::witness_effect(InFlight& f, const Reply& r) {
       if (r.applied) std::erase(w.between_steps, op);
       const auto open = std::find_if(w.open_steps.begin(), w.open_steps.end(), [&](const auto& s) { return s.first == op; });
       if (open != w.open_steps.end()) {
-        // Any commit by another operation since this one's step 1 interleaved.
-        const auto interleaved = [&](const auto& c) { return c.first > open->second && c.second != op; };
+        // Any commit by another operation since this one's step 1 interleaved. The ring holds
+        // commits commit_seq - kRecent + 1 .. commit_seq, commit s in slot s % kRecent: visit only
+        // those after step 1 (usually one or two) instead of the whole ring.
+        constexpr std::uint64_t kRecent = PersonWatch::kRecent;
+        const std::uint64_t oldest_kept = w.commit_seq >= kRecent ? w.commit_seq - kRecent + 1 : 1;
+        const std::uint64_t first = std::max(open->second + 1, oldest_kept);
+        const auto commit = [&](std::uint64_t s) -> const auto& { return w.recent[s % kRecent]; };
         if (!listed(Kind::flow_interleaving)) {
-          if (std::any_of(w.recent.begin(), w.recent.end(), interleaved)) count(Kind::flow_interleaving);
+          for (std::uint64_t s = first; s <= w.commit_seq; ++s)
+            if (commit(s).second != op) {
+              count(Kind::flow_interleaving);
+              break;
+            }
         } else {
           std::set<std::uint64_t> others;
-          for (const auto& c : w.recent)
-            if (interleaved(c)) others.insert(c.second);
+          for (std::uint64_t s = first; s <= w.commit_seq; ++s)
+            if (commit(s).second != op) others.insert(commit(s).second);
           if (!others.empty()) {
             std::vector<std::uint64_t> ops{op};
             ops.insert(ops.end(), others.begin(), others.end());

@@ -90,30 +90,32 @@ FaultPlan Partner::Impl::draw_fault(Endpoint e) {
   return chosen;
 }
 
-void Partner::Impl::resolve(InFlight& f) {
-  const Call& c = f.call;
+// `c` is the caller's call: InFlight keeps no identity strings.
+void Partner::Impl::resolve(InFlight& f, const CallView& c) {
   if (c.endpoint == Endpoint::auth0_get || is_auth0_mutation(c.endpoint)) f.user = ids.find(c.user_id);
   if (!is_auth0_mutation(c.endpoint)) {
     grow_persons();
     return;
   }
-  f.other = ids.find(c.provider, c.identity_user_id);
+  f.identity_missing = c.provider.empty() || c.identity_user_id.empty();
+  f.other = c.identity_key.empty() ? ids.find(c.provider, c.identity_user_id) : ids.find(c.identity_key);
   grow_persons();  // either lookup may have brought a range person into being
   const int a = ids.person_of(f.user), b = ids.person_of(f.other);
   f.persons = {a >= 0 ? a : b, (a >= 0 && b >= 0 && b != a) ? b : -1};
 }
 
-void Partner::Impl::decide_door(InFlight& f, Duration now) {
+// `tags` are the caller's: InFlight keeps no tag strings.
+void Partner::Impl::decide_door(InFlight& f, const Tags& tags, Duration now) {
   const Call& c = f.call;
   if (!is_stripe_mutation(c.endpoint)) return;
   const bool before = f.plan.fault.before_effect();
-  const std::string& key = f.tags.idempotency_key;
+  const std::string& key = tags.idempotency_key;
   if (!key.empty()) {
     if (key.size() > kIdempotencyKeyMax) {
       f.door = Door::idem_too_long;
       return;
     }
-    auto entry = pay.lookup(f.tags.tenant, key, now, f.idem_slot);
+    auto entry = pay.lookup(tags.tenant, key, now, f.idem_slot);
     const auto fp = PaymentsStore::fingerprint(c);
     switch (entry.state) {
       case PaymentsStore::KeyState::absent:
@@ -146,13 +148,13 @@ void Partner::Impl::decide_door(InFlight& f, Duration now) {
   f.order_execution = true;
 }
 
-Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
+Plan Partner::arrive(const CallView& call, const Tags& tags, Duration now) {
   auto& m = *impl_;
   const int ei = index_of(call.endpoint);
   InFlight& f = m.inflight.open(call, tags);
   ++m.arrivals_since_reset[ei];
   ++m.metrics.arrivals[ei];
-  m.resolve(f);
+  m.resolve(f, call);
   if (!m.limiter.take(m.cfg.rate_limit, tags.tenant, call.endpoint, now, f.rate_limit)) {
     // The bucket is empty: answered at the door, no latency, nothing executes.
     f.plan.rate_limited = true;
@@ -163,7 +165,7 @@ Plan Partner::arrive(const Call& call, const Tags& tags, Duration now) {
     f.plan.apply_after = Duration(std::llround(static_cast<double>(f.plan.delay.count()) * lat.apply_at));
     f.plan.fault = m.draw_fault(call.endpoint);
     if (f.plan.fault.any()) ++m.metrics.faults[ei][static_cast<int>(f.plan.fault.kind)];
-    m.decide_door(f, now);
+    m.decide_door(f, tags, now);
   }
   m.witness_arrival(f);
   return f.plan;
@@ -187,7 +189,7 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
       break;
     case Endpoint::auth0_link:
     case Endpoint::auth0_unlink:
-      if (c.provider.empty() || c.identity_user_id.empty()) {
+      if (f.identity_missing) {
         r.status = 400;
         r.error = Error::invalid_body;
       } else if (c.endpoint == Endpoint::auth0_link) {
@@ -219,13 +221,19 @@ void Partner::Impl::run_effect(InFlight& f, Reply& r) {
 }
 
 Reply Partner::execute(std::uint64_t call_id, Duration now) {
+  Reply r;
+  execute(call_id, now, r);
+  return r;
+}
+
+void Partner::execute(std::uint64_t call_id, Duration now, Reply& r) {
   auto& m = *impl_;
   InFlight* const found = m.inflight.find(call_id);
   if (!found) throw std::out_of_range("partner: execute of unknown call " + std::to_string(call_id));
   InFlight& f = *found;
   if (f.executed) throw std::logic_error("partner: call " + std::to_string(call_id) + " executed twice");
   f.executed = true;
-  Reply r;
+  r.clear();
   r.endpoint = f.call.endpoint;
   const FaultPlan& fault = f.plan.fault;
   if (f.door == Door::rate_limited) {
@@ -264,7 +272,6 @@ Reply Partner::execute(std::uint64_t call_id, Duration now) {
   f.applied = r.applied;
   const int status = delivered_status(fault, r.status);
   ++m.metrics.answers[index_of(r.endpoint)][status >= 0 && status < Metrics::kStatuses ? status : 0];
-  return r;
 }
 
 void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {

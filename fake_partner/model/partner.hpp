@@ -45,12 +45,15 @@ class Partner {
 
   // The call arrives: rate limit, sample latency and fault, idempotency and
   // object lock decisions, register in flight (witness overlap_person / order_overlap).
-  Plan arrive(const Call& call, const Tags& tags, Duration now);
+  // `call` is read during arrive() only (a Call converts to a CallView).
+  Plan arrive(const CallView& call, const Tags& tags, Duration now);
   // The effect happens now (arrival + apply_after) unless the fault is before
   // the effect or the call was refused; returns the answer to send.
   // Throws std::out_of_range for an unknown call id (e.g. forgotten by reset),
   // std::logic_error for one already executed.
   Reply execute(std::uint64_t call_id, Duration now);
+  // The same, written into `out` (cleared first): a caller that keeps one Reply keeps its strings.
+  void execute(std::uint64_t call_id, Duration now, Reply& out);
   // The answer left (or the connection died): the call is no longer in flight.
   // Throws std::out_of_range for an unknown call id, std::logic_error for one not executed.
   void complete(std::uint64_t call_id, Duration now, Delivery delivery = Delivery::as_planned);

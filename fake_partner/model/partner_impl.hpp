@@ -43,12 +43,17 @@ enum class Door : std::uint8_t {
 
 struct InFlight {
   std::uint64_t id = 0;  // 0 = the slot is free
+  // The call and its tags as the later phases (execute, complete) read them. What only
+  // arrive() reads is taken from the caller's objects and not copied: an identity call's
+  // strings (resolved to `user` and `other` on arrival) and the tags' strings (idempotency
+  // key and tenant). So here an auth0 call's strings and both tag strings stay empty.
   Call call;
   Tags tags;
   Plan plan;
   Door door = Door::execute;
   IdentityId user = kNoIdentity;   // auth0: path user
   IdentityId other = kNoIdentity;  // auth0: body / path identity
+  bool identity_missing = false;   // auth0 link / unlink without provider or user_id: 400
   std::array<int, 2> persons{-1, -1};  // persons this call mutates (-1 = none)
   bool order_execution = false;        // a charge execution counted for order_overlap
   std::string idem_slot;               // idempotency table key reserved by this call ("" = none)
@@ -56,34 +61,50 @@ struct InFlight {
   RateLimitHeaders rate_limit;
   bool executed = false;
   bool applied = false;
+  bool holds_strings = false;  // call's strings may be non-empty (a payments call used the slot last)
 
   // Reuses the slot for a new call: assignments keep the strings' capacity.
-  void start(std::uint64_t call_id, const Call& c, const Tags& t) {
+  void start(std::uint64_t call_id, const CallView& c, const Tags& t) {
     id = call_id;
-    // Field by field: most of a Call's strings are empty for any one endpoint, and
-    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
-    const auto set = [](std::string& to, const std::string& from) {
-      if (!to.empty() || !from.empty()) to = from;
-    };
     call.endpoint = c.endpoint;
     call.amount = c.amount;
-    for (auto field : {&Call::user_id, &Call::provider, &Call::identity_user_id, &Call::currency, &Call::order_id,
-                       &Call::charge_id, &Call::account_id, &Call::customer_id, &Call::reward})
-      set(call.*field, c.*field);
+    // Field by field: most of a Call's strings are empty for any one endpoint, and
+    // skipping empty-to-empty assignments keeps the hot path as cheap as before payouts.
+    const bool identity_call = is_identity(c.endpoint);
+    if (!identity_call || holds_strings) {  // an identity call after another: all empty already
+      const auto set = [&](std::string& to, std::string_view from) {
+        if (identity_call) from = {};
+        if (!to.empty() || !from.empty()) to.assign(from);
+      };
+      set(call.user_id, c.user_id);
+      set(call.provider, c.provider);
+      set(call.identity_user_id, c.identity_user_id);
+      set(call.currency, c.currency);
+      set(call.order_id, c.order_id);
+      set(call.charge_id, c.charge_id);
+      set(call.account_id, c.account_id);
+      set(call.customer_id, c.customer_id);
+      set(call.reward, c.reward);
+      holds_strings = !identity_call;
+    }
     tags.op_id = t.op_id;
     tags.op_step = t.op_step;
     tags.fencing_token = t.fencing_token;
-    set(tags.idempotency_key, t.idempotency_key);
-    set(tags.tenant, t.tenant);
     plan = Plan{};
     plan.call_id = call_id;
     door = Door::execute;
     user = other = kNoIdentity;
+    identity_missing = false;
     persons = {-1, -1};
     order_execution = false;
     idem_slot.clear();
     rate_limit = {};
     executed = applied = false;
+  }
+
+ private:
+  static bool is_identity(Endpoint e) {
+    return e == Endpoint::auth0_get || e == Endpoint::auth0_link || e == Endpoint::auth0_unlink;
   }
 };
 
@@ -93,7 +114,7 @@ struct InFlight {
 class CallTable {
  public:
   static constexpr unsigned kSlotBits = 24;  // bound: at most 16M calls in flight
-  InFlight& open(const Call& c, const Tags& t) {
+  InFlight& open(const CallView& c, const Tags& t) {
     std::uint32_t slot;
     if (free_.empty()) {
       if (slots_.size() >= (std::size_t{1} << kSlotBits)) throw std::length_error("partner: too many calls in flight");
@@ -213,8 +234,8 @@ struct Partner::Impl {
 
   // arrive() helpers
   FaultPlan draw_fault(Endpoint e);
-  void resolve(InFlight& f);
-  void decide_door(InFlight& f, Duration now);
+  void resolve(InFlight& f, const CallView& call);
+  void decide_door(InFlight& f, const Tags& tags, Duration now);
   void witness_arrival(InFlight& f);
   // execute() helpers
   void run_effect(InFlight& f, Reply& r);

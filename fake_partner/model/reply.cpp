@@ -61,6 +61,31 @@ nlohmann::json error_json(const Reply& r) {
 }
 }  // namespace
 
+void Reply::clear() {
+  endpoint = Endpoint::auth0_get;
+  status = 0;
+  error = Error::none;
+  applied = replayed = false;
+  user_id.clear();
+  identities.clear();
+  charge.id.clear();
+  charge.amount = 0;
+  charge.currency.clear();
+  charge.order_id.clear();
+  charge.refunded = false;
+  charge.refund_id.clear();
+  payout.id.clear();
+  payout.amount = 0;
+  payout.currency.clear();
+  payout.account_id.clear();
+  credit.id.clear();
+  credit.amount = 0;
+  credit.currency.clear();
+  credit.customer_id.clear();
+  credit.reward.clear();
+  rate_limit = {};
+}
+
 nlohmann::json Reply::body() const {
   if (error != Error::none) return error_json(*this);
   if (status == 0) return nullptr;
