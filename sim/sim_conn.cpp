@@ -28,9 +28,11 @@ void SimConn::StatementStart::await_suspend(std::coroutine_handle<> h) {
   c.w_.loop().resume_at(c.w_.now() + latency, c.pod_.owner(), h);
 }
 
-void SimConn::StatementStart::await_resume() {
-  if (!std::exchange(c.server_wait_failed_, false)) return;
-  c.lost_ = true;  // PgBouncer closes the client: its pool replaces the connection
+void SimConn::StatementStart::await_resume() { c.statement_resumed(); }
+
+void SimConn::statement_resumed() {
+  if (!std::exchange(server_wait_failed_, false)) return;
+  lost_ = true;  // PgBouncer closes the client: its pool replaces the connection
   throw DbError("query_wait_timeout: PgBouncer gave this client no server connection within 120 s and closed it");
 }
 
@@ -300,16 +302,23 @@ Task<bool> SimConn::lease_extend(Table t, Key key, std::string_view owner, Durat
   co_return ok;
 }
 
-Task<Row> SimConn::read(Table t, Key key) {
-  const Duration t0 = w_.now();
-  co_await statement();
-  check_usable("SELECT");
-  maybe_lose_connection("SELECT");
+// A SELECT suspends once (its latency): an awaiter, not a coroutine of its own.
+Task<Row> SimConn::read(Table t, Key key) { return Task<Row>::from_awaiter(Read{*this, t, key}); }
+
+void SimConn::Read::await_suspend(std::coroutine_handle<> h) {
+  t0 = c.w_.now();
+  c.statement().await_suspend(h);
+}
+
+Row SimConn::Read::await_resume() {
+  c.statement_resumed();
+  c.check_usable("SELECT");
+  c.maybe_lose_connection("SELECT");
   Row out;
-  if (const RowState* row = w_.db().visible(row_key(t, key), backend_))
+  if (const RowState* row = c.w_.db().visible(row_key(t, key), c.backend_))
     out = Row{true, row->text, row->ref, row->num, row->version};
-  account("db.read", t0, false, tracing() ? key_text(table_name(t), key) : std::string());
-  co_return out;
+  c.account("db.read", t0, false, c.tracing() ? key_text(c.table_name(t), key) : std::string());
+  return out;
 }
 
 Task<std::int64_t> SimConn::count(Table t, Key key) {

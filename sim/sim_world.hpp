@@ -93,6 +93,17 @@ class SimConn final : public Conn {
     void await_resume();
   };
   StatementStart statement();
+  void statement_resumed();  // StatementStart::await_resume: throws when the Bouncer closed this client
+  // read()'s awaiter: the statement's latency, then the SELECT.
+  struct Read {
+    SimConn& c;
+    Table t;
+    Key key;
+    Duration t0{};
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h);
+    Row await_resume();
+  };
   // The session advisory locks of backend b leave the requests' ledger (the backend ends).
   void forget_session_locks(Backend b);
   bool tracing() const;  // a request holds the connection and the trace has room
@@ -285,6 +296,17 @@ class SimWorld final : public World {
   static constexpr std::size_t kTraceCap = 20000;
 
  private:
+  // SimWorld::acquire's awaiter: the pool borrow, then the request's accounting.
+  struct Acquire {
+    SimWorld& w;
+    RequestCtx& cx;
+    Pod::Borrow borrow;
+    Duration asked{};
+    bool await_ready();
+    void await_suspend(std::coroutine_handle<> h) { borrow.await_suspend(h); }
+    ConnHandle await_resume();
+  };
+  Task<PartnerReply> attempt_after_overhead(const PartnerCall& call, int owner);
   static void on_arrival(void* self, std::uint64_t index);
   static void on_deliver(void* self, std::uint64_t index);
   static void on_user_request(void* self, std::uint64_t user);
