@@ -45,7 +45,10 @@ class SwitchPrimary final : public Scenario {
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {
     // One call object for both steps: the link's subject and identity are the
     // unlink's swapped (no string copied twice per promotion).
-    PartnerCall call = PartnerCall::to(PartnerCall::Kind::unlink, p.before.text, p.after.text);
+    PartnerCall call;  // the strings copied straight in (PartnerCall::to would move them once more)
+    call.kind = PartnerCall::Kind::unlink;
+    call.subject = p.before.text;
+    call.identity = p.after.text;
     call.op_id = cx.request().id;
     call.op_step = 1;
     call.fencing_token = opt.fencing_token;
