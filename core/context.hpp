@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/metrics.hpp"
@@ -20,18 +21,25 @@ class RequestCtx {
       : world_(world),
         recorder_(recorder),
         settings_(settings),
-        request_(request),
-        rng_(derive_seed(settings.seed, "request") ^ request.id),
-        owner_(owner_name(request.id)) {}
+        request_(request) {}
 
   World& world() { return world_; }
   const Settings& settings() const { return settings_; }
   const Request& request() const { return request_; }
   Key key() const { return request_.key; }
   // Per-request randomness (retry jitter): reproducible for a seed and request id.
-  Rng& rng() { return rng_; }
-  // This request's name as a lease owner: "req-<id>".
-  const std::string& owner() const { return owner_; }
+  // Seeded when first used: most requests never retry.
+  Rng& rng() {
+    if (!rng_) rng_.emplace(derive_seed(settings_.seed, "request") ^ request_.id);
+    return *rng_;
+  }
+  // This request's name as a lease owner: "req-<id>". Written when first asked
+  // for: only lease strategies ask. (A context is never shared between threads:
+  // a renewal gets its own, see World::keep_renewing.)
+  const std::string& owner() const {
+    if (owner_.empty()) owner_ = owner_name(request_.id);
+    return owner_;
+  }
 
   TimeSplit& split() { return split_; }
   LockCounters& locks() { return recorder_.locks; }
@@ -55,8 +63,8 @@ class RequestCtx {
   Recorder& recorder_;
   const Settings& settings_;
   const Request request_;
-  Rng rng_;
-  std::string owner_;
+  std::optional<Rng> rng_;
+  mutable std::string owner_;  // "" until owner() is first called
   TimeSplit split_;
 };
 

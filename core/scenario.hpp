@@ -43,7 +43,7 @@ struct Plan {
   Key key = 0;
   Row before;          // the row as read
   Row after;           // what store() writes (text, ref, num)
-  std::string target;  // switch-primary: the identity to promote
+  std::string target;  // payout: its idempotency key (switch-primary promotes after.text)
   std::int64_t amount = 0;  // payments
   bool noop = false;   // nothing to do (already done, or declined): ok without a partner call
 };

@@ -28,6 +28,12 @@ class Strategy {
   virtual Task<void> background(RequestCtx&, Scenario&) { co_return; }
 };
 
+// The end of serve() (strategies/registry.hpp): the request's outcome as its
+// last trace event; `error` is what escaped the strategy ("" when nothing did).
+// Also for a world whose own root coroutine does serve's work around
+// Strategy::run (the simulator: one coroutine frame fewer per request).
+void trace_outcome(RequestCtx& cx, Duration start, Outcome o, const std::string& error);
+
 // The request a pod's background worker runs as: an id above every real
 // request's whose remainder modulo `pods` is the pod (both worlds route a
 // request to pod id % pods), key 0.

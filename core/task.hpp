@@ -12,10 +12,19 @@
 // so a per-thread free list per size class replaces a malloc/free pair per
 // frame (issue 14). Frames are never shared between threads while alive; a
 // frame freed on another thread simply joins that thread's list.
+//
+// An operation that suspends at most once and keeps a few words of state (the
+// simulator's pool borrow, partner attempt, SELECT) needs no frame at all:
+// Task<T>::from_awaiter wraps such an awaiter, kept inside the Task object
+// (which lives in the awaiting coroutine's frame while it waits), and the Task
+// then forwards await_ready / await_suspend / await_resume to it. The caller
+// cannot tell the two kinds apart.
 #pragma once
 
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <functional>
@@ -123,6 +132,21 @@ struct Promise<void> : PromiseBase {
   }
 };
 
+// How a Task runs the awaiter it holds in place of a coroutine (Task::from_awaiter).
+constexpr std::size_t kInlineAwaiterBytes = 48;
+template <class T>
+struct InlineAwaiterOps {
+  bool (*ready)(void*);
+  void (*suspend)(void*, std::coroutine_handle<>);
+  T (*resume)(void*);
+};
+template <class T, class A>
+inline constexpr InlineAwaiterOps<T> kInlineAwaiterOps = {
+    [](void* a) -> bool { return static_cast<A*>(a)->await_ready(); },
+    [](void* a, std::coroutine_handle<> h) { static_cast<A*>(a)->await_suspend(h); },
+    [](void* a) -> T { return static_cast<A*>(a)->await_resume(); },
+};
+
 }  // namespace detail
 
 template <class T>
@@ -133,11 +157,27 @@ class [[nodiscard]] Task {
 
   Task() = default;
   explicit Task(Handle h) : h_(h) {}
-  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  // A Task without a coroutine frame: awaiting it awaits `a` (see the top of
+  // this file). `a` is copied bytewise while the Task moves, so it must be
+  // trivially copyable, and small; its await_suspend returns void.
+  template <class A>
+  static Task from_awaiter(const A& a) {
+    static_assert(std::is_trivially_copyable_v<A> && sizeof(A) <= detail::kInlineAwaiterBytes &&
+                  alignof(A) <= alignof(std::uint64_t));
+    Task t;
+    ::new (static_cast<void*>(t.awaiter_)) A(a);
+    t.ops_ = &detail::kInlineAwaiterOps<T, A>;
+    return t;
+  }
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})), ops_(std::exchange(o.ops_, nullptr)) {
+    if (ops_) std::memcpy(awaiter_, o.awaiter_, sizeof awaiter_);
+  }
   Task& operator=(Task&& o) noexcept {
     if (this != &o) {
       if (h_) h_.destroy();
       h_ = std::exchange(o.h_, {});
+      ops_ = std::exchange(o.ops_, nullptr);
+      if (ops_) std::memcpy(awaiter_, o.awaiter_, sizeof awaiter_);
     }
     return *this;
   }
@@ -147,15 +187,21 @@ class [[nodiscard]] Task {
     if (h_) h_.destroy();
   }
 
-  bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+  bool await_ready() { return ops_ != nullptr && ops_->ready(awaiter_); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) {
+    if (ops_) {
+      ops_->suspend(awaiter_, awaiter);
+      return std::noop_coroutine();
+    }
     h_.promise().continuation = awaiter;
     return h_;
   }
-  T await_resume() { return h_.promise().take(); }
+  T await_resume() { return ops_ ? ops_->resume(awaiter_) : h_.promise().take(); }
 
  private:
   Handle h_;
+  const detail::InlineAwaiterOps<T>* ops_ = nullptr;  // set: an awaiter in awaiter_, no coroutine
+  alignas(std::uint64_t) unsigned char awaiter_[detail::kInlineAwaiterBytes];
 };
 
 namespace detail {

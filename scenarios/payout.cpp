@@ -75,7 +75,7 @@ class Payout final : public Scenario {
   }
 
   Task<bool> store(RequestCtx&, Conn& c, const Plan& p, const Guard& guard) override {
-    co_return co_await c.update(kAccounts, p.key, p.after, guard);
+    return c.update(kAccounts, p.key, p.after, guard);  // the statement's own coroutine: no wrapper frame
   }
 
   nlohmann::json partner_reset(const Settings& s) const override {

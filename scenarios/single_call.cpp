@@ -44,7 +44,7 @@ class SingleCall final : public Scenario {
   }
 
   Task<bool> store(RequestCtx&, Conn& c, const Plan& p, const Guard& guard) override {
-    co_return co_await c.update(kUsers, p.key, p.after, guard);
+    return c.update(kUsers, p.key, p.after, guard);  // the statement's own coroutine: no wrapper frame
   }
 
   nlohmann::json partner_reset(const Settings& s) const override { return identity_reset(s); }

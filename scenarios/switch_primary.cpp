@@ -37,15 +37,18 @@ class SwitchPrimary final : public Scenario {
     Plan p;
     p.key = cx.key();
     p.before = std::move(row);
-    p.target = other_identity(cx.key(), cx.settings().identities_per_person, p.before.text, cx.request().choice);
-    p.after.text = p.target;
+    // The identity to promote is what store() writes: kept once, in p.after.text (not also in p.target).
+    p.after.text = other_identity(cx.key(), cx.settings().identities_per_person, p.before.text, cx.request().choice);
     co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {
     // One call object for both steps: the link's subject and identity are the
     // unlink's swapped (no string copied twice per promotion).
-    PartnerCall call = PartnerCall::to(PartnerCall::Kind::unlink, p.before.text, p.target);
+    PartnerCall call;  // the strings copied straight in (PartnerCall::to would move them once more)
+    call.kind = PartnerCall::Kind::unlink;
+    call.subject = p.before.text;
+    call.identity = p.after.text;
     call.op_id = cx.request().id;
     call.op_step = 1;
     call.fencing_token = opt.fencing_token;
@@ -64,7 +67,7 @@ class SwitchPrimary final : public Scenario {
   }
 
   Task<bool> store(RequestCtx&, Conn& c, const Plan& p, const Guard& guard) override {
-    co_return co_await c.update(kUsers, p.key, p.after, guard);
+    return c.update(kUsers, p.key, p.after, guard);  // the statement's own coroutine: no wrapper frame
   }
 
   nlohmann::json partner_reset(const Settings& s) const override { return identity_reset(s); }

@@ -28,9 +28,11 @@ void SimConn::StatementStart::await_suspend(std::coroutine_handle<> h) {
   c.w_.loop().resume_at(c.w_.now() + latency, c.pod_.owner(), h);
 }
 
-void SimConn::StatementStart::await_resume() {
-  if (!std::exchange(c.server_wait_failed_, false)) return;
-  c.lost_ = true;  // PgBouncer closes the client: its pool replaces the connection
+void SimConn::StatementStart::await_resume() { c.statement_resumed(); }
+
+void SimConn::statement_resumed() {
+  if (!std::exchange(server_wait_failed_, false)) return;
+  lost_ = true;  // PgBouncer closes the client: its pool replaces the connection
   throw DbError("query_wait_timeout: PgBouncer gave this client no server connection within 120 s and closed it");
 }
 
@@ -91,41 +93,44 @@ void SimConn::on_borrow(RequestCtx* cx, Duration at, std::size_t record) {
   last_step_ = "borrowed";
 }
 
+Duration SimConn::w_now() const { return w_.now(); }
+
+// Statements that suspend only for their latency are awaiters (one_statement), not coroutines.
 Task<void> SimConn::begin() {
-  const Duration t0 = w_.now();
-  co_await statement();
-  check_usable("BEGIN");
-  in_tx_ = true;
-  account("db.begin", t0, false);
+  return one_statement([this](Duration t0) {
+    check_usable("BEGIN");
+    in_tx_ = true;
+    account("db.begin", t0, false);
+  });
 }
 
 Task<void> SimConn::commit() {
-  const Duration t0 = w_.now();
-  co_await statement();
-  if (lost_) throw DbError("COMMIT: database connection lost (its backend is gone)");
-  maybe_lose_connection("COMMIT");
-  if (in_tx_ && !aborted_ && w_.db_fault(w_.settings().db_faults.commit_fail)) {
-    w_.db().end_xact(backend_, false);
+  return one_statement([this](Duration t0) {
+    if (lost_) throw DbError("COMMIT: database connection lost (its backend is gone)");
+    maybe_lose_connection("COMMIT");
+    if (in_tx_ && !aborted_ && w_.db_fault(w_.settings().db_faults.commit_fail)) {
+      w_.db().end_xact(backend_, false);
+      in_tx_ = false;
+      w_.recorder().effects.db_fault(DbFault::commit_fail);
+      account("db.commit", t0, false, "fault commit_fail: rolled back");
+      throw DbError("COMMIT failed (fault commit_fail): the transaction was rolled back");
+    }
+    // COMMIT of an aborted transaction is a ROLLBACK in PostgreSQL.
+    const bool ok = !aborted_;
+    w_.db().end_xact(backend_, ok);
     in_tx_ = false;
-    w_.recorder().effects.db_fault(DbFault::commit_fail);
-    account("db.commit", t0, false, "fault commit_fail: rolled back");
-    throw DbError("COMMIT failed (fault commit_fail): the transaction was rolled back");
-  }
-  // COMMIT of an aborted transaction is a ROLLBACK in PostgreSQL.
-  const bool ok = !aborted_;
-  w_.db().end_xact(backend_, ok);
-  in_tx_ = false;
-  aborted_ = false;
-  account("db.commit", t0, false, ok ? "" : "aborted: rolled back");
+    aborted_ = false;
+    account("db.commit", t0, false, ok ? "" : "aborted: rolled back");
+  });
 }
 
 Task<void> SimConn::rollback() {
-  const Duration t0 = w_.now();
-  co_await statement();
-  w_.db().end_xact(backend_, false);
-  in_tx_ = false;
-  aborted_ = false;
-  account("db.rollback", t0, false);
+  return one_statement([this](Duration t0) {
+    w_.db().end_xact(backend_, false);
+    in_tx_ = false;
+    aborted_ = false;
+    account("db.rollback", t0, false);
+  });
 }
 
 Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const char* what) {
@@ -184,15 +189,15 @@ Task<LockResult> SimConn::advisory_lock(Key key, LockMode mode) {
 }
 
 Task<bool> SimConn::advisory_unlock(Key key) {
-  const Duration t0 = w_.now();
-  co_await statement();
-  check_usable("pg_advisory_unlock");
-  const bool ok = w_.db().unlock_session(key, backend_);
-  if (ok && cx_) w_.recorder().locks.session_lock_unlocked(key, cx_->request().id);
-  account("lock.release", t0, true,
-          tracing() ? key_text("advisory", key) + (ok ? "" : ": WARNING you don't own a lock of type ExclusiveLock")
-                    : std::string());
-  co_return ok;
+  return one_statement([this, key](Duration t0) {
+    check_usable("pg_advisory_unlock");
+    const bool ok = w_.db().unlock_session(key, backend_);
+    if (ok && cx_) w_.recorder().locks.session_lock_unlocked(key, cx_->request().id);
+    account("lock.release", t0, true,
+            tracing() ? key_text("advisory", key) + (ok ? "" : ": WARNING you don't own a lock of type ExclusiveLock")
+                      : std::string());
+    return ok;
+  });
 }
 
 const char* SimConn::table_name(Table t) const {
@@ -301,25 +306,25 @@ Task<bool> SimConn::lease_extend(Table t, Key key, std::string_view owner, Durat
 }
 
 Task<Row> SimConn::read(Table t, Key key) {
-  const Duration t0 = w_.now();
-  co_await statement();
-  check_usable("SELECT");
-  maybe_lose_connection("SELECT");
-  Row out;
-  if (const RowState* row = w_.db().visible(row_key(t, key), backend_))
-    out = Row{true, row->text, row->ref, row->num, row->version};
-  account("db.read", t0, false, tracing() ? key_text(table_name(t), key) : std::string());
-  co_return out;
+  return one_statement([this, t, key](Duration t0) {
+    check_usable("SELECT");
+    maybe_lose_connection("SELECT");
+    Row out;
+    if (const RowState* row = w_.db().visible(row_key(t, key), backend_))
+      out = Row{true, row->text, row->ref, row->num, row->version};
+    account("db.read", t0, false, tracing() ? key_text(table_name(t), key) : std::string());
+    return out;
+  });
 }
 
 Task<std::int64_t> SimConn::count(Table t, Key key) {
-  const Duration t0 = w_.now();
-  co_await statement();
-  check_usable("SELECT count(*)");
-  maybe_lose_connection("SELECT count(*)");
-  const std::int64_t n = w_.db().count(row_key(t, key), backend_);
-  account("db.read", t0, false, tracing() ? key_text(table_name(t), key) + " count " + std::to_string(n) : std::string());
-  co_return n;
+  return one_statement([this, t, key](Duration t0) {
+    check_usable("SELECT count(*)");
+    maybe_lose_connection("SELECT count(*)");
+    const std::int64_t n = w_.db().count(row_key(t, key), backend_);
+    account("db.read", t0, false, tracing() ? key_text(table_name(t), key) + " count " + std::to_string(n) : std::string());
+    return n;
+  });
 }
 
 Task<bool> SimConn::insert(Table t, Key key, const Row& values) {

@@ -67,34 +67,49 @@ Pod& SimWorld::pod_for(std::uint64_t request_id) {
 
 Task<void> SimWorld::sleep(RequestCtx& cx, Duration d) { co_await Sleep{loop_, d, pod_for(cx.request().id).owner()}; }
 
+// A borrow suspends at most once (on the pod's pool): an awaiter, not a coroutine of its own.
 Task<ConnHandle> SimWorld::acquire(RequestCtx& cx) {
-  Pod& pod = pod_for(cx.request().id);
-  const Duration t0 = now();
-  SimConn* c = co_await pod.borrow(s_.connection_timeout);
-  const Duration t1 = now();
-  cx.split().pool_wait += t1 - t0;
-  if (!c) {
-    ++pool_.timeouts;
-    if (tracing()) cx.trace("pool.acquire", t0, t1, -1, "timeout after " + format_duration(s_.connection_timeout));
-    co_return ConnHandle{};
-  }
-  pool_.wait_ms.add(to_ms(t1 - t0));
-  std::size_t record = SimConn::kNoRecord;
-  if (keep_borrows_) {
-    record = borrows_.size();
-    borrows_.push_back({cx.request().id, t0, t1, t1});
-  }
-  c->on_borrow(&cx, t1, record);
-  pod.watch_for_leak(c);
-  if (tracing()) cx.trace("pool.acquire", t0, t1, c->id());
-  co_return ConnHandle(c);
+  return Task<ConnHandle>::from_awaiter(Acquire{*this, cx, pod_for(cx.request().id).borrow(s_.connection_timeout)});
 }
 
+bool SimWorld::Acquire::await_ready() {
+  asked = w.now();
+  return borrow.await_ready();
+}
+
+ConnHandle SimWorld::Acquire::await_resume() {
+  SimConn* c = borrow.await_resume();
+  const Duration t0 = asked;
+  const Duration t1 = w.now();
+  cx.split().pool_wait += t1 - t0;
+  if (!c) {
+    ++w.pool_.timeouts;
+    if (w.tracing()) cx.trace("pool.acquire", t0, t1, -1, "timeout after " + format_duration(w.s_.connection_timeout));
+    return ConnHandle{};
+  }
+  w.pool_.wait_ms.add(to_ms(t1 - t0));
+  std::size_t record = SimConn::kNoRecord;
+  if (w.keep_borrows_) {
+    record = w.borrows_.size();
+    w.borrows_.push_back({cx.request().id, t0, t1, t1});
+  }
+  c->on_borrow(&cx, t1, record);
+  borrow.pod.watch_for_leak(c);
+  if (w.tracing()) cx.trace("pool.acquire", t0, t1, c->id());
+  return ConnHandle(c);
+}
+
+// Without a calibrated overhead an attempt is the partner front's one suspension: no frame of its own.
 Task<PartnerReply> SimWorld::partner_attempt(RequestCtx& cx, const PartnerCall& call) {
   const int owner = pod_for(cx.request().id).owner();
+  if (s_.partner_overhead > Duration::zero()) return attempt_after_overhead(call, owner);
+  return Task<PartnerReply>::from_awaiter(partner_.attempt(call, owner));
+}
+
+Task<PartnerReply> SimWorld::attempt_after_overhead(const PartnerCall& call, int owner) {
   // The calibrated cost of one call over HTTP on top of the partner's own delay
   // (the client's request and answer, loopback): paid before the call arrives.
-  if (s_.partner_overhead > Duration::zero()) co_await Sleep{loop_, s_.partner_overhead, owner};
+  co_await Sleep{loop_, s_.partner_overhead, owner};
   co_return co_await partner_.attempt(call, owner);
 }
 

@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -93,6 +94,30 @@ class SimConn final : public Conn {
     void await_resume();
   };
   StatementStart statement();
+  void statement_resumed();  // StatementStart::await_resume: throws when the Bouncer closed this client
+  // A statement that suspends only for its latency, as an awaiter (no coroutine
+  // frame of its own): `apply(t0)` runs when the latency has passed, t0 being
+  // the statement's start, and gives the statement's answer.
+  template <class Apply>
+  struct OneStatement {
+    SimConn* c;
+    Apply apply;
+    Duration t0{};
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      t0 = c->w_now();
+      c->statement().await_suspend(h);
+    }
+    auto await_resume() {
+      c->statement_resumed();
+      return apply(t0);
+    }
+  };
+  template <class Apply>
+  Task<std::invoke_result_t<Apply&, Duration>> one_statement(Apply apply) {
+    return Task<std::invoke_result_t<Apply&, Duration>>::from_awaiter(OneStatement<Apply>{this, apply});
+  }
+  Duration w_now() const;  // w_.now(), for OneStatement (SimWorld is not complete here)
   // The session advisory locks of backend b leave the requests' ledger (the backend ends).
   void forget_session_locks(Backend b);
   bool tracing() const;  // a request holds the connection and the trace has room
@@ -285,6 +310,17 @@ class SimWorld final : public World {
   static constexpr std::size_t kTraceCap = 20000;
 
  private:
+  // SimWorld::acquire's awaiter: the pool borrow, then the request's accounting.
+  struct Acquire {
+    SimWorld& w;
+    RequestCtx& cx;
+    Pod::Borrow borrow;
+    Duration asked{};
+    bool await_ready();
+    void await_suspend(std::coroutine_handle<> h) { borrow.await_suspend(h); }
+    ConnHandle await_resume();
+  };
+  Task<PartnerReply> attempt_after_overhead(const PartnerCall& call, int owner);
   static void on_arrival(void* self, std::uint64_t index);
   static void on_deliver(void* self, std::uint64_t index);
   static void on_user_request(void* self, std::uint64_t user);

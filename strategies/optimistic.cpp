@@ -6,16 +6,14 @@
 namespace lockbench {
 
 Task<Outcome> Optimistic::run(RequestCtx& cx, Scenario& sc) {
-  Plan plan;
-  {
-    ConnHandle c = co_await cx.world().acquire(cx);
-    if (!c) co_return Outcome::pool_timeout;
-    plan = co_await sc.read(cx, *c);
-  }
+  ConnHandle c = co_await cx.world().acquire(cx);
+  if (!c) co_return Outcome::pool_timeout;
+  Plan plan = co_await sc.read(cx, *c);  // made in place: no Plan moved twice
+  c.reset();  // connection back to the pool
   if (plan.noop) co_return Outcome::ok;
   const Effect effect = co_await sc.external(cx, plan, CallOptions{});  // nothing stops a second request here
   if (effect != Effect::done) co_return Outcome::error;
-  ConnHandle c = co_await cx.world().acquire(cx);
+  c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
   if (!co_await sc.store(cx, *c, plan, Guard::if_version(plan.before.version))) {
     cx.locks().version_conflicts++;

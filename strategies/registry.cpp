@@ -176,10 +176,13 @@ Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc) {
     o = Outcome::error;
     detail = e.what();
   }
-  if (cx.recorder().tracing())  // a full trace drops the event: build no strings for it
-    cx.trace("outcome", start, cx.world().now(), -1,
-             std::string(outcome_name(o)) + (detail.empty() ? "" : ": " + detail));
+  trace_outcome(cx, start, o, detail);
   co_return o;
+}
+
+void trace_outcome(RequestCtx& cx, Duration start, Outcome o, const std::string& error) {
+  if (cx.recorder().tracing())  // a full trace drops the event: build no strings for it
+    cx.trace("outcome", start, cx.world().now(), -1, std::string(outcome_name(o)) + (error.empty() ? "" : ": " + error));
 }
 
 }  // namespace lockbench
