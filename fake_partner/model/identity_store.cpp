@@ -254,6 +254,8 @@ void IdentityStore::check_users(const IdentityId* ids, std::size_t n, std::vecto
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] == kNoIdentity) continue;
     const IdentityId u = owner_[ids[i]];
+    // After a link both identities are one user's: checked (and reported) once.
+    if (i > 0 && ids[i - 1] != kNoIdentity && owner_[ids[i - 1]] == u) continue;
     // The usual case first, in a loop with no text in it (the text-building code,
     // inlined here, made every call pay for saving and reloading registers).
     const IdentityId* list = users_[u].data();

@@ -64,6 +64,7 @@ class IdentityStore {
 
   // Well-formedness of the users holding `ids` (user_malformed: user_id ==
   // key(identities[0]), no identity listed twice). Appends details; cheap, run after each mutation.
+  // A user holding ids[i] and ids[i - 1] both is checked once.
   void check_users(const IdentityId* ids, std::size_t n, std::vector<std::string>& out) const;
   // The store's own invariant over every touched user and identity: well-formed users and
   // every identity in exactly one user, its owner. Link and unlink keep it by construction,
