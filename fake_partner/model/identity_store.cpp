@@ -150,7 +150,9 @@ IdentityId IdentityStore::find_existing(std::string_view key) const {
   return kNoIdentity;
 }
 
-IdentityId IdentityStore::find(std::string_view key) {
+// Flattened: the lookup inlined, as the simulator calls this twice per partner call
+// (the call to find_existing cost about a tenth of the lookup).
+[[gnu::flatten]] IdentityId IdentityStore::find(std::string_view key) {
   if (const auto id = find_existing(key); id != kNoIdentity) return id;
   const std::int64_t k = range_person(key);
   if (k == 0) return kNoIdentity;
