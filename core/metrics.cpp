@@ -33,6 +33,7 @@ void sort_samples(std::vector<double>& v) {
   constexpr std::size_t kRadixMin = 4096;  // below this, std::sort is as fast
   constexpr int kDigitBits = 11, kPasses = (64 + kDigitBits - 1) / kDigitBits;
   constexpr std::uint64_t kDigitMask = (std::uint64_t{1} << kDigitBits) - 1;
+  constexpr std::uint64_t kPositiveInfinityBits = 0x7FF0000000000000;
   if (v.size() < kRadixMin || v.size() > std::numeric_limits<std::uint32_t>::max()) {  // counts are 32-bit
     std::sort(v.begin(), v.end());
     return;
@@ -42,7 +43,9 @@ void sort_samples(std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::uint64_t bits;
     std::memcpy(&bits, &v[i], sizeof bits);
-    if ((bits >> 63) != 0 || std::isnan(v[i])) {
+    // +inf's bits are the largest of a non-negative, non-NaN double; a NaN's and
+    // a negative value's (sign bit set) are above them: one compare for both.
+    if (bits > kPositiveInfinityBits) {
       std::sort(v.begin(), v.end());
       return;
     }

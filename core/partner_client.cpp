@@ -54,7 +54,8 @@ Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call) {
   for (int attempt = 1;; ++attempt) {
     // Initialised from the attempt itself: no empty reply assigned over on every attempt.
     PartnerReply reply = co_await w.partner_attempt(cx, call);
-    if (retryable(reply) && attempt < s.partner_max_attempts) {
+    // The attempt count first: with one attempt (the default) the reply is never examined.
+    if (attempt < s.partner_max_attempts && retryable(reply)) {
       co_await w.sleep(cx, backoff(s, attempt - 1, cx.rng()));
       continue;
     }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <coroutine>
+#include <exception>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/task.hpp"
@@ -31,6 +34,21 @@ Task<int> parked(std::vector<std::coroutine_handle<>>& q) {
   co_await Parked{&q};
   co_return 7;
 }
+
+// An awaiter for Task::from_awaiter: ready at once or parked in q; its answer
+// is `value`, or it throws when `fail`.
+struct Answer {
+  std::vector<std::coroutine_handle<>>* q;  // null: ready at once
+  int value;
+  bool fail;
+  bool await_ready() const noexcept { return q == nullptr; }
+  void await_suspend(std::coroutine_handle<> h) { q->push_back(h); }
+  int await_resume() const {
+    if (fail) throw std::runtime_error("answer");
+    return value;
+  }
+};
+Task<int> plus_one(Task<int> t) { co_return 1 + co_await std::move(t); }
 }  // namespace
 
 TEST(Task, SynchronousChainsRunToTheEnd) {
@@ -48,6 +66,44 @@ TEST(Task, SuspendedTasksFinishWhenResumed) {
   ASSERT_EQ(q.size(), 1u);
   q.front().resume();
   EXPECT_EQ(got, 7);
+}
+
+TEST(Task, FromAwaiterReadyAtOnceRunsWithoutSuspending) {
+  EXPECT_EQ(run_sync(Task<int>::from_awaiter(Answer{nullptr, 5, false})), 5);
+  EXPECT_EQ(run_sync(plus_one(Task<int>::from_awaiter(Answer{nullptr, 5, false}))), 6);
+}
+
+TEST(Task, FromAwaiterThatSuspendsFinishesWhenResumed) {
+  std::vector<std::coroutine_handle<>> q;
+  int got = 0;
+  spawn(plus_one(Task<int>::from_awaiter(Answer{&q, 9, false})), [&](std::optional<int> v, std::exception_ptr) {
+    got = *v;
+  });
+  EXPECT_EQ(got, 0);
+  ASSERT_EQ(q.size(), 1u);
+  q.front().resume();
+  EXPECT_EQ(got, 10);
+}
+
+TEST(Task, FromAwaiterExceptionsReachTheAwaiter) {
+  EXPECT_THROW(run_sync(plus_one(Task<int>::from_awaiter(Answer{nullptr, 0, true}))), std::runtime_error);
+  std::vector<std::coroutine_handle<>> q;
+  std::exception_ptr error;
+  spawn(Task<int>::from_awaiter(Answer{&q, 0, true}), [&](std::optional<int>, std::exception_ptr e) { error = e; });
+  ASSERT_EQ(q.size(), 1u);
+  q.front().resume();
+  EXPECT_THROW(std::rethrow_exception(error), std::runtime_error);
+}
+
+TEST(Task, FromAwaiterSurvivesMoves) {
+  Task<int> a = Task<int>::from_awaiter(Answer{nullptr, 3, false});
+  Task<int> b(std::move(a));  // move construction copies the awaiter
+  Task<int> c;
+  c = std::move(b);  // and so does move assignment
+  EXPECT_EQ(run_sync(std::move(c)), 3);
+  Task<int> d = answer();  // assigning over a coroutine Task frees its frame
+  d = Task<int>::from_awaiter(Answer{nullptr, 4, false});
+  EXPECT_EQ(run_sync(std::move(d)), 4);
 }
 
 TEST(FramePool, AFreedFrameIsReusedForTheNextOfItsSizeClass) {

@@ -133,20 +133,39 @@ Task<void> SimConn::rollback() {
   });
 }
 
+// A try-lock or NOWAIT never waits for the lock: one statement, an awaiter.
+// Only LockWait::wait may suspend a second time and needs a coroutine. (The
+// captures are ordered widest first: the awaiter fits the Task without padding.)
 Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const char* what) {
+  if (mode.wait == LockWait::wait) return lock_waiting(sp, sc, key, mode, what);
+  return one_statement([this, key, what, sp, sc, wait = mode.wait](Duration t0) {
+    return lock_answer(sp, sc, key, wait, what, lock_try(sp, sc, key, what), false, t0);
+  });
+}
+
+Task<LockResult> SimConn::lock_waiting(Space sp, Scope sc, Key key, LockMode mode, const char* what) {
   const Duration t0 = w_.now();
   co_await statement();
-  check_usable(what);
-  maybe_lose_connection(what);
-  LockResult r = w_.db().try_lock(sp, key, backend_, sc);
+  LockResult r = lock_try(sp, sc, key, what);
   bool waited = false;
-  if (r == LockResult::busy && mode.wait == LockWait::wait) {
+  if (r == LockResult::busy) {
     waited = true;
     r = co_await w_.db().wait_lock(sp, key, backend_, sc, mode.timeout, pod_.owner());
   }
+  co_return lock_answer(sp, sc, key, mode.wait, what, r, waited, t0);
+}
+
+LockResult SimConn::lock_try(Space sp, Scope sc, Key key, const char* what) {
+  check_usable(what);
+  maybe_lose_connection(what);
+  return w_.db().try_lock(sp, key, backend_, sc);
+}
+
+LockResult SimConn::lock_answer(Space sp, Scope sc, Key key, LockWait wait, const char* what, LockResult r,
+                                bool waited, Duration t0) {
   // NOWAIT and lock_timeout raise an error, which aborts the transaction;
   // pg_try_advisory_* only answers false.
-  const bool error = r != LockResult::acquired && (mode.wait != LockWait::try_lock || sp == Space::row);
+  const bool error = r != LockResult::acquired && (wait != LockWait::try_lock || sp == Space::row);
   if (error && in_tx_) aborted_ = true;
   if (!in_tx_ && sc == Scope::xact && r == LockResult::acquired) w_.db().end_xact(backend_, true);  // autocommit
   if (sc == Scope::session && r == LockResult::acquired && cx_)
@@ -161,7 +180,7 @@ Task<LockResult> SimConn::lock(Space sp, Scope sc, Key key, LockMode mode, const
     }
   }
   account(r == LockResult::acquired ? "lock.acquire" : "lock.denied", t0, true, std::move(detail));
-  co_return r;
+  return r;
 }
 
 Task<LockResult> SimConn::lock_row(Table t, Key key, LockMode mode) {
@@ -181,11 +200,11 @@ Task<LockResult> SimConn::lock_row(Table t, Key key, LockMode mode) {
 }
 
 Task<LockResult> SimConn::advisory_xact_lock(Key key, LockMode mode) {
-  return lock(Space::advisory, Scope::xact, key, mode, "advisory_xact");  // the same coroutine: no wrapper frame
+  return lock(Space::advisory, Scope::xact, key, mode, "advisory_xact");  // the same Task: no wrapper frame
 }
 
 Task<LockResult> SimConn::advisory_lock(Key key, LockMode mode) {
-  return lock(Space::advisory, Scope::session, key, mode, "advisory");  // the same coroutine: no wrapper frame
+  return lock(Space::advisory, Scope::session, key, mode, "advisory");  // the same Task: no wrapper frame
 }
 
 Task<bool> SimConn::advisory_unlock(Key key) {

@@ -129,6 +129,10 @@ class SimConn final : public Conn {
   // Time and trace of one statement, attributed to the borrowing request.
   void account(const char* step, Duration start, bool lock_statement, std::string detail = {});
   Task<LockResult> lock(Space sp, Scope sc, Key key, LockMode mode, const char* what);
+  Task<LockResult> lock_waiting(Space sp, Scope sc, Key key, LockMode mode, const char* what);
+  LockResult lock_try(Space sp, Scope sc, Key key, const char* what);  // after the statement's latency
+  LockResult lock_answer(Space sp, Scope sc, Key key, LockWait wait, const char* what, LockResult r, bool waited,
+                         Duration t0);  // the lock's effects on the transaction, accounting and trace
   // An UPDATE: waits while another transaction holds the row lock, so its WHERE
   // is evaluated on the row as that transaction committed it.
   LockManager::WaitAwaiter lock_for_update(Key row_key);
