@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -247,6 +248,14 @@ std::int64_t RedisStore::drop_run_keys() {
     n += command(argv).r->integer;
   });
   return n;
+}
+
+DropRunKeysAtExit::~DropRunKeysAtExit() {
+  try {
+    if (store_) store_->drop_run_keys();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
+  }
 }
 
 }  // namespace lockbench::real

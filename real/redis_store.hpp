@@ -86,4 +86,17 @@ class RedisStore {
   static constexpr std::size_t kIdleMax = 64;
 };
 
+// Deletes a run's keys when it goes out of scope, whatever the way out (a
+// failure says so on stderr and is not thrown). A null store does nothing.
+class DropRunKeysAtExit {
+ public:
+  explicit DropRunKeysAtExit(RedisStore* store) : store_(store) {}
+  ~DropRunKeysAtExit();
+  DropRunKeysAtExit(const DropRunKeysAtExit&) = delete;
+  DropRunKeysAtExit& operator=(const DropRunKeysAtExit&) = delete;
+
+ private:
+  RedisStore* store_;
+};
+
 }  // namespace lockbench::real

@@ -537,16 +537,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   std::unique_ptr<RedisStore> redis;
   if (info.props.needs_lease_store && !external)
     redis = open_lease_store(s.redis_url, std::to_string(run_key), std::chrono::seconds(2));
-  struct RedisKeys {
-    RedisStore* store;
-    ~RedisKeys() {
-      try {
-        if (store) store->drop_run_keys();
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
-      }
-    }
-  } const redis_keys{redis.get()};
+  const DropRunKeysAtExit redis_keys(redis.get());
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
     partner.reset(scenario->partner_reset(s));

@@ -274,16 +274,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   // redis-lease: the run's keys in Redis, deleted when run_real returns, whatever the way out.
   std::unique_ptr<real::RedisStore> redis;
   if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
-  struct RedisKeys {
-    real::RedisStore* store;
-    ~RedisKeys() {
-      try {
-        if (store) store->drop_run_keys();
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
-      }
-    }
-  } const redis_keys{redis.get()};
+  const real::DropRunKeysAtExit redis_keys(redis.get());
   const Leftovers leftovers = prepare_database(s, run_id);
   // PostgreSQL's limit: every pod's pool opens at start; refuse what the server cannot take (one line).
   real::check_connection_budget(s, real::read_pg_limits(s.db_url, real::application_name(run_id, "prepare")), 1);
