@@ -9,8 +9,8 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
-#include <set>
 #include <thread>
+#include <vector>
 
 // Set by core/CMakeLists.txt for this file only.
 #ifndef LOCKBENCH_VERSION
@@ -47,20 +47,25 @@ nlohmann::json find_race(const nlohmann::json& partner) {
 }
 
 nlohmann::json trace_sample(const RunSummary& run, const nlohmann::json& race) {
-  std::set<std::uint64_t> keep;
+  // The first requests (ids 1..limit), the race's and the first few pool
+  // timeouts (exhaustion is what held-tx teaches). A run records up to a
+  // hundred thousand events: the few ids beyond the first are a sorted vector.
+  const auto limit = static_cast<std::uint64_t>(run.settings->trace_requests);
+  std::vector<std::uint64_t> also;
   if (race.is_object())
     for (const auto& id : race["request_ids"])
-      if (id.is_number_unsigned() || id.is_number_integer()) keep.insert(id.get<std::uint64_t>());
-  const auto limit = static_cast<std::uint64_t>(run.settings->trace_requests);
-  for (std::uint64_t id = 1; id <= limit; ++id) keep.insert(id);
-  // and the first few pool timeouts: exhaustion is what held-tx teaches
+      if (id.is_number_unsigned() || id.is_number_integer()) also.push_back(id.get<std::uint64_t>());
   int timeouts = 0;
   for (const auto& e : run.recorder->events())
-    if (e.step == "outcome" && e.detail.rfind("pool_timeout", 0) == 0 && timeouts++ < 5) keep.insert(e.request_id);
+    if (e.step == "outcome" && e.detail.starts_with("pool_timeout") && timeouts++ < 5) also.push_back(e.request_id);
+  std::sort(also.begin(), also.end());
+  const auto kept = [&](std::uint64_t id) {
+    return (id >= 1 && id <= limit) || std::binary_search(also.begin(), also.end(), id);
+  };
 
   std::vector<const TraceEvent*> picked;
   for (const auto& e : run.recorder->events())
-    if (keep.count(e.request_id)) picked.push_back(&e);
+    if (kept(e.request_id)) picked.push_back(&e);
   std::stable_sort(picked.begin(), picked.end(), [](auto* a, auto* b) { return a->start < b->start; });
   nlohmann::json events = nlohmann::json::array();
   for (const auto* e : picked) {
