@@ -98,7 +98,7 @@ Recorder::Bucket& Recorder::bucket(Duration t) {
 }
 
 void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration finished, const TimeSplit& s) {
-  std::lock_guard lock(mu_);
+  const auto lock = guard();
   counts_[static_cast<int>(o)]++;
   latency_ms_.add(to_ms(finished - intended));
   if (o == Outcome::ok) latency_ok_ms_.add(to_ms(finished - intended));
@@ -113,13 +113,13 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
 }
 
 void Recorder::trace(TraceEvent e) {
-  std::lock_guard lock(mu_);
+  const auto lock = guard();
   if (events_.size() < trace_event_cap_) events_.push_back(std::move(e));
   if (events_.size() >= trace_event_cap_) trace_room_.store(false, std::memory_order_relaxed);
 }
 
 void Recorder::pool_sample(const PoolSample& s) {
-  std::lock_guard lock(mu_);
+  const auto lock = guard();
   auto& b = bucket(s.t);
   // keep the busiest sample of the interval: exhaustion shows as peaks
   if (!b.has_pool || s.active + s.pending > b.pool.active + b.pool.pending) b.pool = s;
@@ -133,7 +133,7 @@ std::int64_t Recorder::total() const {
 }
 
 nlohmann::json Recorder::timeline_json(std::size_t points_max) const {
-  std::lock_guard lock(mu_);
+  const auto lock = guard();
   nlohmann::json out = nlohmann::json::array();
   const std::size_t n = timeline_.size();
   const std::size_t per = std::max<std::size_t>(1, (n + std::max<std::size_t>(points_max, 1) - 1) /

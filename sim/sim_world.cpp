@@ -39,7 +39,7 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       info_(strategy_info(s.strategy)),
       strategy_spec_(info_.spec),
       db_(loop_, [&s, &scenario](Key rk) { return initial_row(s, scenario, rk); }),
-      recorder_(std::chrono::seconds(1), kTraceCap),
+      recorder_(std::chrono::seconds(1), kTraceCap, Recorder::Writers::one),
       partner_(loop_, s, scenario.partner_reset(s)),
       db_rng_(s.seed, "sim.db_latency"),
       db_fault_rng_(s.seed, "sim.db_faults"),
