@@ -52,8 +52,36 @@ Duration EventLoop::next_time() const {
 
 void EventLoop::clear() {
   heap_.clear();
-  for (Lane& l : lanes_) l = Lane{};
+  for (Lane& l : lanes_) {
+    const bool stream = l.delay == kStream;
+    l = Lane{};
+    if (stream) l.delay = kStream;
+  }
   last_miss_ = Duration(-1);
+}
+
+int EventLoop::new_stream() {
+  for (int i = 0; i < kLanes; ++i) {
+    Lane& l = lanes_[static_cast<std::size_t>(i)];
+    if (l.delay == Duration(-1) && l.size == 0) {
+      l.delay = kStream;
+      return i;
+    }
+  }
+  return -1;
+}
+
+void EventLoop::at_stream(int stream, Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg) {
+  const Event e{std::max(t, now_), seq_++, fn, ctx, static_cast<std::uint32_t>(arg), owner};
+  if (stream >= 0) {
+    Lane& l = lanes_[static_cast<std::size_t>(stream)];
+    // Its sequence number is the newest: after the lane's last when not earlier.
+    if (l.size == 0 || e.t >= l.back().t) {
+      l.push(e);
+      return;
+    }
+  }
+  push(e);
 }
 
 void EventLoop::push(const Event& e) {
@@ -66,7 +94,7 @@ void EventLoop::push(const Event& e) {
     }
   if (delay == last_miss_) {  // a delay seen twice running: give it an empty lane
     for (Lane& l : lanes_)
-      if (l.size == 0) {
+      if (l.size == 0 && l.delay != kStream) {
         l.delay = delay;
         l.push(e);
         return;

@@ -37,6 +37,14 @@ class EventLoop {
   // Resumes a suspended coroutine at time t (never in the past).
   void resume_at(Duration t, int owner, std::coroutine_handle<> h);
 
+  // A stream: a lane of its own for events scheduled in time order, such as
+  // an open loop's arrivals (each scheduled when the one before it runs), so
+  // they skip the heap. -1 when no lane is free; at(stream, ...) then uses the
+  // heap. An event earlier than the stream's last goes to the heap too: the
+  // order of events never depends on where they wait.
+  int new_stream();
+  void at_stream(int stream, Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg = 0);
+
   // Owners: a new one is alive and not paused.
   int new_owner();
   void kill(int owner);
@@ -68,14 +76,16 @@ class EventLoop {
   // order, so the lane is sorted without a heap. A third of a run's events
   // take a lane instead of the heap's two sifts.
   struct Lane {
-    Duration delay{-1};          // -1 = unassigned
+    Duration delay{-1};          // -1 = unassigned, kStream = a stream's
     std::vector<Event> ring;     // capacity a power of two
     std::size_t head = 0, size = 0;
     const Event& front() const { return ring[head]; }
+    const Event& back() const { return ring[(head + size - 1) & (ring.size() - 1)]; }
     void push(const Event& e);
     Event pop();
   };
-  static constexpr int kLanes = 4;
+  static constexpr int kLanes = 5;
+  static constexpr Duration kStream = Duration::min();
   // Where the next event is: a lane's index, or kLanes for the heap; -1 when none.
   int next_source() const;
   struct Owner {

@@ -46,10 +46,14 @@ struct Spawner {
   std::vector<std::pair<Duration, std::uint64_t>> seen;  // in the order run
   std::uint64_t state = 12345;
   std::uint64_t roll() { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; }
+  int stream = -1;  // when set, every other event goes through it (in order or not)
   void schedule(Duration d) {
     const std::uint64_t id = made++;
     due.emplace_back(loop->now() + d, id);
-    loop->at(loop->now() + d, kGlobal, &Spawner::run, this, id);
+    if (stream >= 0 && id % 2 == 0)
+      loop->at_stream(stream, loop->now() + d, kGlobal, &Spawner::run, this, id);
+    else
+      loop->at(loop->now() + d, kGlobal, &Spawner::run, this, id);
   }
   static void run(void* ctx, std::uint64_t id) {
     auto* s = static_cast<Spawner*>(ctx);
@@ -73,6 +77,48 @@ TEST(EventLoop, events_in_lanes_and_in_the_heap_run_in_one_time_then_insertion_o
   EXPECT_TRUE(std::is_sorted(s.seen.begin(), s.seen.end()));
   EXPECT_EQ(loop.pending(), 0u);
   EXPECT_EQ(loop.next_time(), Duration::max());
+}
+
+TEST(EventLoop, a_streams_events_run_in_one_order_with_the_others_even_when_scheduled_out_of_order) {
+  EventLoop loop;
+  Spawner s;
+  s.loop = &loop;
+  s.stream = loop.new_stream();
+  ASSERT_GE(s.stream, 0);
+  for (int i = 0; i < 8; ++i) s.schedule(Duration(i * 1000));
+  EXPECT_TRUE(loop.run(Duration::max(), 100'000));
+  ASSERT_EQ(s.seen.size(), s.made);
+  EXPECT_TRUE(std::is_sorted(s.seen.begin(), s.seen.end()));
+  EXPECT_EQ(loop.pending(), 0u);
+}
+
+TEST(EventLoop, streams_are_distinct_outlive_clear_and_fall_back_to_the_heap_when_none_is_free) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  std::vector<int> streams;
+  for (int s = loop.new_stream(); s >= 0; s = loop.new_stream()) streams.push_back(s);
+  ASSERT_FALSE(streams.empty());
+  std::vector<int> sorted = streams;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+  // Repeated delays would take a lane: with every lane a stream's, they use the heap.
+  for (std::uint64_t i = 0; i < 4; ++i) loop.at(Duration(5ms), kGlobal, &note, &log, 10 + i);
+  loop.at_stream(streams[0], 7ms, kGlobal, &note, &log, 1);
+  loop.at_stream(streams[0], 3ms, kGlobal, &note, &log, 2);  // earlier than the stream's last
+  loop.at_stream(-1, 4ms, kGlobal, &note, &log, 3);           // no stream: the heap
+  loop.clear();
+  EXPECT_EQ(loop.pending(), 0u);
+  loop.at_stream(streams[0], 2ms, kGlobal, &note, &log, 4);
+  loop.at_stream(streams[0], 2ms, kGlobal, &note, &log, 5);
+  loop.at(Duration(1ms), kGlobal, &note, &log, 6);
+  loop.at(Duration(2ms), kGlobal, &note, &log, 7);
+  EXPECT_TRUE(loop.run(Duration::max(), 100));
+  ASSERT_EQ(log.seen.size(), 4u);
+  EXPECT_EQ(log.seen[0].first, 6u);
+  EXPECT_EQ(log.seen[1].first, 4u);
+  EXPECT_EQ(log.seen[2].first, 5u);
+  EXPECT_EQ(log.seen[3].first, 7u);
+  EXPECT_EQ(loop.new_stream(), -1);  // clear() kept them the streams'
 }
 
 TEST(EventLoop, drops_the_events_of_a_dead_owner) {

@@ -150,7 +150,8 @@ void SimWorld::flush_timeline(bool) {
 void SimWorld::on_arrival(void* self, std::uint64_t index) {
   auto& w = *static_cast<SimWorld*>(self);
   // One arrival event at a time keeps the event queue short.
-  if (index + 1 < w.requests_.size()) w.loop_.at(w.requests_[index + 1].intended, kGlobal, &on_arrival, self, index + 1);
+  if (index + 1 < w.requests_.size())
+    w.loop_.at_stream(w.arrivals_, w.requests_[index + 1].intended, kGlobal, &on_arrival, self, index + 1);
   w.deliver(index);
 }
 
@@ -299,7 +300,8 @@ void SimWorld::run(const RunHooks& hooks) {
   } else {
     requests_ = workload_.schedule();
     arrivals_left_ = static_cast<std::int64_t>(requests_.size());
-    if (!requests_.empty()) loop_.at(requests_.front().intended, kGlobal, &on_arrival, this, 0);
+    arrivals_ = loop_.new_stream();  // requests_ is in time order: its arrivals need no heap
+    if (!requests_.empty()) loop_.at_stream(arrivals_, requests_.front().intended, kGlobal, &on_arrival, this, 0);
   }
   if (s_.crash_at) loop_.at(*s_.crash_at, kGlobal, &on_crash, this);
   if (s_.pause_at) loop_.at(*s_.pause_at, kGlobal, &on_pause, this);

@@ -345,6 +345,7 @@ class SimWorld final : public World {
   const StrategyInfo& info_;
   std::string strategy_spec_;
   EventLoop loop_;
+  int arrivals_ = -1;  // the event loop stream of the open loop's arrivals
   LockManager db_;
   Recorder recorder_;
   PartnerFront partner_;
