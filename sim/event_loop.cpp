@@ -32,14 +32,32 @@ std::size_t EventLoop::pending() const {
   return n;
 }
 
+void EventLoop::lane_push(std::size_t lane, const Event& e) {
+  Lane& l = lanes_[lane];
+  if (l.size == 0) fronts_[lane] = {e.t, e.seq};
+  l.push(e);
+}
+
+EventLoop::Event EventLoop::lane_pop(std::size_t lane) {
+  Lane& l = lanes_[lane];
+  const Event e = l.pop();
+  fronts_[lane] = l.size == 0 ? kNoFront : Front{l.front().t, l.front().seq};
+  return e;
+}
+
 int EventLoop::next_source() const {
-  int best = heap_.empty() ? -1 : kLanes;
-  const Event* min = heap_.empty() ? nullptr : &heap_.front();
+  int best = -1;
+  Front min = kNoFront;
+  if (!heap_.empty()) {
+    best = kLanes;
+    min = {heap_.front().t, heap_.front().seq};
+  }
   for (int i = 0; i < kLanes; ++i) {
-    const Lane& l = lanes_[static_cast<std::size_t>(i)];
-    if (l.size == 0 || (min && !before(l.front(), *min))) continue;
-    best = i;
-    min = &l.front();
+    const Front& f = fronts_[static_cast<std::size_t>(i)];
+    if (f.t < min.t || (f.t == min.t && f.seq < min.seq)) {
+      best = i;
+      min = f;
+    }
   }
   return best;
 }
@@ -57,6 +75,7 @@ void EventLoop::clear() {
     l = Lane{};
     if (stream) l.delay = kStream;
   }
+  fronts_.fill(kNoFront);
   last_miss_ = Duration(-1);
 }
 
@@ -77,7 +96,7 @@ void EventLoop::at_stream(int stream, Duration t, int owner, EventFn fn, void* c
     Lane& l = lanes_[static_cast<std::size_t>(stream)];
     // Its sequence number is the newest: after the lane's last when not earlier.
     if (l.size == 0 || e.t >= l.back().t) {
-      l.push(e);
+      lane_push(static_cast<std::size_t>(stream), e);
       return;
     }
   }
@@ -87,16 +106,16 @@ void EventLoop::at_stream(int stream, Duration t, int owner, EventFn fn, void* c
 void EventLoop::push(const Event& e) {
   // Same delay as a lane's: its events stay in (t, seq) order, so it is appended.
   const Duration delay = e.t - now_;
-  for (Lane& l : lanes_)
-    if (l.delay == delay) {
-      l.push(e);
+  for (std::size_t i = 0; i < kLanes; ++i)
+    if (lanes_[i].delay == delay) {
+      lane_push(i, e);
       return;
     }
   if (delay == last_miss_) {  // a delay seen twice running: give it an empty lane
-    for (Lane& l : lanes_)
-      if (l.size == 0 && l.delay != kStream) {
-        l.delay = delay;
-        l.push(e);
+    for (std::size_t i = 0; i < kLanes; ++i)
+      if (lanes_[i].size == 0 && lanes_[i].delay != kStream) {
+        lanes_[i].delay = delay;
+        lane_push(i, e);
         return;
       }
   }
@@ -169,7 +188,7 @@ bool EventLoop::run(Duration until, std::uint64_t max_events) {
     if (src < 0) break;
     const Event& next = src == kLanes ? heap_.front() : lanes_[static_cast<std::size_t>(src)].front();
     if (next.t > until || events_run_ >= max_events) return false;
-    Event e = src == kLanes ? pop_heap() : lanes_[static_cast<std::size_t>(src)].pop();
+    Event e = src == kLanes ? pop_heap() : lane_pop(static_cast<std::size_t>(src));
     now_ = e.t;
     if (e.owner >= 0) {
       const Owner& o = owners_[static_cast<std::size_t>(e.owner)];

@@ -88,6 +88,15 @@ class EventLoop {
   static constexpr Duration kStream = Duration::min();
   // Where the next event is: a lane's index, or kLanes for the heap; -1 when none.
   int next_source() const;
+  // Each lane's first event's (t, seq), kept beside the lanes so that finding
+  // the next event reads one small array (an empty lane's is kNoFront).
+  struct Front {
+    Duration t;
+    std::uint64_t seq;
+  };
+  static constexpr Front kNoFront{Duration::max(), ~std::uint64_t{0}};
+  void lane_push(std::size_t lane, const Event& e);
+  Event lane_pop(std::size_t lane);
   struct Owner {
     bool alive = true;
     Duration paused_until{};
@@ -99,6 +108,11 @@ class EventLoop {
   std::uint64_t events_run_ = 0;
   std::vector<Event> heap_;    // a 4-ary min-heap by (t, seq): shallower than a binary one
   std::array<Lane, kLanes> lanes_;
+  std::array<Front, kLanes> fronts_ = [] {
+    std::array<Front, kLanes> f;
+    f.fill(kNoFront);
+    return f;
+  }();
   Duration last_miss_{-1};     // the delay of the last event no lane took: seen twice running, it gets a lane
   std::vector<Owner> owners_;  // indexed by owner id
 };
