@@ -129,6 +129,37 @@ TEST(EventLoop, streams_are_distinct_outlive_clear_and_fall_back_to_the_heap_whe
   EXPECT_EQ(order, (std::vector<std::uint64_t>{7, 5, 6, 8}));
 }
 
+// Delays that alternate are never seen twice running: every event waits in the
+// heap. Equal times keep their insertion order as it grows past a few levels,
+// shrinks and grows again.
+TEST(EventLoop, equal_times_in_the_heap_keep_insertion_order_as_it_grows_and_shrinks) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  std::vector<std::uint64_t> early, late;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const bool first = i % 2 == 0;
+    loop.at(first ? 1ms : 2ms, kGlobal, &note, &log, i);
+    (first ? early : late).push_back(i);
+  }
+  EXPECT_EQ(loop.pending(), 200u);
+  // Most of them, then more scheduled: the heap shrinks to a few and grows again.
+  EXPECT_FALSE(loop.run(Duration::max(), 190));
+  for (std::uint64_t i = 200; i < 300; ++i) {
+    loop.at(i % 2 == 0 ? 3ms : 4ms, kGlobal, &note, &log, i);
+    (i % 2 == 0 ? early : late).push_back(i);
+  }
+  EXPECT_TRUE(loop.run(Duration::max(), 1000));
+  ASSERT_EQ(log.seen.size(), 300u);
+  std::vector<std::uint64_t> order;
+  for (const auto& [arg, t] : log.seen) order.push_back(arg);
+  std::vector<std::uint64_t> want;
+  for (auto i : early) if (i < 200) want.push_back(i);
+  for (auto i : late) if (i < 200) want.push_back(i);
+  for (auto i : early) if (i >= 200) want.push_back(i);
+  for (auto i : late) if (i >= 200) want.push_back(i);
+  EXPECT_EQ(order, want);
+}
+
 TEST(EventLoop, drops_the_events_of_a_dead_owner) {
   EventLoop loop;
   Log log{&loop, {}};
