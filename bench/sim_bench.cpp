@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/allocator.hpp"
 #include "core/run.hpp"
 #include "strategies/registry.hpp"
 #include "core/units.hpp"
@@ -160,6 +161,7 @@ void BM_incident_all_jobs(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lockbench::keep_freed_memory();  // as lockbench does: a run reuses the memory the one before it freed
   benchmark::Initialize(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--duration") && i + 1 < argc) {

@@ -27,6 +27,7 @@
 #include "cli/parallel_runs.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
+#include "core/allocator.hpp"
 #include "core/redact.hpp"
 #include "core/run.hpp"
 #include "core/result.hpp"
@@ -368,6 +369,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
 int main(int argc, char** argv) {
   using namespace lockbench;
   using namespace lockbench::cli;
+  keep_freed_memory();  // runs and sweep points reuse what the run before them freed
   CLI::App app{"lockbench: mutual exclusion around a slow partner call on a bounded connection pool"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "all subcommands' help");
