@@ -164,7 +164,9 @@ class Recorder {
   void trace(TraceEvent e);
   // False once the trace is full: callers skip building an event's strings
   // (trace() would drop it anyway).
-  bool tracing() const { return trace_room_.load(std::memory_order_relaxed); }
+  // Expected false (a run traces only its first requests): the compiler moves
+  // the string building behind it out of the hot code.
+  bool tracing() const { return __builtin_expect(trace_room_.load(std::memory_order_relaxed), 0); }
   void pool_sample(const PoolSample& s);
 
   LockCounters locks;

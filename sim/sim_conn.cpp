@@ -15,7 +15,7 @@ std::string key_text(const char* what, Key k) { return std::string(what) + " " +
 SimConn::SimConn(SimWorld& w, Pod& pod, int id, Backend backend)
     : w_(w), pod_(pod), id_(id), backend_(w.bouncer() ? -1 : backend), created_at_(w.now()) {}
 
-bool SimConn::tracing() const { return cx_ && w_.tracing(); }
+bool SimConn::tracing() const { return __builtin_expect(cx_ && w_.tracing(), 0); }
 
 SimConn::StatementStart SimConn::statement() { return StatementStart{*this, w_.db_latency()}; }
 

@@ -279,7 +279,9 @@ class SimWorld final : public World {
   Duration db_latency();
   // Draws for the database's named fault sites (sub-seed "sim.db_faults").
   bool db_fault(double p) { return p > 0 && db_fault_rng_.uniform(0, 1) < p; }
-  bool tracing() const { return recorder_.events().size() < kTraceCap; }
+  // Expected false: a run traces its first few thousand requests, then none, so
+  // the compiler moves the string building behind it out of the hot code.
+  bool tracing() const { return __builtin_expect(recorder_.events().size() < kTraceCap, 0); }
   int next_conn_id() { return next_conn_id_++; }
   Backend next_backend() { return next_backend_++; }
   void pool_changed(int active_delta, int pending_delta, int idle_delta);

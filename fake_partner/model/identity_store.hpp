@@ -80,6 +80,8 @@ class IdentityStore {
   [[gnu::noinline]] void describe_malformed(IdentityId u, std::vector<std::string>& out) const;
   IdentityId intern(const std::string& key, int person);
   IdentityId materialise(std::int64_t k);  // range person k; returns the identity `scratch_` names
+  // find()'s rare path, kept out of its hot code: a range person seen for the first time.
+  [[gnu::noinline, gnu::cold]] IdentityId find_new(std::string_view key);
 
   std::vector<std::string> keys_;                  // id -> "provider|user_id"
   std::vector<int> person_of_;                     // id -> person index
