@@ -34,27 +34,27 @@ std::size_t EventLoop::pending() const {
 
 void EventLoop::lane_push(std::size_t lane, const Event& e) {
   Lane& l = lanes_[lane];
-  if (l.size == 0) fronts_[lane] = {e.t, e.seq};
+  if (l.size == 0) fronts_[lane] = e.key();
   l.push(e);
 }
 
 EventLoop::Event EventLoop::lane_pop(std::size_t lane) {
   Lane& l = lanes_[lane];
   const Event e = l.pop();
-  fronts_[lane] = l.size == 0 ? kNoFront : Front{l.front().t, l.front().seq};
+  fronts_[lane] = l.size == 0 ? kNoKey : l.front().key();
   return e;
 }
 
-int EventLoop::next_source() const {
+int EventLoop::next_source(Key& min) const {
   int best = -1;
-  Front min = kNoFront;
+  min = kNoKey;
   if (!heap_.empty()) {
     best = kLanes;
-    min = {heap_.front().t, heap_.front().seq};
+    min = heap_.front().key();
   }
   for (int i = 0; i < kLanes; ++i) {
-    const Front& f = fronts_[static_cast<std::size_t>(i)];
-    if (f.t < min.t || (f.t == min.t && f.seq < min.seq)) {
+    const Key f = fronts_[static_cast<std::size_t>(i)];
+    if (f < min) {
       best = i;
       min = f;
     }
@@ -63,9 +63,9 @@ int EventLoop::next_source() const {
 }
 
 Duration EventLoop::next_time() const {
-  const int src = next_source();
-  if (src < 0) return Duration::max();
-  return src == kLanes ? heap_.front().t : lanes_[static_cast<std::size_t>(src)].front().t;
+  Key min;
+  if (next_source(min) < 0) return Duration::max();
+  return Duration(static_cast<std::int64_t>(min >> 64));
 }
 
 void EventLoop::clear() {
@@ -75,7 +75,7 @@ void EventLoop::clear() {
     l = Lane{};
     if (stream) l.delay = kStream;
   }
-  fronts_.fill(kNoFront);
+  fronts_.fill(kNoKey);
   last_miss_ = Duration(-1);
 }
 
@@ -121,11 +121,12 @@ void EventLoop::push(const Event& e) {
   }
   last_miss_ = delay;
   // Sift the hole up from the end, then drop the event in.
+  const Key k = e.key();
   std::size_t i = heap_.size();
   heap_.emplace_back();
   while (i > 0) {
     const std::size_t parent = (i - 1) / 4;
-    if (!before(e, heap_[parent])) break;
+    if (!(k < heap_[parent].key())) break;
     heap_[i] = heap_[parent];
     i = parent;
   }
@@ -139,19 +140,36 @@ EventLoop::Event EventLoop::pop_heap() {
   const std::size_t n = heap_.size();
   if (n == 0) return top;
   // Sift the hole down from the root, then put the last event in it.
+  const Key last_key = last.key();
+  Event* const h = heap_.data();
   std::size_t i = 0;
   for (;;) {
     const std::size_t first = 4 * i + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t end = std::min(first + 4, n);
-    for (std::size_t c = first + 1; c < end; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
-    if (!before(heap_[best], last)) break;
-    heap_[i] = heap_[best];
+    std::size_t best;
+    Key best_key;
+    if (first + 4 <= n) {
+      // All four children: the smaller of each pair, then of the two winners.
+      const Key k0 = h[first].key(), k1 = h[first + 1].key(), k2 = h[first + 2].key(), k3 = h[first + 3].key();
+      const bool b01 = k1 < k0, b23 = k3 < k2;
+      const Key m01 = b01 ? k1 : k0, m23 = b23 ? k3 : k2;
+      const bool right = m23 < m01;
+      best = first + (right ? 2 + b23 : b01);
+      best_key = right ? m23 : m01;
+    } else {
+      if (first >= n) break;
+      best = first;
+      best_key = h[first].key();
+      for (std::size_t c = first + 1; c < n; ++c)
+        if (const Key k = h[c].key(); k < best_key) {
+          best = c;
+          best_key = k;
+        }
+    }
+    if (!(best_key < last_key)) break;
+    h[i] = h[best];
     i = best;
   }
-  heap_[i] = last;
+  h[i] = last;
   return top;
 }
 
@@ -184,10 +202,10 @@ Duration EventLoop::paused_until(int owner) const {
 
 bool EventLoop::run(Duration until, std::uint64_t max_events) {
   for (;;) {
-    const int src = next_source();
+    Key next;
+    const int src = next_source(next);
     if (src < 0) break;
-    const Event& next = src == kLanes ? heap_.front() : lanes_[static_cast<std::size_t>(src)].front();
-    if (next.t > until || events_run_ >= max_events) return false;
+    if (Duration(static_cast<std::int64_t>(next >> 64)) > until || events_run_ >= max_events) return false;
     Event e = src == kLanes ? pop_heap() : lane_pop(static_cast<std::size_t>(src));
     now_ = e.t;
     if (e.owner >= 0) {

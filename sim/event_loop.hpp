@@ -61,6 +61,14 @@ class EventLoop {
   void clear();
 
  private:
+  // (t, seq) as one unsigned 128-bit number: times are never negative, so
+  // comparing keys orders events by time, then by insertion, in one compare
+  // without branches.
+  using Key = __uint128_t;
+  static constexpr Key kNoKey = ~Key{0};  // after every event
+  static Key key(Duration t, std::uint64_t seq) {
+    return (Key{static_cast<std::uint64_t>(t.count())} << 64) | seq;
+  }
   struct Event {
     Duration t;
     std::uint64_t seq;
@@ -68,8 +76,8 @@ class EventLoop {
     void* ctx;
     std::uint32_t arg;  // indices, tickets, generations: 32 bits are plenty for one run
     int owner;
+    Key key() const { return EventLoop::key(t, seq); }
   };
-  static bool before(const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.seq < b.seq; }
   Event pop_heap();
   // A FIFO of events scheduled with one same delay (a fixed DB latency, a
   // hand-off, zero): as the clock only moves forward, they arrive in (t, seq)
@@ -86,15 +94,9 @@ class EventLoop {
   };
   static constexpr int kLanes = 5;
   static constexpr Duration kStream = Duration::min();
-  // Where the next event is: a lane's index, or kLanes for the heap; -1 when none.
-  int next_source() const;
-  // Each lane's first event's (t, seq), kept beside the lanes so that finding
-  // the next event reads one small array (an empty lane's is kNoFront).
-  struct Front {
-    Duration t;
-    std::uint64_t seq;
-  };
-  static constexpr Front kNoFront{Duration::max(), ~std::uint64_t{0}};
+  // Where the next event is: a lane's index, or kLanes for the heap; -1 when
+  // none. `min` is its key.
+  int next_source(Key& min) const;
   void lane_push(std::size_t lane, const Event& e);
   Event lane_pop(std::size_t lane);
   struct Owner {
@@ -108,9 +110,11 @@ class EventLoop {
   std::uint64_t events_run_ = 0;
   std::vector<Event> heap_;    // a 4-ary min-heap by (t, seq): shallower than a binary one
   std::array<Lane, kLanes> lanes_;
-  std::array<Front, kLanes> fronts_ = [] {
-    std::array<Front, kLanes> f;
-    f.fill(kNoFront);
+  // Each lane's first event's key, kept beside the lanes so that finding the
+  // next event reads one small array (an empty lane's is kNoKey).
+  std::array<Key, kLanes> fronts_ = [] {
+    std::array<Key, kLanes> f;
+    f.fill(kNoKey);
     return f;
   }();
   Duration last_miss_{-1};     // the delay of the last event no lane took: seen twice running, it gets a lane
