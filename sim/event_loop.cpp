@@ -105,12 +105,14 @@ void EventLoop::at_stream(int stream, Duration t, int owner, EventFn fn, void* c
 
 void EventLoop::push(const Event& e) {
   // Same delay as a lane's: its events stay in (t, seq) order, so it is appended.
+  // Which lanes take this delay, as a bit mask: one branch, not one per lane.
   const Duration delay = e.t - now_;
-  for (std::size_t i = 0; i < kLanes; ++i)
-    if (lanes_[i].delay == delay) {
-      lane_push(i, e);
-      return;
-    }
+  unsigned match = 0;
+  for (std::size_t i = 0; i < kLanes; ++i) match |= static_cast<unsigned>(lanes_[i].delay == delay) << i;
+  if (match != 0) {
+    lane_push(static_cast<std::size_t>(__builtin_ctz(match)), e);
+    return;
+  }
   if (delay == last_miss_) {  // a delay seen twice running: give it an empty lane
     for (std::size_t i = 0; i < kLanes; ++i)
       if (lanes_[i].size == 0 && lanes_[i].delay != kStream) {
@@ -183,20 +185,20 @@ void EventLoop::resume_at(Duration t, int owner, std::coroutine_handle<> h) {
 
 int EventLoop::new_owner() {
   owners_.push_back({});
-  return static_cast<int>(owners_.size() - 1);
+  return static_cast<int>(owners_.size() - 2);
 }
 
 void EventLoop::kill(int owner) {
-  if (owner >= 0) owners_[static_cast<std::size_t>(owner)].alive = false;
+  if (owner >= 0) owner_of(owner).alive = false;
 }
 
 void EventLoop::pause(int owner, Duration until) {
-  if (owner >= 0) owners_[static_cast<std::size_t>(owner)].paused_until = until;
+  if (owner >= 0) owner_of(owner).paused_until = until;
 }
 
 Duration EventLoop::paused_until(int owner) const {
   if (owner < 0) return Duration::zero();
-  const Duration u = owners_[static_cast<std::size_t>(owner)].paused_until;
+  const Duration u = owner_of(owner).paused_until;
   return u > now_ ? u : Duration::zero();
 }
 
@@ -208,17 +210,16 @@ bool EventLoop::run(Duration until, std::uint64_t max_events) {
     if (Duration(static_cast<std::int64_t>(next >> 64)) > until || events_run_ >= max_events) return false;
     Event e = src == kLanes ? pop_heap() : lane_pop(static_cast<std::size_t>(src));
     now_ = e.t;
-    if (e.owner >= 0) {
-      const Owner& o = owners_[static_cast<std::size_t>(e.owner)];
-      if (!o.alive) continue;  // a crashed pod: its work vanished
-      if (o.paused_until > now_) {
-        // Frozen: runs when the pause ends, after what was queued before it
-        // (a new sequence number keeps the deferred events in their order).
-        e.t = o.paused_until;
-        e.seq = seq_++;
-        push(e);
-        continue;
-      }
+    const Owner& o = owner_of(e.owner);  // kGlobal's is alive and never paused
+    if (!o.alive) [[unlikely]]
+      continue;  // a crashed pod: its work vanished
+    if (o.paused_until > now_) [[unlikely]] {
+      // Frozen: runs when the pause ends, after what was queued before it
+      // (a new sequence number keeps the deferred events in their order).
+      e.t = o.paused_until;
+      e.seq = seq_++;
+      push(e);
+      continue;
     }
     ++events_run_;
     e.fn(e.ctx, e.arg);

@@ -48,7 +48,7 @@ class EventLoop {
   // Owners: a new one is alive and not paused.
   int new_owner();
   void kill(int owner);
-  bool alive(int owner) const { return owner < 0 || owners_[static_cast<std::size_t>(owner)].alive; }
+  bool alive(int owner) const { return owner < 0 || owner_of(owner).alive; }
   // The owner's events between now and `until` wait until `until`.
   void pause(int owner, Duration until);
   // Non-zero while the owner is paused: when it resumes.
@@ -118,7 +118,11 @@ class EventLoop {
     return f;
   }();
   Duration last_miss_{-1};     // the delay of the last event no lane took: seen twice running, it gets a lane
-  std::vector<Owner> owners_;  // indexed by owner id
+  // owner id + 1: entry 0 is kGlobal's (alive, never paused), so running an
+  // event looks its owner up without asking whose it is.
+  std::vector<Owner> owners_ = std::vector<Owner>(1);
+  const Owner& owner_of(int owner) const { return owners_[static_cast<std::size_t>(owner + 1)]; }
+  Owner& owner_of(int owner) { return owners_[static_cast<std::size_t>(owner + 1)]; }
 };
 
 // co_await Sleep{loop, d, owner}: resumes after d of virtual time.
