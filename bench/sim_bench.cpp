@@ -138,6 +138,7 @@ void BM_incident_all_jobs(benchmark::State& state) {
     std::vector<std::thread> threads;
     for (unsigned j = 0; j < jobs; ++j)
       threads.emplace_back([&] {
+        use_huge_pages();  // as run_indexed's threads do
         for (std::size_t i; (i = next++) < specs.size();) figures[i] = run_once(specs[i]);
       });
     for (auto& t : threads) t.join();
