@@ -281,10 +281,10 @@ std::vector<SettingDef> make_defs() {
        F, "DURATION[:POD]|none", [](const S& s) { return fault_text(s.crash_at, s.crash_pod); }},
       {"restart-after", "real, --pod-mode process: a killed pod is started again after this", dur("restart-after", &S::restart_after),
        F, "DURATION", shown(&S::restart_after)},
-      {"pause-at", "a pod pauses (GC-style) at this time (real: T[:POD], SIGSTOP/SIGCONT, --pod-mode process)",
+      {"pause-at", "a pod pauses (GC-style) at this time (real: T[:POD], SIGSTOP/SIGCONT, --pod-mode process; at the pod's first partner call from T on)",
        [](S& s, const std::string& v) { fault_at(s, v, "pause-at", &S::pause_at, &S::pause_pod); },
        F, "DURATION[:POD]|none", [](const S& s) { return fault_text(s.pause_at, s.pause_pod); }},
-      {"pause-for", "length of the pause", dur("pause-for", &S::pause_for), F, "DURATION", shown(&S::pause_for)},
+      {"pause-for", "length of the pause (real: from the SIGSTOP)", dur("pause-for", &S::pause_for), F, "DURATION", shown(&S::pause_for)},
       {"clock-skew", "app clock minus database clock on pods >= 1 (row-lease:app-clock); real: D[:POD], --pod-mode process",
        [](S& s, const std::string& v) {
          const auto colon = v.find(':');

@@ -714,8 +714,10 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       pause["measure_error"] = one_line(e.what());
       db.reset();
     }
-    // Resume at its time; meanwhile, and after, watch the pod's locks until they are gone.
-    const Duration resume_at = *s.pause_at + s.pause_for;
+    // Resume --pause-for after the pod stopped (not after --pause-at: the pause
+    // waited for a partner call, and one that struck late would be cut short);
+    // meanwhile, and after, watch the pod's locks until they are gone.
+    const Duration resume_at = stopped + s.pause_for;
     bool resumed = false;
     Duration continued{};
     std::optional<Duration> freed;
