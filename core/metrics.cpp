@@ -1,6 +1,7 @@
 #include "core/metrics.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -67,17 +68,91 @@ void sort_samples(std::vector<double>& v) {
 }
 }  // namespace
 
-double Samples::quantile(double q) const {
-  if (v_.empty()) return 0;
-  if (!sorted_) {
-    sort_samples(v_);
-    sorted_ = true;
-  }
-  const auto n = v_.size();
+namespace {
+std::size_t nearest_rank(double q, std::size_t n) {  // 1-based
   auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-  if (rank < 1) rank = 1;
-  if (rank > n) rank = n;
-  return v_[rank - 1];
+  return std::clamp<std::size_t>(rank, 1, n);
+}
+}  // namespace
+
+std::vector<double> Samples::quantiles(std::initializer_list<double> qs) const {
+  std::vector<double> out(qs.size(), 0.0);
+  const std::size_t n = v_.size();
+  if (n == 0) return out;
+  // Selection, not sorting: count the samples by the top 16 bits of their
+  // bits (sign, exponent and four mantissa bits: a sixteenth of an octave;
+  // for non-negative doubles, bucket order is value order), find the bucket
+  // that holds each rank, then gather only those buckets' samples and select
+  // within them. Exactly the sorted copy's values. Small, already sorted or
+  // signed samples (and NaN) take the sorting path.
+  constexpr std::size_t kSelectMin = 4096;   // below this, sorting is as fast
+  constexpr std::size_t kMaxTargets = 8;      // buckets gathered in one read
+  constexpr int kShift = 48;
+  constexpr std::uint64_t kPositiveInfinityBits = 0x7FF0000000000000;
+  const auto by_index = [&] {
+    if (!sorted_) {
+      sort_samples(v_);
+      sorted_ = true;
+    }
+    std::size_t i = 0;
+    for (double q : qs) out[i++] = v_[nearest_rank(q, n) - 1];
+    return out;
+  };
+  if (sorted_ || n < kSelectMin || qs.size() > kMaxTargets) return by_index();
+
+  std::vector<std::uint32_t> count(std::size_t{1} << (64 - kShift));
+  for (double v : v_) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    if (bits > kPositiveInfinityBits) return by_index();  // negative, -0.0 or NaN
+    ++count[bits >> kShift];
+  }
+  // Each asked rank's bucket and its 0-based rank within the bucket.
+  struct Target {
+    std::size_t rank;  // 0-based in the whole
+    std::size_t bucket = 0;
+    std::size_t within = 0;
+  };
+  std::vector<Target> targets;
+  for (double q : qs) targets.push_back({nearest_rank(q, n) - 1});
+  std::vector<std::size_t> order(targets.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return targets[a].rank < targets[b].rank; });
+  std::size_t below = 0, next = 0;
+  for (std::size_t b = 0; b < count.size() && next < order.size(); ++b) {
+    while (next < order.size() && targets[order[next]].rank < below + count[b]) {
+      auto& t = targets[order[next++]];
+      t.bucket = b;
+      t.within = t.rank - below;
+    }
+    below += count[b];
+  }
+  std::array<std::uint64_t, kMaxTargets> wanted{};
+  std::array<std::vector<double>, kMaxTargets> gathered;
+  std::size_t buckets = 0;
+  for (const auto& t : targets)
+    if (std::find(wanted.begin(), wanted.begin() + buckets, t.bucket) == wanted.begin() + buckets) {
+      gathered[buckets].reserve(count[t.bucket]);
+      wanted[buckets++] = t.bucket;
+    }
+  for (double v : v_) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const auto b = bits >> kShift;
+    for (std::size_t k = 0; k < buckets; ++k)
+      if (wanted[k] == b) {
+        gathered[k].push_back(v);
+        break;
+      }
+  }
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const auto k = static_cast<std::size_t>(std::find(wanted.begin(), wanted.begin() + buckets, targets[i].bucket) -
+                                            wanted.begin());
+    auto& g = gathered[k];
+    std::nth_element(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(targets[i].within), g.end());
+    out[i] = g[targets[i].within];
+  }
+  return out;
 }
 
 std::string_view outcome_name(Outcome o) {

@@ -145,7 +145,38 @@ TEST(Samples, QuantilesOfManySamplesAreThoseOfTheSortedValues) {
     rank = std::clamp<std::size_t>(rank, 1, copy.size());
     EXPECT_EQ(s.quantile(q), copy[rank - 1]) << q;
   }
-  EXPECT_EQ(s.values(), copy);
+  // All at once (the selection path), in the order asked, and again once sorted.
+  const auto asked = {0.999, 0.5, 0.0, 1.0, 0.9, 0.5, 0.001, 0.99};
+  const auto rank_of = [&](double q) {
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * static_cast<double>(copy.size()))), 1,
+                                   copy.size());
+  };
+  auto all = s.quantiles(asked);
+  std::size_t i = 0;
+  for (double q : asked) EXPECT_EQ(all[i++], copy[rank_of(q) - 1]) << q;
+  EXPECT_EQ(s.quantiles({0.25, 0.75}), (std::vector<double>{copy[rank_of(0.25) - 1], copy[rank_of(0.75) - 1]}));
+}
+
+TEST(Samples, SelectedQuantilesMatchTheSortedCopyAcrossBucketsAndTies) {
+  // Unsorted, many equal values, and ranks that fall in one narrow bucket
+  // and at bucket edges: every rank of a small grid is checked.
+  Samples s;
+  std::vector<double> copy;
+  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < 30000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = i % 3 == 0 ? 1500.0 : i % 7 == 0 ? 0.0 : 1000.0 + static_cast<double>(x % 100000) / 50.0;
+    s.add(v);
+    copy.push_back(v);
+  }
+  std::sort(copy.begin(), copy.end());
+  for (int k = 0; k <= 200; ++k) {
+    const double q = k / 200.0;
+    const auto rank = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * copy.size())), 1, copy.size());
+    const auto got = s.quantiles({q, 0.5});
+    EXPECT_EQ(got[0], copy[rank - 1]) << q;
+    EXPECT_EQ(got[1], copy[copy.size() / 2 - 1]);
+  }
 }
 
 TEST(Samples, NegativeSamplesStillSortByValue) {

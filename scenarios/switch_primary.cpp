@@ -22,6 +22,28 @@ namespace {
 
 constexpr Table kUsers = 0;
 
+// The plan's current primary (before.text) and target (after.text) lent to a
+// partner call as its subject and identity, and moved back on destruction,
+// whichever way round the call holds them by then (the link swaps them).
+class Lent {
+ public:
+  Lent(Plan& p, PartnerCall& call) : p_(p), call_(call) {
+    call_.subject = std::move(p_.before.text);
+    call_.identity = std::move(p_.after.text);
+  }
+  ~Lent() {
+    const bool swapped = call_.kind == PartnerCall::Kind::link;
+    p_.before.text = std::move(swapped ? call_.identity : call_.subject);
+    p_.after.text = std::move(swapped ? call_.subject : call_.identity);
+  }
+  Lent(const Lent&) = delete;
+  Lent& operator=(const Lent&) = delete;
+
+ private:
+  Plan& p_;
+  PartnerCall& call_;
+};
+
 class SwitchPrimary final : public Scenario {
  public:
   std::string_view name() const override { return "switch-primary"; }
@@ -43,15 +65,15 @@ class SwitchPrimary final : public Scenario {
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {
-    // One call object for both steps: the link's subject and identity are the
-    // unlink's swapped (no string copied twice per promotion).
-    PartnerCall call;  // the strings copied straight in (PartnerCall::to would move them once more)
+    // One call object for both steps, holding the plan's own strings: they are
+    // lent to it (moved, not copied) and given back when this coroutine ends,
+    // however it ends. The link's subject and identity are the unlink's swapped.
+    PartnerCall call;
     call.kind = PartnerCall::Kind::unlink;
-    call.subject = p.before.text;
-    call.identity = p.after.text;
     call.op_id = cx.request().id;
     call.op_step = 1;
     call.fencing_token = opt.fencing_token;
+    const Lent lent(p, call);
     const PartnerReply unlinked = co_await call_partner(cx, call);
     if (!unlinked.success()) co_return refused_or_unknown(unlinked);
     call.kind = PartnerCall::Kind::link;  // POST /users/{target}/identities {old primary}
