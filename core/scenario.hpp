@@ -84,8 +84,10 @@ class Scenario {
   virtual bool fresh_key_per_request() const { return false; }
 
   // Reads (and, where the operation creates its record, inserts) and decides
-  // what the operation will do.
-  virtual Task<Plan> read(RequestCtx& cx, Conn& c) = 0;
+  // what the operation will do: fills `p`, which the caller made fresh
+  // (Plan{}). An out-parameter, not a Task<Plan>: a coroutine's result is
+  // moved into its promise and out again, and a Plan holds five strings.
+  virtual Task<void> read(RequestCtx& cx, Conn& c, Plan& p) = 0;
   // The partner calls; may record what the partner answered in p.after (a charge id).
   virtual Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) = 0;
   // Stores the new state under the guard. false when the guard failed (the

@@ -47,10 +47,9 @@ class Payout final : public Scenario {
   }
   int partner_calls() const override { return 1; }
 
-  Task<Plan> read(RequestCtx& cx, Conn& c) override {
+  Task<void> read(RequestCtx& cx, Conn& c, Plan& p) override {
     const Row row = co_await c.read(kAccounts, cx.key());
     if (!row.found) throw DbError("account " + account_id(cx.key()) + " is not in the database");
-    Plan p;
     p.key = cx.key();
     p.before = row;
     p.amount = kAmount;
@@ -58,7 +57,6 @@ class Payout final : public Scenario {
     p.after = Row{true, row.text, {}, row.num - kAmount, 0};
     // The webhook's event id: the same for both deliveries of one webhook.
     p.target = "payout-" + std::to_string(cx.key()) + "-" + std::to_string(cx.request().choice % 1000000007);
-    co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {

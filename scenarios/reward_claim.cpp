@@ -66,15 +66,13 @@ class RewardClaim final : public Scenario {
   }
   int partner_calls() const override { return 1; }
 
-  Task<Plan> read(RequestCtx& cx, Conn& c) override {
-    Plan p;
+  Task<void> read(RequestCtx& cx, Conn& c, Plan& p) override {
     p.key = cx.key();
     p.before.num = co_await c.count(kClaims, p.key);
     p.before.found = p.before.num > 0;
     p.noop = p.before.found;  // already claimed
     p.amount = kCredit;
     p.after = Row{true, kReward, {}, kCredit, 0};
-    co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {

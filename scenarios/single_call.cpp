@@ -25,14 +25,12 @@ class SingleCall final : public Scenario {
   }
   int partner_calls() const override { return 1; }
 
-  Task<Plan> read(RequestCtx& cx, Conn& c) override {
+  Task<void> read(RequestCtx& cx, Conn& c, Plan& p) override {
     const Row row = co_await c.read(kUsers, cx.key());
     if (!row.found) throw DbError("user " + std::to_string(cx.key()) + " is not in the database");
-    Plan p;
     p.key = cx.key();
     p.before = row;
     p.after.text = row.text;
-    co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {

@@ -53,15 +53,12 @@ class SwitchPrimary final : public Scenario {
   }
   int partner_calls() const override { return 2; }
 
-  Task<Plan> read(RequestCtx& cx, Conn& c) override {
-    Row row = co_await c.read(kUsers, cx.key());
-    if (!row.found) throw DbError("user " + std::to_string(cx.key()) + " is not in the database");
-    Plan p;
+  Task<void> read(RequestCtx& cx, Conn& c, Plan& p) override {
+    p.before = co_await c.read(kUsers, cx.key());
+    if (!p.before.found) throw DbError("user " + std::to_string(cx.key()) + " is not in the database");
     p.key = cx.key();
-    p.before = std::move(row);
     // The identity to promote is what store() writes: kept once, in p.after.text (not also in p.target).
     p.after.text = other_identity(cx.key(), cx.settings().identities_per_person, p.before.text, cx.request().choice);
-    co_return p;
   }
 
   Task<Effect> external(RequestCtx& cx, Plan& p, const CallOptions& opt) override {

@@ -21,7 +21,7 @@ class Jobs final : public Scenario {
     return t;
   }
   int partner_calls() const override { return 0; }
-  Task<Plan> read(RequestCtx&, Conn&) override { co_return Plan{}; }
+  Task<void> read(RequestCtx&, Conn&, Plan&) override { co_return; }
   Task<Effect> external(RequestCtx&, Plan&, const CallOptions&) override { co_return Effect::done; }
   Task<bool> store(RequestCtx&, Conn&, const Plan&, const Guard&) override { co_return true; }
   nlohmann::json partner_reset(const Settings& s) const override {

@@ -30,7 +30,8 @@ Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
   std::exception_ptr failure;
   Effect effect = Effect::done;
   try {
-    Plan plan = co_await sc.read(cx, *c);
+    Plan plan;
+    co_await sc.read(cx, *c, plan);
     if (!plan.noop) {
       if (!pinned_) c.reset();  // the trap: the lock stays on the connection we just gave back
       effect = co_await sc.external(cx, plan, CallOptions{});

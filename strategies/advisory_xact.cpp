@@ -18,7 +18,8 @@ Task<Outcome> AdvisoryXact::run(RequestCtx& cx, Scenario& sc) {
     co_return Outcome::conflict;
   }
   cx.locks().acquired++;
-  Plan plan = co_await sc.read(cx, *c);
+  Plan plan;
+  co_await sc.read(cx, *c, plan);
   if (plan.noop) {
     co_await c->commit();
     co_return Outcome::ok;

@@ -51,7 +51,7 @@ Task<Poll> poll_once(RequestCtx& cx, Scenario& sc, const std::string& queue) {
     r.key = item.key;
     r.intended = w.now();
     order_cx.emplace(w, cx.recorder(), cx.settings(), r);
-    plan = co_await sc.read(*order_cx, *c);
+    co_await sc.read(*order_cx, *c, plan);
     Row claimed = item.row;
     claimed.num = now_ms(w) + static_cast<std::int64_t>(to_ms(claim_lease(cx.settings())));
     co_await c->update(kDeliveryTable, item.key, claimed, Guard::any());

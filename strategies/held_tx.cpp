@@ -22,7 +22,8 @@ Task<Outcome> HeldTx::run(RequestCtx& cx, Scenario& sc) {
   } else {
     cx.locks().acquired++;
   }
-  Plan plan = co_await sc.read(cx, *c);
+  Plan plan;
+  co_await sc.read(cx, *c, plan);
   if (plan.noop) {
     co_await c->commit();
     co_return Outcome::ok;

@@ -8,7 +8,8 @@ namespace lockbench {
 Task<Outcome> None::run(RequestCtx& cx, Scenario& sc) {
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
-  Plan plan = co_await sc.read(cx, *c);  // made in place: no Plan moved twice
+  Plan plan;  // filled in place by read(): no Plan moved through a coroutine's return
+  co_await sc.read(cx, *c, plan);
   c.reset();  // connection back to the pool: nothing is held during the partner calls
   if (plan.noop) co_return Outcome::ok;
   const Effect effect = co_await sc.external(cx, plan, CallOptions{});

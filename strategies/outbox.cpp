@@ -33,7 +33,8 @@ Task<Outcome> write_order_and_outbox_row(RequestCtx& cx, Scenario& sc) {
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
   co_await c->begin();
-  const Plan plan = co_await sc.read(cx, *c);  // the order, PAYMENT_PENDING (or a duplicate's)
+  Plan plan;  // the order, PAYMENT_PENDING (or a duplicate's)
+  co_await sc.read(cx, *c, plan);
   if (plan.noop) {
     co_await c->commit();
     co_return Outcome::ok;

@@ -55,7 +55,7 @@ Task<Outcome> RedisLease::run(RequestCtx& cx, Scenario& sc) {
       co_return Outcome::pool_timeout;
     }
     try {
-      plan = co_await sc.read(cx, *c);
+      co_await sc.read(cx, *c, plan);
     } catch (...) {
       failure = std::current_exception();
     }

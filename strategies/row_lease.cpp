@@ -62,7 +62,7 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
     if (v_ == Variant::fenced) opt.fencing_token = lease.token;
     std::exception_ptr failure;
     try {
-      plan = co_await sc.read(cx, *c);
+      co_await sc.read(cx, *c, plan);
     } catch (...) {
       failure = std::current_exception();
     }

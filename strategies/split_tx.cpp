@@ -42,7 +42,8 @@ Task<Plan> intent(RequestCtx& cx, Scenario& sc, bool reconcile, bool& got_connec
   got_connection = static_cast<bool>(c);
   if (!c) co_return Plan{};
   co_await c->begin();
-  Plan plan = co_await sc.read(cx, *c);
+  Plan plan;
+  co_await sc.read(cx, *c, plan);
   bool queued = false;
   if (reconcile && !plan.noop) {  // due only if nobody settles it first
     const Row row = pending_delivery(cx.world(), claim_lease(cx.settings()));

@@ -38,7 +38,7 @@ Task<Outcome> Synchronized::run(RequestCtx& cx, Scenario& sc) {
       if (!c) {
         borrowed = false;
       } else {
-        plan = co_await sc.read(cx, *c);
+        co_await sc.read(cx, *c, plan);
       }
     }  // the connection goes back to the pool: only the pod's memory holds the lock
     if (!borrowed) {
