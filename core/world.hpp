@@ -236,6 +236,35 @@ struct PartnerReply {
   bool replayed = false;   // Idempotent-Replayed: true
   bool answered() const { return status != 0; }
   bool success() const { return status >= 200 && status < 300; }
+
+  // A reply crosses two coroutine returns per call (the attempt's, then
+  // call_partner's), and most carry neither an error code nor an object id.
+  // Moving a short std::string copies its bytes with a call to memcpy, empty
+  // or not: these moves leave an empty one alone.
+  PartnerReply() = default;
+  PartnerReply(const PartnerReply&) = default;
+  PartnerReply& operator=(const PartnerReply&) = default;
+  PartnerReply(PartnerReply&& o) noexcept : status(o.status), failure(o.failure), replayed(o.replayed) {
+    if (!o.error_code.empty()) error_code = std::move(o.error_code);
+    if (!o.object_id.empty()) object_id = std::move(o.object_id);
+  }
+  PartnerReply& operator=(PartnerReply&& o) noexcept {
+    status = o.status;
+    failure = o.failure;
+    replayed = o.replayed;
+    take_unless_empty(error_code, o.error_code);
+    take_unless_empty(object_id, o.object_id);
+    return *this;
+  }
+  ~PartnerReply() = default;
+
+ private:
+  static void take_unless_empty(std::string& to, std::string& from) {
+    if (from.empty())
+      to.clear();
+    else
+      to = std::move(from);
+  }
 };
 
 // Renewal running beside a request (World::keep_renewing). The request stops
