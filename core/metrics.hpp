@@ -2,6 +2,7 @@
 // the same thing whichever world produced it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -161,7 +162,11 @@ class Recorder {
   enum class Writers { threads, one };
   explicit Recorder(Duration timeline_step = std::chrono::seconds(1), std::size_t trace_event_cap = 200000,
                     Writers writers = Writers::threads)
-      : timeline_step_(timeline_step), trace_event_cap_(trace_event_cap), one_writer_(writers == Writers::one) {}
+      : timeline_step_(timeline_step), trace_event_cap_(trace_event_cap), one_writer_(writers == Writers::one) {
+    // Room for the trace up front (memory counts only once touched): growing
+    // it would move every event's strings again at each doubling.
+    events_.reserve(std::min<std::size_t>(trace_event_cap_, kTraceReserveMax));
+  }
 
   void finish(std::uint64_t request_id, Outcome o, Duration intended, Duration finished, const TimeSplit& split);
   void trace(TraceEvent e);
@@ -203,6 +208,7 @@ class Recorder {
 
   const Duration timeline_step_;
   const std::size_t trace_event_cap_;
+  static constexpr std::size_t kTraceReserveMax = 32768;
   std::atomic<bool> trace_room_{trace_event_cap_ > 0};  // events_.size() < trace_event_cap_
   const bool one_writer_;
   mutable std::mutex mu_;

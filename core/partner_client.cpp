@@ -62,9 +62,16 @@ Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call) {
     const Duration end = w.now();
     cx.split().partner += end - start;
     if (cx.recorder().tracing()) {  // a full trace drops the event: build no strings for it
-      std::string detail = reply.answered() ? std::to_string(reply.status) : std::string(call_failure_name(reply.failure));
-      if (attempt > 1) detail += " after " + std::to_string(attempt) + " attempts";
-      cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, call.subject + " " + call.identity + " -> " + detail);
+      // "subject identity -> 200[ after N attempts]", written once into one string.
+      std::string detail;
+      detail.reserve(call.subject.size() + call.identity.size() + 40);
+      detail.append(call.subject).append(" ").append(call.identity).append(" -> ");
+      if (reply.answered())
+        detail.append(std::to_string(reply.status));
+      else
+        detail.append(call_failure_name(reply.failure));
+      if (attempt > 1) detail.append(" after ").append(std::to_string(attempt)).append(" attempts");
+      cx.trace(std::string(partner_call_name(call.kind)), start, end, -1, std::move(detail));
     }
     co_return reply;
   }

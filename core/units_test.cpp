@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "core/distribution.hpp"
 #include "core/random.hpp"
 #include "core/units.hpp"
@@ -32,6 +37,38 @@ TEST(Units, FormatIsReadableAndRoundTrips) {
   EXPECT_EQ(format_duration(200ms), "200ms");
   EXPECT_EQ(format_duration(30min), "30m");
   for (auto d : {1500ms, 200ms, 30000ms}) EXPECT_EQ(parse_duration(format_duration(d), "x"), d);
+}
+
+TEST(Units, FormatWritesWhatPrintfsPercentPoint6gWrites) {
+  // format_duration's number is printf's %.6g (std::to_chars with a precision
+  // is defined as that): compared here over every unit, rounding edges
+  // (999999.5 and the like) and a spread of values.
+  const auto printf_form = [](std::chrono::nanoseconds d) {
+    const auto ns = d.count();
+    const auto a = ns < 0 ? -ns : ns;
+    double v = static_cast<double>(ns);
+    const char* unit = "ns";
+    if (a >= 3600'000'000'000LL && a % 3600'000'000'000LL == 0) v = ns / 3600e9, unit = "h";
+    else if (a >= 60'000'000'000LL && a % 60'000'000'000LL == 0) v = ns / 60e9, unit = "m";
+    else if (a >= 1'000'000'000LL) v = ns / 1e9, unit = "s";
+    else if (a >= 1'000'000LL) v = ns / 1e6, unit = "ms";
+    else if (a >= 1'000LL) v = ns / 1e3, unit = "us";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g%s", v, unit);
+    return std::string(buf);
+  };
+  std::vector<std::int64_t> cases = {1, 7, 999, 1000, 1234, 999'999, 1'000'000, 1'500'000, 999'999'500, 999'999'499,
+                                     1'999'999'500, 123'456'789, 3'600'000'000'000, 7'200'000'000'000,
+                                     60'000'000'000, 90'000'000'000, 86'400'123'456'789, -1'500'000, -42};
+  std::uint64_t x = 0x2545F4914F6CDD1DULL;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    cases.push_back(static_cast<std::int64_t>(x % (std::uint64_t{1} << (1 + i % 50))));
+  }
+  for (const auto ns : cases) {
+    if (ns == 0) continue;  // "0", no unit
+    ASSERT_EQ(format_duration(std::chrono::nanoseconds(ns)), printf_form(std::chrono::nanoseconds(ns))) << ns;
+  }
 }
 
 TEST(Random, SameSeedSameStreamAndNamedStreamsDiffer) {

@@ -1,6 +1,8 @@
 // SimConn: one pooled connection in virtual time. A statement waits one
 // db_latency sample, then takes effect (lock, read, write, commit) at its end;
 // a lock it cannot get is waited for in the LockManager, not slept.
+#include <charconv>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -9,7 +11,16 @@
 namespace lockbench::sim {
 
 namespace {
-std::string key_text(const char* what, Key k) { return std::string(what) + " " + std::to_string(k); }
+// "what key", written once into one string (a traced request has a few).
+std::string key_text(const char* what, Key k) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, k).ptr;
+  const std::size_t n = std::strlen(what);
+  std::string out;
+  out.reserve(n + 1 + static_cast<std::size_t>(end - digits));
+  out.append(what, n).append(" ").append(digits, end);
+  return out;
+}
 }  // namespace
 
 SimConn::SimConn(SimWorld& w, Pod& pod, int id, Backend backend)
