@@ -220,6 +220,8 @@ class Recorder {
   Duration last_finish_{};
   std::vector<TraceEvent> events_;
   std::vector<Bucket> timeline_;
+  std::size_t last_bucket_ = 0;                  // bucket() found last: timeline_[last_bucket_],
+  Duration last_bucket_start_{}, last_bucket_end_{};  // for times in [start, end) (empty at first)
 };
 
 }  // namespace lockbench
