@@ -14,12 +14,31 @@ LockManager::BackendState& LockManager::backend(Backend b) {
 }
 
 LockManager::Row* LockManager::row(Key k) {
-  auto it = rows_.find(k);
-  if (it != rows_.end()) return &it->second;
+  if (Row* r = find_row(k)) return r;
   std::optional<RowState> fresh = make_row_ ? make_row_(k) : std::nullopt;
   if (!fresh) return nullptr;
   keys_.insert(k);
-  return &rows_.emplace(k, Row{std::move(*fresh), std::nullopt}).first->second;
+  return &add_row(k, Row{std::move(*fresh), std::nullopt});
+}
+
+LockManager::Row& LockManager::add_row(Key k, Row r) {
+  if (2 * (row_store_.size() + 1) > row_index_.size()) {  // keep it at most half full
+    std::vector<RowSlot> bigger(row_index_.size() * 2);
+    const std::size_t mask = bigger.size() - 1;
+    for (const RowSlot& s : row_index_) {
+      if (s.row == nullptr) continue;
+      std::size_t i = slot_of(s.key, mask);
+      while (bigger[i].row != nullptr) i = (i + 1) & mask;
+      bigger[i] = s;
+    }
+    row_index_.swap(bigger);
+  }
+  Row& stored = row_store_.emplace_back(k, std::move(r)).second;
+  const std::size_t mask = row_index_.size() - 1;
+  std::size_t i = slot_of(k, mask);
+  while (row_index_[i].row != nullptr) i = (i + 1) & mask;
+  row_index_[i] = {k, &stored};
+  return stored;
 }
 
 const RowState* LockManager::visible(Key k, Backend b) {
@@ -72,7 +91,7 @@ bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
   Row* r = row(k);
   if (!r) {
     keys_.insert(k);
-    r = &rows_.emplace(k, Row{}).first->second;
+    r = &add_row(k, Row{});
   }
   if (r->committed || r->pending) return false;
   if (!in_tx) {
@@ -86,7 +105,7 @@ bool LockManager::insert(Key k, Backend b, bool in_tx, const RowState& s) {
 
 void LockManager::add_committed(Key k, const RowState& s) {
   Row* r = row(k);
-  if (!r) r = &rows_.emplace(k, Row{}).first->second;
+  if (!r) r = &add_row(k, Row{});
   if (r->committed) {
     ++r->committed->copies;
     return;
@@ -208,7 +227,7 @@ bool LockManager::unlock_session(Key k, Backend b) {
 void LockManager::end_xact(Backend b, bool commit) {
   BackendState& bs = backend(b);
   for (Key k : bs.pending_rows) {
-    Row& r = rows_.at(k);
+    Row& r = *find_row(k);
     if (commit && r.pending) r.committed = std::move(*r.pending);
     r.pending.reset();
   }
