@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include <dlfcn.h>
+
 #if defined(__GLIBC__)
+#include <gnu/libc-version.h>
 #include <malloc.h>
 #endif
 #if defined(__linux__)
@@ -12,7 +15,34 @@
 
 namespace lockbench {
 
+namespace {
+// jemalloc's control interface, found by name: the library that calls this is
+// linked without jemalloc (tests keep glibc's malloc), the executables with it.
+using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+Mallctl mallctl_fn() {
+  static const auto fn = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  return fn;
+}
+}  // namespace
+
+bool jemalloc_active() { return mallctl_fn() != nullptr; }
+
+std::string allocator_name() {
+  if (const Mallctl ctl = mallctl_fn()) {
+    const char* version = nullptr;
+    std::size_t len = sizeof version;
+    if (ctl("version", &version, &len, nullptr, 0) == 0 && version != nullptr) return std::string("jemalloc ") + version;
+    return "jemalloc";
+  }
+#if defined(__GLIBC__)
+  return std::string("glibc ") + gnu_get_libc_version();
+#else
+  return "unknown";
+#endif
+}
+
 bool keep_freed_memory() {
+  if (jemalloc_active()) return true;  // core/jemalloc_conf.cpp's settings keep it
 #if defined(__GLIBC__)
   // Setting M_MMAP_THRESHOLD also stops glibc from moving both thresholds by
   // itself, so the trim threshold set after it stays.
@@ -27,6 +57,7 @@ bool keep_freed_memory() {
 }
 
 bool use_huge_pages() {
+  if (jemalloc_active()) return false;  // glibc's arenas only
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
   // A block below the mmap threshold is carved from the heap's top, which
   // grows to hold it; nothing of it is touched. Freed, it becomes the free top

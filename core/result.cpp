@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/allocator.hpp"
+
 // Set by core/CMakeLists.txt for this file only.
 #ifndef LOCKBENCH_VERSION
 #define LOCKBENCH_VERSION "unknown"
@@ -107,7 +109,8 @@ nlohmann::json provenance(const RunSummary& run) {
           {"host", host},
           {"cores", std::thread::hardware_concurrency()},
           {"postgresql_version", known(run.postgresql_version)},
-          {"partner_version", known(run.partner_version)}};
+          {"partner_version", known(run.partner_version)},
+          {"allocator", allocator_name()}};
 
 }
 

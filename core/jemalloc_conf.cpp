@@ -1,0 +1,15 @@
+// jemalloc's configuration in the executables that run simulations (lockbench,
+// sim_bench; lockbench_malloc in core/CMakeLists.txt): the global that
+// jemalloc documents for a program's own settings, read when it starts.
+// MALLOC_CONF in the environment still overrides it.
+//
+// dirty_decay_ms:-1, muzzy_decay_ms:-1: pages a run frees are never given back
+// to the kernel, so the next run (the next strategy, the next point of a
+// sweep) reuses them instead of faulting them in again, which costs about
+// 11 us a page on this project's virtual machines. It is what
+// keep_freed_memory() asks of glibc's malloc (core/allocator.hpp): peak memory
+// is unchanged, and it is returned at exit.
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
+}
