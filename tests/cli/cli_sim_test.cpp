@@ -40,6 +40,15 @@ TEST(CliSim, AllRunsTheSixStrategiesAndNoneRacesAtThePartner) {
   EXPECT_FALSE(results[0]["trace"]["race"].is_null());
 }
 
+// The build's allocator is part of where a figure came from: lockbench links
+// jemalloc unless configured with LOCKBENCH_JEMALLOC=OFF.
+TEST(CliSim, ProvenanceNamesTheAllocatorTheBuildLinked) {
+  const auto results = run_json("--strategy none --duration 5s");
+  ASSERT_EQ(results.size(), 1u);
+  const std::string allocator = results[0]["provenance"]["allocator"];
+  EXPECT_EQ(allocator.rfind(LOCKBENCH_JEMALLOC ? "jemalloc 5." : "glibc ", 0), 0u) << allocator;
+}
+
 TEST(CliSim, TheSameSeedGivesTheSameResultFile) {
   const auto dir = fs::temp_directory_path() / ("lockbench-seed-" + std::to_string(::getpid()));
   fs::remove_all(dir);
