@@ -207,6 +207,12 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
   bucket(finished).done[static_cast<int>(o)]++;
 }
 
+void Recorder::reserve(std::size_t requests) {
+  const auto lock = guard();
+  latency_ms_.reserve(requests);
+  latency_ok_ms_.reserve(requests);
+}
+
 void Recorder::trace(TraceEvent e) {
   const auto lock = guard();
   if (events_.size() < trace_event_cap_) events_.push_back(std::move(e));

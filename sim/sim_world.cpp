@@ -299,6 +299,7 @@ void SimWorld::run(const RunHooks& hooks) {
     }
   } else {
     requests_ = workload_.schedule();
+    recorder_.reserve(requests_.size());
     arrivals_left_ = static_cast<std::int64_t>(requests_.size());
     arrivals_ = loop_.new_stream();  // requests_ is in time order: its arrivals need no heap
     if (!requests_.empty()) loop_.at_stream(arrivals_, requests_.front().intended, kGlobal, &on_arrival, this, 0);
