@@ -41,12 +41,14 @@ TEST(Jemalloc, serves_malloc_and_says_so) {
 }
 
 // The settings of core/jemalloc_conf.cpp took effect: freed pages are never
-// purged, so the next run reuses them (what keep_freed_memory asks of glibc).
-TEST(Jemalloc, keeps_freed_pages_for_the_next_run) {
+// purged, so the next run reuses them (what keep_freed_memory asks of glibc),
+// and memory is marked for huge pages (what use_huge_pages does for glibc).
+TEST(Jemalloc, keeps_freed_pages_for_the_next_run_and_asks_for_huge_pages) {
   if (const char* env = std::getenv("MALLOC_CONF"); env != nullptr && *env != '\0')
     GTEST_SKIP() << "MALLOC_CONF overrides the compiled-in settings: " << env;
   EXPECT_EQ(read_ctl<ssize_t>("opt.dirty_decay_ms"), -1);
   EXPECT_EQ(read_ctl<ssize_t>("opt.muzzy_decay_ms"), -1);
+  EXPECT_STREQ(read_ctl<const char*>("opt.thp"), "always");  // a first run faults in 2 MB at a time
   // glibc's knobs are left alone: nothing to set, nothing to mark.
   EXPECT_TRUE(keep_freed_memory());
   EXPECT_FALSE(use_huge_pages());
