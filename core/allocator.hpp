@@ -19,9 +19,9 @@
 // touch faults in 2 MB at once.
 //
 // With jemalloc serving malloc (LOCKBENCH_JEMALLOC, the default for lockbench
-// and sim_bench: a sweep runs about 5 % faster), both are glibc's business and
-// do nothing: core/jemalloc_conf.cpp keeps freed memory by jemalloc's own
-// settings, and jemalloc allocates from large extents of its own.
+// and sim_bench: a sweep runs about 10 % faster), both are glibc's business and
+// do nothing: core/jemalloc_conf.cpp has jemalloc keep freed memory and mark
+// its memory for huge pages by its own settings.
 #pragma once
 
 #include <cstddef>
