@@ -48,8 +48,8 @@ bool keep_freed_memory();
 // thing in a thread that runs simulations (a sweep's, --jobs's); after
 // keep_freed_memory(). Returns false when nothing was marked: not Linux with
 // glibc, jemalloc serving malloc, a kernel without THP, or the block was
-// mmap'd (keep_freed_memory() not called). With THP set to "never" the mark has no effect. Memory counts
-// only once touched, 2 MB at a time.
+// mmap'd (keep_freed_memory() not called). With THP set to "never" the mark
+// has no effect. Memory counts only once touched, 2 MB at a time.
 bool use_huge_pages();
 
 // The thresholds keep_freed_memory sets: blocks below kMmapThreshold come from
