@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -128,53 +129,57 @@ TEST(LatencyHistogram, BucketsAscendAndHoldEverySampleFromZeroToHuge) {
   EXPECT_EQ(h["buckets"][0][2], 2);  // 0 and 0.0005 share bucket 0
 }
 
-TEST(Samples, QuantilesOfManySamplesAreThoseOfTheSortedValues) {
-  // Enough samples for the radix sort, with ties, zeros and a huge value.
-  Samples s;
+namespace {
+// n samples from a xorshift64 sequence that starts at `seed`, each made by
+// value(i, x): added to `s` in arrival order, and returned sorted (the copy
+// the expected quantiles are read from).
+template <class F>
+std::vector<double> add_samples(Samples& s, int n, std::uint64_t seed, F value) {
   std::vector<double> copy;
-  std::uint64_t x = 88172645463325252ULL;
-  for (int i = 0; i < 20000; ++i) {
+  std::uint64_t x = seed;
+  for (int i = 0; i < n; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    const double v = i % 97 == 0 ? 0.0 : i % 101 == 0 ? 1e12 : static_cast<double>(x % 1000000) / 7.0;
+    const double v = value(i, x);
     s.add(v);
     copy.push_back(v);
   }
   std::sort(copy.begin(), copy.end());
-  for (double q : {0.0, 0.001, 0.5, 0.9, 0.99, 0.999, 1.0}) {
-    auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(copy.size())));
-    rank = std::clamp<std::size_t>(rank, 1, copy.size());
-    EXPECT_EQ(s.quantile(q), copy[rank - 1]) << q;
-  }
+  return copy;
+}
+
+// What quantile q must be: the value at its nearest rank in the sorted copy.
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+}  // namespace
+
+TEST(Samples, QuantilesOfManySamplesAreThoseOfTheSortedValues) {
+  // Enough samples for the radix sort, with ties, zeros and a huge value.
+  Samples s;
+  const auto copy = add_samples(s, 20000, 88172645463325252ULL, [](int i, std::uint64_t x) {
+    return i % 97 == 0 ? 0.0 : i % 101 == 0 ? 1e12 : static_cast<double>(x % 1000000) / 7.0;
+  });
+  for (double q : {0.0, 0.001, 0.5, 0.9, 0.99, 0.999, 1.0}) EXPECT_EQ(s.quantile(q), nearest_rank(copy, q)) << q;
   // All at once (the selection path), in the order asked, and again once sorted.
   const auto asked = {0.999, 0.5, 0.0, 1.0, 0.9, 0.5, 0.001, 0.99};
-  const auto rank_of = [&](double q) {
-    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * static_cast<double>(copy.size()))), 1,
-                                   copy.size());
-  };
   auto all = s.quantiles(asked);
   std::size_t i = 0;
-  for (double q : asked) EXPECT_EQ(all[i++], copy[rank_of(q) - 1]) << q;
-  EXPECT_EQ(s.quantiles({0.25, 0.75}), (std::vector<double>{copy[rank_of(0.25) - 1], copy[rank_of(0.75) - 1]}));
+  for (double q : asked) EXPECT_EQ(all[i++], nearest_rank(copy, q)) << q;
+  EXPECT_EQ(s.quantiles({0.25, 0.75}), (std::vector<double>{nearest_rank(copy, 0.25), nearest_rank(copy, 0.75)}));
 }
 
 TEST(Samples, SelectedQuantilesMatchTheSortedCopyAcrossBucketsAndTies) {
   // Unsorted, many equal values, and ranks that fall in one narrow bucket
   // and at bucket edges: every rank of a small grid is checked.
   Samples s;
-  std::vector<double> copy;
-  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
-  for (int i = 0; i < 30000; ++i) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    const double v = i % 3 == 0 ? 1500.0 : i % 7 == 0 ? 0.0 : 1000.0 + static_cast<double>(x % 100000) / 50.0;
-    s.add(v);
-    copy.push_back(v);
-  }
-  std::sort(copy.begin(), copy.end());
+  const auto copy = add_samples(s, 30000, 0x9E3779B97F4A7C15ULL, [](int i, std::uint64_t x) {
+    return i % 3 == 0 ? 1500.0 : i % 7 == 0 ? 0.0 : 1000.0 + static_cast<double>(x % 100000) / 50.0;
+  });
   for (int k = 0; k <= 200; ++k) {
     const double q = k / 200.0;
-    const auto rank = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * copy.size())), 1, copy.size());
     const auto got = s.quantiles({q, 0.5});
-    EXPECT_EQ(got[0], copy[rank - 1]) << q;
+    EXPECT_EQ(got[0], nearest_rank(copy, q)) << q;
     EXPECT_EQ(got[1], copy[copy.size() / 2 - 1]);
   }
 }
