@@ -40,7 +40,7 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 def markdown_files(root):
     """The tracked *.md files under root, as paths relative to it."""
     if os.path.exists(os.path.join(root, ".git")):
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "*.md"],
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md"],
                              check=True, capture_output=True, text=True).stdout
         files = [f for f in out.split("\0") if f]
         # A file deleted in the work tree but not yet in the index is no page.
