@@ -161,22 +161,26 @@ SELF_TEST_FILES = {
     "README.md": "# Top\n\n[docs](docs/README.md), [ok](docs/a.md#a-heading-with-code), "
                  "[web](https://example.com/none)\n\n```\n[in code](nowhere.md)\n```\n"
                  "<!-- [in a comment](nowhere.md) -->\n`[in a span](nowhere.md)`\n",
-    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n",
+    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n\n## Part\n\n## Part\n",
     "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
-                 "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n",
+                 "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
+                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n",
     "docs/orphan.md": "# Nobody links here\n",
 }
 SELF_TEST_EXPECTED = [
     "docs/a.md:3: dead link missing.md",
     "docs/a.md:5: dead link img/none.png",
     "docs/a.md:7: dead link ../README.md#no-such-heading: no heading #no-such-heading",
+    "docs/a.md:13: dead link none.svg",
+    "docs/a.md:15: dead link gone.md",
     "docs/orphan.md:1: orphan page",
 ]
 
 
 def self_test():
-    """A tree with three dead links and an orphan must give exactly those four
-    problems, and the same tree mended must give none."""
+    """A tree with five dead links (a file, an image, an anchor, an <img>, a
+    reference definition) and an orphan must give exactly those six problems,
+    and the same tree mended must give none."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for rel, text in SELF_TEST_FILES.items():
@@ -205,7 +209,7 @@ def main(argv):
         for line in failures:
             print(line)
         if not failures:
-            print("self-test: a dead link, a dead image, a dead anchor and an orphan page are each found")
+            print("self-test: dead links (file, image, anchor, <img>, reference) and an orphan page are each found")
         return 1 if failures else 0
     if len(argv) != 2:
         print(__doc__.strip().split("\n\n")[1])
