@@ -181,6 +181,13 @@ struct ShardDir {
   std::size_t index = 0;
 };
 
+// A lockbench result file (one result or an array of them), by its schema.
+bool is_result_text(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  const auto one = [](const json& r) { return r.is_object() && r.value("schema", "").rfind("lockbench.result", 0) == 0; };
+  return one(doc) || (doc.is_array() && !doc.empty() && std::all_of(doc.begin(), doc.end(), one));
+}
+
 // One line naming what is wrong, as merge refuses.
 [[noreturn]] void refuse(const std::string& line) { throw SettingError("merge: " + line); }
 
@@ -262,14 +269,20 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, cons
   std::error_code ec;
   fs::create_directories(dest, ec);
   if (ec || !fs::is_directory(dest)) throw SettingError("--out: cannot create directory " + out);
+  // Another sweep's results there (by its manifest, or result files without one) are not mixed in.
   const json there = read_manifest(dest);
-  if (!there.is_null() && there != merged && !options.force)
-    throw SettingError("--out: " + out + " holds results of another sweep (its " + std::string(kManifestName) +
-                       "); give --force to replace them, or another --out");
+  std::vector<fs::path> results_there;
+  for (const auto& e : fs::directory_iterator(dest))
+    if (e.is_regular_file() && e.path().extension() == ".json" && is_result_text(read_text(e.path())))
+      results_there.push_back(e.path());
+  const bool foreign = there.is_null() ? !results_there.empty() : there != merged;
+  if (foreign && !options.force)
+    throw SettingError("--out: " + out + " holds results of another sweep" +
+                       (there.is_null() ? std::string(" (result files without a manifest)") : std::string()) +
+                       "; give --force to replace them, or another --out");
   std::size_t removed = 0;
-  if (!there.is_null() && there != merged)
-    for (const auto& e : fs::directory_iterator(dest))
-      if (e.is_regular_file() && e.path().extension() == ".json" && fs::remove(e.path(), ec)) ++removed;
+  if (foreign)
+    for (const auto& f : results_there) removed += fs::remove(f, ec) ? 1 : 0;
   if (removed > 0) log << "merge: --force: removed " << removed << " result file(s) of another sweep from " << out << "\n";
   std::vector<std::string> written;
   for (std::size_t p = 0; p < plan.size(); ++p) {

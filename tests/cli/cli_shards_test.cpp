@@ -284,3 +284,52 @@ TEST_F(Shards, RunOutFileHoldingOtherResultsIsRefusedUnlessForced) {
   expect_one_line_exit_2(run_command(kBin + " run --world sim --quiet --duration 5s --out " + at("notes.json")),
                          "is not a lockbench result file");
 }
+
+// A shard stopped half-way (SIGINT, as a node drain sends SIGTERM) keeps its
+// finished results and marks the cut one interrupted; merge refuses it by
+// name, and the same command with --resume finishes only what is missing.
+TEST_F(Shards, AnInterruptedShardIsRefusedByMergeUntilResumeFinishesIt) {
+  // Costs 2,000, 1,000,000 and 4,000 requests: shard 0/2 gets the long run (a few seconds) alone.
+  const std::vector<std::string> argv = {kBin, "sweep", "--world", "sim", "--quiet", "--jobs", "1",
+                                         "--strategy", "row-lease", "--rate", "1000", "--keys", "1000",
+                                         "--partner-latency", "fixed:5ms", "--vary", "duration=2s,1000s,4s"};
+  const auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> all = argv;
+    all.insert(all.end(), more.begin(), more.end());
+    std::string line;
+    for (const auto& a : all) line += (line.empty() ? "" : " ") + a;
+    return std::make_pair(all, line);
+  };
+  const auto [short_argv, short_line] = with({"--shard", "1/2", "--out", at("s1")});
+  ASSERT_EQ(run_command(short_line).status, 0);
+  const auto [long_argv, long_line] = with({"--shard", "0/2", "--out", at("s0")});
+  const auto p = spawn(long_argv, at("out.txt"), at("err.txt"));
+  ASSERT_GT(p.pid, 0);
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ / "s0" / "lockbench.manifest"); }, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(p.pid, SIGINT);
+  ASSERT_EQ(wait_exit(p.pid, std::chrono::seconds(30)), 130) << slurp(at("err.txt"));
+  const json cut = json::parse(slurp(at("s0/002-sim-switch-primary-row-lease.json")));
+  EXPECT_EQ(cut["interrupted"], true);
+  expect_one_line_exit_2(run_command(kBin + " merge " + at("s0") + " " + at("s1") + " --no-charts --out " + at("m")),
+                         "002-sim-switch-primary-row-lease.json is missing or interrupted");
+  const auto resumed = run_command(long_line + " --resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const auto merged = run_command(kBin + " merge " + at("s0") + " " + at("s1") + " --no-charts --out " + at("m"));
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  EXPECT_EQ(json::parse(slurp(at("m/002-sim-switch-primary-row-lease.json")))["complete"], true);
+}
+
+TEST_F(Shards, MergeRefusesAnOutHoldingAnotherSweepsResultsUnlessForced) {
+  const std::string dirs = shards(2);
+  ASSERT_EQ(run_command(kBin + " sweep --world sim --quiet --vary rate=3,5 --duration 5s --out " + at("m")).status, 0);
+  std::ofstream(at("m/notes.json")) << "{\"mine\": true}\n";
+  expect_one_line_exit_2(run_command(kBin + " merge" + dirs + " --no-charts --out " + at("m")),
+                         "holds results of another sweep");
+  const auto forced = run_command(kBin + " merge" + dirs + " --no-charts --force --out " + at("m"));
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  std::size_t results = 0;
+  for (const auto& [name, text] : files_in(dir_ / "m")) results += name.find(".json") != std::string::npos;
+  EXPECT_EQ(results, 13u);  // the sweep's 12 and the user's own notes.json, untouched
+  EXPECT_TRUE(fs::exists(dir_ / "m" / "notes.json"));
+}
