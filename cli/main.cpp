@@ -453,8 +453,8 @@ int main(int argc, char** argv) {
       ->group(output_group);
   std::string shard_text, shards_text;
   sweep->add_option("--shard", shard_text,
-                    "run only slice I of N of the sweep's plan (I from 0 to N-1: plan positions p with p % N == I); "
-                    "each shard its own --out; lockbench merge puts them together")
+                    "run only slice I of N of the sweep's plan (I from 0 to N-1; slices of about equal estimated "
+                    "cost, the same in every process); each shard its own --out; lockbench merge puts them together")
       ->type_name("I/N");
   sweep->add_option("--shards", shards_text,
                     "as --shard, I taken from JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job)")
