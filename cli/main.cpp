@@ -25,6 +25,7 @@
 #include "cli/output.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
+#include "cli/playground.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
 #include "core/allocator.hpp"
@@ -469,6 +470,10 @@ int main(int argc, char** argv) {
   srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
   srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
 
+  int playground_port = 8000;
+  auto* pgr = app.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
+  pgr->add_option("--port", playground_port, "TCP port (0 = a free one; the first line printed names it)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -551,6 +556,7 @@ int main(int argc, char** argv) {
       return real::serve_pod(ss, serve_opt);
     }
     if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
+    if (*pgr) return cmd_playground(playground_port);
   } catch (const SettingError& e) {
     std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;
