@@ -27,6 +27,7 @@
 #include "cli/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/shards.hpp"
+#include "cli/playground.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
 #include "core/allocator.hpp"
@@ -97,38 +98,12 @@ Settings settings_from(const SettingSources& src, const CLI::App& app) {
   Settings s;
   if (!src.preset.empty()) apply_preset(s, src.preset);
   if (!src.config.empty()) apply_toml_file(s, src.config);
-  int arrivals = 0;
-  for (const char* a : {"rate", "users", "burst"})
-    if (app.count(std::string("--") + a)) ++arrivals;
-  if (arrivals > 1) throw SettingError("--rate, --users, --burst: each chooses the arrival model; give one of them");
+  FlagValues given;
   for (const auto& d : setting_defs())
-    if (app.count("--" + d.name)) d.apply(s, values.at(d.name));
+    if (app.count("--" + d.name)) given[d.name] = values.at(d.name);
+  apply_given(s, given);
   s.validate();
   return s;
-}
-
-std::vector<std::string> strategies_of(const Settings& s) {
-  std::vector<std::string> out;
-  if (s.strategy == "all") {  // every strategy that applies to the scenario
-    scenario_info(s.scenario);  // refuses an unknown scenario with the accepted list
-    for (const auto& spec : all_strategies()) {
-      try {
-        check_applies(strategy_info(spec), s.scenario);
-        out.push_back(spec);
-      } catch (const SettingError&) {
-      }
-    }
-    return out;
-  }
-  std::stringstream in(s.strategy);
-  std::string one;
-  while (std::getline(in, one, ',')) {
-    if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
-    check_applies(strategy_info(one), s.scenario);  // unknown names, and strategies the scenario cannot take
-    out.push_back(one);
-  }
-  if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");
-  return out;
 }
 
 void require_servers(const Settings& s) {
@@ -532,6 +507,10 @@ int main(int argc, char** argv) {
   srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
   srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
 
+  int playground_port = 8000;
+  auto* pgr = app.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
+  pgr->add_option("--port", playground_port, "TCP port (0 = a free one; the first line printed names it)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -623,6 +602,7 @@ int main(int argc, char** argv) {
       return real::serve_pod(ss, serve_opt);
     }
     if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
+    if (*pgr) return cmd_playground(playground_port);
   } catch (const SettingError& e) {
     std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;

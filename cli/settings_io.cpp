@@ -369,6 +369,38 @@ void apply_setting(Settings& s, std::string_view name, const std::string& value)
   d->apply(s, value);
 }
 
+void apply_given(Settings& s, const std::map<std::string, std::string>& given) {
+  int arrivals = 0;
+  for (const char* a : {"rate", "users", "burst"}) arrivals += given.count(a) > 0 ? 1 : 0;
+  if (arrivals > 1) throw SettingError("--rate, --users, --burst: each chooses the arrival model; give one of them");
+  for (const auto& d : setting_defs())
+    if (const auto it = given.find(d.name); it != given.end()) d.apply(s, it->second);
+}
+
+std::vector<std::string> strategies_of(const Settings& s) {
+  std::vector<std::string> out;
+  if (s.strategy == "all") {  // every strategy that applies to the scenario
+    scenario_info(s.scenario);  // refuses an unknown scenario with the accepted list
+    for (const auto& spec : all_strategies()) {
+      try {
+        check_applies(strategy_info(spec), s.scenario);
+        out.push_back(spec);
+      } catch (const SettingError&) {
+      }
+    }
+    return out;
+  }
+  std::stringstream in(s.strategy);
+  std::string one;
+  while (std::getline(in, one, ',')) {
+    if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
+    check_applies(strategy_info(one), s.scenario);  // unknown names, and strategies the scenario cannot take
+    out.push_back(one);
+  }
+  if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");
+  return out;
+}
+
 namespace {
 
 // Every key of a parsed TOML table; `where` names the source in each refusal.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,17 @@ void apply_preset(Settings& s, std::string_view name);
 
 // Applies `name = value` (value as text, the way a flag gives it).
 void apply_setting(Settings& s, std::string_view name, const std::string& value);
+
+// Applies the settings a user gave by name (flags without "--": the command
+// line's, the playground's URL hash): refuses two arrival models (--rate,
+// --users, --burst), then applies each in the table's order. Every name must
+// be a row of the table. The caller validates.
+void apply_given(Settings& s, const std::map<std::string, std::string>& given);
+
+// The strategy specs a run's --strategy names: one, a comma-separated list,
+// or all (every strategy that applies to the scenario). Refuses unknown
+// names and strategies the scenario cannot take, in one line.
+std::vector<std::string> strategies_of(const Settings& s);
 
 // Applies every key of a TOML scenario file. Unknown keys, unreadable files and
 // bad values are refused with one line naming the file and the key.

@@ -20,8 +20,12 @@ namespace {
 // linked without jemalloc (tests keep glibc's malloc), the executables with it.
 using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
 Mallctl mallctl_fn() {
+#if defined(__EMSCRIPTEN__)  // the playground's WebAssembly: no dynamic linking (dlsym aborts), no jemalloc
+  return nullptr;
+#else
   static const auto fn = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
   return fn;
+#endif
 }
 }  // namespace
 
@@ -36,6 +40,8 @@ std::string allocator_name() {
   }
 #if defined(__GLIBC__)
   return std::string("glibc ") + gnu_get_libc_version();
+#elif defined(__EMSCRIPTEN__)
+  return "emscripten dlmalloc";
 #else
   return "unknown";
 #endif

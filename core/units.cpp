@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <version>
 
 namespace lockbench {
 
@@ -49,8 +50,13 @@ std::string format_duration(Duration d) {
     // printf's %.6g, as the standard defines this overload, without printf's
     // cost (a traced request formats a few of these).
     char buf[64];
+#if defined(__cpp_lib_to_chars)
     const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
     std::string out(buf, r.ptr);
+#else  // libc++ 13 (emscripten 3.1.6, the playground) has no floating-point to_chars: printf itself
+    const int n = std::snprintf(buf, sizeof buf, "%.6g", v);
+    std::string out(buf, static_cast<std::size_t>(n));
+#endif
     out.append(unit);
     return out;
   };

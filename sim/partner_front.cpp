@@ -165,7 +165,7 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
 void PartnerFront::on_answer(void* self, std::uint64_t i) {
   auto& f = *static_cast<PartnerFront*>(self);
   const int owner = f.flights_[i].owner;
-  const std::coroutine_handle<> client = f.flights_[i].client;
+  std::coroutine_handle<> client = f.flights_[i].client;  // not const: libc++ 13's resume() is not const
   on_complete(self, i);
   if (!f.loop_.alive(owner)) return;
   if (const Duration until = f.loop_.paused_until(owner); until > Duration::zero()) {
