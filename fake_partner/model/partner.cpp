@@ -167,7 +167,7 @@ Plan Partner::arrive(const CallView& call, const Tags& tags, Duration now) {
     if (f.plan.fault.any()) ++m.metrics.faults[ei][static_cast<int>(f.plan.fault.kind)];
     m.decide_door(f, tags, now);
   }
-  m.witness_arrival(f);
+  m.witness_arrival(f, now);
   return f.plan;
 }
 
@@ -249,7 +249,10 @@ void Partner::execute(std::uint64_t call_id, Duration now, Reply& r) {
     }  // hang, reset, garbage before the effect: no answer (status 0)
   } else {
     switch (f.door) {
-      case Door::execute: m.run_effect(f, r); break;
+      case Door::execute:
+        f.late = now >= f.abandoned_at;  // its client had given up: an effect nobody will hear of
+        m.run_effect(f, r);
+        break;
       case Door::idem_in_use: r.status = 409; r.error = Error::idempotency_key_in_use; break;
       case Door::idem_mismatch: r.status = 400; r.error = Error::idempotency_error; break;
       case Door::idem_too_long: r.status = 400; r.error = Error::idempotency_key_too_long; break;
