@@ -137,6 +137,18 @@ TEST(AbandonedCalls, ASplitLeftByAnEffectAppliedAfterItsClientGaveUpIsAbandonedE
   }
 }
 
+TEST(AbandonedCalls, AnEffectAppliedInTimeButAnsweredAfterTheClientGaveUpIsAbandonedEffectToo) {
+  Harness h;
+  Partner& p = h.partner;
+  // Applied at 500 ms, answered at 1.5 s: the client waiting 1 s never heard of it.
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(0));
+  EXPECT_TRUE(p.execute(a.call_id, milliseconds(500)).applied);
+  p.complete(a.call_id, milliseconds(1500), Delivery::lost);
+  const CheckReport r = p.check(milliseconds(2000));
+  EXPECT_EQ(r.count("abandoned_effect"), 1);
+  EXPECT_EQ(r.count("person_split"), 0);
+}
+
 TEST(Retries, UntaggedCallsKeepCountingAsOverlaps) {
   Harness h;
   Partner& p = h.partner;

@@ -289,8 +289,13 @@ void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {
   if (f.applied && (answer_lost || error_after))
     m.record(Kind::ambiguous_commit, std::string(endpoint_name(f.call.endpoint)),
              "call " + std::to_string(call_id) + " changed state but its answer was lost", {f.tags.op_id});
+  // Applied, but its answer left after the client had given up: the client never heard of it.
+  const bool unheard = f.applied && now > f.abandoned_at;
   for (int p : f.persons)
-    if (p >= 0) m.person_left(p, call_id, now, f.tags.op_id != 0);
+    if (p >= 0) {
+      if (unheard) m.persons[p].abandoned_effect = true;
+      m.person_left(p, call_id, now, f.tags.op_id != 0);
+    }
   if (f.order_execution) {
     auto& ex = m.orders[f.call.order_id].executing;
     std::erase_if(ex, [&](const auto& c) { return c.first == call_id; });

@@ -176,8 +176,9 @@ struct PersonWatch {
   std::vector<std::uint64_t> between_steps;
   // Episode verdicts: what the last quiet point found, so a stretch of corruption counts once.
   bool split_flagged = false;
-  // An effect applied after its client gave up has changed the person since it was last found whole:
-  // corruption found now is abandoned_effect, not person_split / lost_promotion.
+  // An effect applied after its client gave up, or answered after it (the client never heard of it),
+  // has changed the person since it was last found whole: corruption found now is abandoned_effect,
+  // not person_split / lost_promotion.
   bool abandoned_effect = false;
   std::uint64_t lost_flagged_op = 0;        // the last promotion found lost (each counts once)
   std::optional<Duration> corrupt_since;    // model time of the quiet point that found it corrupted
