@@ -151,7 +151,7 @@ void judge_significance(ComparedRun& run, const std::vector<const json*>& ra, co
   if (cv && *cv > 0)
     note += fmt::format("; from the observed cv of ok/s {:.2f} %{}, --repetitions {} on each side would detect a "
                         "{} % drop",
-                        100 * *cv, estimated ? " (estimated from the runs' own seconds, a lower bound)" : "",
+                        100 * *cv, estimated ? " (estimated from the runs' own seconds, taken as independent)" : "",
                         stats::repetitions_to_detect(*cv, options.max_ok_drop_pct / 100), options.max_ok_drop_pct);
   else
     note += "; run both with --repetitions 5 or more to measure the noise";
