@@ -251,14 +251,20 @@ int cmd_calibrate(const Settings& s, const std::string& out) {
   return 0;
 }
 
-json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs) {
-  // One bisection per strategy and repetition (its seed), from the plan's first point of each.
-  std::vector<Settings> starts;
-  std::vector<double> top;  // the plan's highest rate for the strategy: where the bisection starts
+void check_knee_plan(const std::vector<Settings>& runs) {
   for (const auto& s : runs) {
     if (s.world != "sim") throw SettingError("--knee-p99: the knee is found in the simulator; give --world sim");
     if (s.arrival != Arrival::open)
       throw SettingError("--knee-p99: the knee is a rate; it needs the open arrival model (--rate)");
+  }
+}
+
+json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs) {
+  check_knee_plan(runs);
+  // One bisection per strategy and repetition (its seed), from the plan's first point of each.
+  std::vector<Settings> starts;
+  std::vector<double> top;  // the plan's highest rate for the strategy: where the bisection starts
+  for (const auto& s : runs) {
     bool seen = false;
     for (std::size_t i = 0; i < starts.size(); ++i)
       if (starts[i].strategy == s.strategy) {

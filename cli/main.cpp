@@ -367,6 +367,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
     throw SettingError("--vary: " + std::to_string(runs.size()) + " runs" +
                        (repetitions > 1 ? " (with --repetitions " + std::to_string(repetitions) + ")" : "") +
                        "; at most 2000 per sweep");
+  if (knee_p99) check_knee_plan(runs);  // refused before any run
   print_repetition_seeds(std::cerr, base, repetitions);
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
@@ -566,7 +567,7 @@ int main(int argc, char** argv) {
                        progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
                        sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), sweep_repetitions,
                        knee_p99.empty() ? std::nullopt
-                                        : std::optional<Duration>(parse_duration(knee_p99, "knee-p99")),
+                                        : std::optional<Duration>(parse_duration(knee_p99, "--knee-p99")),
                        judged);
     if (*rep) {
       report::ReportOptions opt;

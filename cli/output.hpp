@@ -106,6 +106,8 @@ int cmd_calibrate(const Settings& s, const std::string& out);
 // bisection in the simulator (report/knee.hpp), from the plan's highest rate;
 // knees_json. Throws SettingError for a real-world or closed-loop plan.
 nlohmann::json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs);
+// The same refusals, before the sweep's first run.
+void check_knee_plan(const std::vector<Settings>& runs);
 void print_knees(std::ostream& out, const nlohmann::json& knees);
 
 }  // namespace lockbench::cli

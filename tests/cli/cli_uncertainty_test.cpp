@@ -216,3 +216,17 @@ TEST(Uncertainty, ASweepFindsEachStrategysKneeWithItsIntervalAndTheReportShowsIt
   const std::string csv = slurp(dir / "report/summary.csv");
   EXPECT_NE(csv.find("repetitions.ok_per_s.ci95_low"), std::string::npos);
 }
+
+TEST(Uncertainty, AKneeThatCannotBeFoundIsRefusedBeforeAnyRunWithOneLine) {
+  TempDir dir("knee-refused");
+  for (const std::string& args : {std::string(" --users 5 --vary duration=10s --knee-p99 1s"),
+                                  std::string(" --vary rate=5 --knee-p99 banana")}) {
+    const auto r = run_command(kBin + " sweep --world sim --quiet --strategy row-lease" + args + " --out " +
+                               dir / "out");
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("lockbench: --knee-p99: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path / "out" / "knees.json"));
+    EXPECT_TRUE(!fs::exists(dir.path / "out") || fs::is_empty(dir.path / "out")) << args;
+  }
+}
