@@ -1,4 +1,5 @@
 // lint, validate and calibrate: the commands that combine runs or checks.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -9,10 +10,14 @@
 #include "cli/settings_io.hpp"
 #include "core/redact.hpp"
 #include "core/run.hpp"
+#include "core/stats.hpp"
 #include "scenarios/registry.hpp"
 #include "real/calibrate.hpp"
 #include "real/pg_limits.hpp"
+#include "cli/parallel_runs.hpp"
+#include "report/knee.hpp"
 #include "report/lint.hpp"
+#include "report/repetitions.hpp"
 
 using nlohmann::json;
 
@@ -94,29 +99,49 @@ void apply_costs(Settings& s, const real::StackCosts& c) {
   s.worker_handoff = from_ms(c.worker_handoff.p50_ms);
 }
 
+// One figure in both worlds: repetition i of each world ran with the same seed (the same
+// arrivals and partner delays), so the ratios pair up: sim_i / real_i.
 struct Ratio {
   const char* name;
-  double real, sim;
+  std::vector<double> real, sim;
   double target;  // allowed |sim/real - 1|; 0 = shown, not targeted
 };
 
-// Prints one case's table; true when every targeted ratio is within its target.
+// The t-interval of the paired ratios' mean (one repetition: a point).
+stats::Summary ratio_summary(const Ratio& r) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < r.real.size() && i < r.sim.size(); ++i)
+    ratios.push_back(r.real[i] > 0 ? r.sim[i] / r.real[i] : 0);
+  return stats::summarize(ratios);
+}
+
+// "within ±15 %" only when the whole interval lies inside the band.
+std::string verdict_of(const stats::Summary& q, double target, bool& ok) {
+  const double lo = 1 - target, hi = 1 + target;
+  ok = q.ci95_low >= lo && q.ci95_high <= hi;
+  const std::string band = std::to_string(static_cast<int>(std::lround(target * 100))) + " %";
+  if (ok) return (q.n > 1 ? "interval within ±" : "within ±") + band;
+  if (q.ci95_high < lo || q.ci95_low > hi) return "OUTSIDE ±" + band;
+  return "interval not inside ±" + band + " (not claimed)";
+}
+
+// Prints one case's table; true when every targeted ratio's interval is within its target.
 bool print_case(const std::string& title, const std::vector<Ratio>& rows) {
   std::cout << title << "\n"
             << std::left << std::setw(22) << "figure" << std::right << std::setw(12) << "real" << std::setw(12) << "sim"
-            << std::setw(12) << "sim/real" << "  target\n";
+            << std::setw(12) << "sim/real" << std::setw(20) << "95 % interval" << "  target\n";
   bool all_ok = true;
   for (const auto& r : rows) {
-    const double ratio = r.real > 0 ? r.sim / r.real : 0;
-    const bool ok = r.target <= 0 || std::abs(ratio - 1) <= r.target;
+    const stats::Summary q = ratio_summary(r);
+    bool ok = true;
+    const std::string verdict = r.target > 0 ? verdict_of(q, r.target, ok) : "-";
     all_ok = all_ok && ok;
+    std::ostringstream interval;
+    interval << std::fixed << std::setprecision(3) << "[" << q.ci95_low << ", " << q.ci95_high << "]";
     std::cout << std::left << std::setw(22) << r.name << std::right << std::fixed << std::setprecision(3)
-              << std::setw(12) << r.real << std::setw(12) << r.sim << std::setw(12) << ratio << "  ";
-    if (r.target > 0)
-      std::cout << (ok ? "within ±" : "OUTSIDE ±") << std::setprecision(0) << r.target * 100 << " %";
-    else
-      std::cout << "-";
-    std::cout << "\n";
+              << std::setw(12) << stats::summarize(r.real).mean << std::setw(12) << stats::summarize(r.sim).mean
+              << std::setw(12) << q.mean << std::setw(20) << (q.n > 1 ? interval.str() : "-") << "  " << verdict
+              << "\n";
   }
   std::cout << "\n";
   return all_ok;
@@ -124,7 +149,7 @@ bool print_case(const std::string& title, const std::vector<Ratio>& rows) {
 
 }  // namespace
 
-int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
+int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int repetitions) {
   // A small scenario both worlds can run in seconds: held-tx on single-call, at
   // two loads: 70 % of the pool (a stable queue) and 90 % (near saturation,
   // where small costs decide the queue). Both worlds draw the same arrivals and
@@ -162,32 +187,52 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out) {
   std::vector<json> results;
   bool all_ok = true;
   const std::vector<double> loads = unset("rate") ? std::vector<double>{0.7, 0.9} : std::vector<double>{0};
+  expand_repetitions(s, repetitions);  // refuses a bad --repetitions before any run
+  if (repetitions > 1)
+    std::cout << "repetitions: " << repetitions << " per world and load, repetition i with the same seed in both "
+              << "worlds; sim/real is the mean of the paired ratios, with its 95 % t-interval\n\n";
+  else
+    std::cout << "repetitions: 1 (no interval; --repetitions 3 or more gives each ratio its interval)\n\n";
+  const auto figure = [](const std::vector<json>& runs, std::initializer_list<const char*> path) {
+    std::vector<double> v;
+    for (const auto& r : runs) v.push_back(at(r, path));
+    return v;
+  };
   for (const double u : loads) {
     Settings one = s;
     if (u > 0) one.rate_per_s = u * s.maximum_pool_size / (hold_ms / 1000);
-    Settings real = one, sim = one;
-    real.world = "real";
-    sim.world = "sim";
-    std::cerr << "validate: real run at " << std::setprecision(1) << std::fixed << one.rate_per_s << "/s...\n";
-    const json rr = run_real(real);
-    const json rs = run_sim(sim);
-    results.push_back(rr);
-    results.push_back(rs);
+    std::vector<json> rr, rs;
+    for (Settings rep : expand_repetitions(one, repetitions)) {
+      Settings real = rep, sim = rep;
+      real.world = "real";
+      sim.world = "sim";
+      std::cerr << "validate: real run at " << std::setprecision(1) << std::fixed << one.rate_per_s << "/s"
+                << (repetitions > 1 ? " (repetition " + std::to_string(rep.repetition + 1) + " of " +
+                                          std::to_string(repetitions) + ", seed " + std::to_string(rep.seed) + ")"
+                                    : std::string())
+                << "...\n";
+      rr.push_back(run_real(real));
+      rs.push_back(run_sim(sim));
+      results.push_back(rr.back());
+      results.push_back(rs.back());
+    }
     const bool high = u == 0 || u >= 0.85;
     std::ostringstream title;
     title << std::fixed << std::setprecision(1) << one.rate_per_s << "/s offered, pool utilisation real "
-          << std::setprecision(2) << at(rr, {"pool", "utilization"}) << ", sim " << at(rs, {"pool", "utilization"});
+          << std::setprecision(2) << stats::summarize(figure(rr, {"pool", "utilization"})).mean << ", sim "
+          << stats::summarize(figure(rs, {"pool", "utilization"})).mean;
     all_ok = print_case(title.str(),
-                        {{"ok-throughput /s", at(rr, {"throughput_ok_per_s"}), at(rs, {"throughput_ok_per_s"}),
+                        {{"ok-throughput /s", figure(rr, {"throughput_ok_per_s"}), figure(rs, {"throughput_ok_per_s"}),
                           high ? 0.15 : 0.10},
-                         {"ok latency p50 ms", at(rr, {"latency_ok_ms", "p50"}), at(rs, {"latency_ok_ms", "p50"}),
+                         {"ok latency p50 ms", figure(rr, {"latency_ok_ms", "p50"}), figure(rs, {"latency_ok_ms", "p50"}),
                           high ? 0.15 : 0},
-                         {"ok latency p99 ms", at(rr, {"latency_ok_ms", "p99"}), at(rs, {"latency_ok_ms", "p99"}),
+                         {"ok latency p99 ms", figure(rr, {"latency_ok_ms", "p99"}), figure(rs, {"latency_ok_ms", "p99"}),
                           high ? 0.15 : 0},
-                         {"pool utilisation", at(rr, {"pool", "utilization"}), at(rs, {"pool", "utilization"}), 0},
-                         {"pool wait p99 ms", at(rr, {"pool", "wait_ms", "p99"}), at(rs, {"pool", "wait_ms", "p99"}), 0},
-                         {"pool timeouts", at(rr, {"requests", "pool_timeout"}), at(rs, {"requests", "pool_timeout"}),
-                          0}}) &&
+                         {"pool utilisation", figure(rr, {"pool", "utilization"}), figure(rs, {"pool", "utilization"}), 0},
+                         {"pool wait p99 ms", figure(rr, {"pool", "wait_ms", "p99"}), figure(rs, {"pool", "wait_ms", "p99"}),
+                          0},
+                         {"pool timeouts", figure(rr, {"requests", "pool_timeout"}),
+                          figure(rs, {"requests", "pool_timeout"}), 0}}) &&
              all_ok;
   }
   if (!out.empty()) write_results(results, out);
@@ -204,6 +249,73 @@ int cmd_calibrate(const Settings& s, const std::string& out) {
   write_file_atomically(out, text);
   std::cout << text << "wrote " << out << " (use it with --world sim --config " << out << ")\n";
   return 0;
+}
+
+void check_knee_plan(const std::vector<Settings>& runs) {
+  for (const auto& s : runs) {
+    if (s.world != "sim") throw SettingError("--knee-p99: the knee is found in the simulator; give --world sim");
+    if (s.arrival != Arrival::open)
+      throw SettingError("--knee-p99: the knee is a rate; it needs the open arrival model (--rate)");
+  }
+}
+
+json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs) {
+  check_knee_plan(runs);
+  // One bisection per strategy and repetition (its seed), from the plan's first point of each.
+  std::vector<Settings> starts;
+  std::vector<double> top;  // the plan's highest rate for the strategy: where the bisection starts
+  for (const auto& s : runs) {
+    bool seen = false;
+    for (std::size_t i = 0; i < starts.size(); ++i)
+      if (starts[i].strategy == s.strategy) {
+        top[i] = std::max(top[i], s.rate_per_s);
+        seen = seen || starts[i].seed == s.seed;
+      }
+    if (!seen) starts.push_back(s), top.push_back(s.rate_per_s);
+  }
+  for (std::size_t i = 0; i < starts.size(); ++i)
+    for (std::size_t j = 0; j < starts.size(); ++j)
+      if (starts[j].strategy == starts[i].strategy) top[i] = std::max(top[i], top[j]);
+  constexpr int kSteps = 7, kDoublings = 3;  // resolution: the starting rate / 128
+  std::vector<report::Knee> knees;
+  run_indexed(
+      starts.size(), jobs,
+      [&](std::size_t i) {
+        bool bounded = true;
+        const double rate = report::bisect_knee(
+            [&](double r) {
+              Settings probe = starts[i];
+              probe.rate_per_s = r;
+              probe.validate();
+              return report::below_knee(run_sim(probe), p99_target);
+            },
+            top[i], kSteps, kDoublings, bounded);
+        return json{{"rate", rate}, {"bounded", bounded}};
+      },
+      [&](std::size_t i, json&& r) {
+        auto it = std::find_if(knees.begin(), knees.end(), [&](const auto& k) { return k.strategy == starts[i].strategy; });
+        if (it == knees.end()) it = knees.insert(knees.end(), report::Knee{starts[i].strategy, {}, {}, true});
+        it->rates_per_s.push_back(r["rate"].get<double>());
+        it->seeds.push_back(starts[i].seed);
+        it->bounded = it->bounded && r["bounded"].get<bool>();
+      });
+  return report::knees_json(knees, p99_target);
+}
+
+void print_knees(std::ostream& out, const json& knees) {
+  out << "knee (ok/s >= 95 % of offered and p99 <= "
+      << format_duration(from_ms(knees["criteria"]["p99_max_ms"].get<double>()))
+      << "; bisection over the rate in the simulator, per repetition):\n";
+  for (const auto& k : knees["knees"]) {
+    stats::Summary s;
+    s.n = k["n"].get<std::size_t>();
+    s.mean = k["mean"].get<double>();
+    s.ci95_low = k["ci95"][0].get<double>();
+    s.ci95_high = k["ci95"][1].get<double>();
+    out << "  " << std::left << std::setw(28) << k["strategy"].get<std::string>() << std::right
+        << report::plus_minus(s, 2) << " /s (n=" << s.n << ")"
+        << (k["bounded"].get<bool>() ? "" : ", above the highest rate tried") << "\n";
+  }
 }
 
 }  // namespace lockbench::cli

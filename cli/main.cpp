@@ -260,15 +260,16 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
 using Judge = std::function<int(int status, const std::vector<json>& results)>;
 
 int cmd_run(const Settings& base, const std::string& out, const std::string& metrics_out, bool json_out,
-            ProgressMode progress, int jobs, const Judge& judge, const SinkOptions& claim) {
+            ProgressMode progress, int jobs, int repetitions, const Judge& judge, const SinkOptions& claim) {
   require_servers(base);
   if (!metrics_out.empty()) check_metrics_out(metrics_out);  // before the first run
   std::vector<Settings> runs;
   for (const auto& spec : strategies_of(base)) {
     Settings s = base;
     s.strategy = spec;
-    runs.push_back(s);
+    for (auto& one : expand_repetitions(s, repetitions)) runs.push_back(std::move(one));
   }
+  print_repetition_seeds(std::cerr, base, repetitions);
   // Several strategies in the simulator run side by side, as a sweep's runs do
   // (each result the same as alone); one line per finished run stands in for
   // the progress line, which cannot show parallel runs.
@@ -280,11 +281,14 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
                              jobs > 1 && progress != ProgressMode::off, jobs, true, claim);
   const auto& results = o.results;
   if (!metrics_out.empty()) write_metrics(results, metrics_out);
+  write_aggregates(results, out);
   if (json_out) {
     std::cout << json(results).dump(2) << "\n";  // always an array, one result or many
     print_table(std::cerr, results);
+    print_aggregate_table(std::cerr, results);
   } else {
     print_table(std::cout, results);
+    print_aggregate_table(std::cout, results);
     if (!out.empty()) std::cout << "results written to " << out << "\n";
   }
   return judge(o.status, results);
@@ -293,7 +297,8 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
 // `claim.shard`: this process runs one slice of the plan (cli/shards.hpp).
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const std::string& out, bool json_out,
-              ProgressMode progress, bool resume, int jobs, const Judge& judge, SinkOptions claim) {
+              ProgressMode progress, bool resume, int jobs, int repetitions, std::optional<Duration> knee_p99,
+              const Judge& judge, SinkOptions claim) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -329,13 +334,23 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
       for (const auto& spec : strategies_of(s)) {
         Settings one = s;
         one.strategy = spec;
-        runs.push_back(one);
-        varied.push_back(shown);
+        // Repetitions are points of the plan of their own (index and derived seed), so any slice of it has them.
+        for (auto& rep : expand_repetitions(one, repetitions)) {
+          varied.push_back(repetitions > 1 ? shown + (shown.empty() ? "" : " ") + "rep=" +
+                                                 std::to_string(rep.repetition + 1)
+                                           : shown);
+          runs.push_back(std::move(rep));
+        }
       }
     }
   }
   for (const auto& s : runs) require_servers(s);  // before any run: --vary world=sim,real needs them too
-  if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
+  if (runs.size() > 2000)
+    throw SettingError("--vary: " + std::to_string(runs.size()) + " runs" +
+                       (repetitions > 1 ? " (with --repetitions " + std::to_string(repetitions) + ")" : "") +
+                       "; at most 2000 per sweep");
+  if (knee_p99) check_knee_plan(runs);  // refused before any run
+  print_repetition_seeds(std::cerr, base, repetitions);
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
   if (claim.shard.sharded() && out.empty())
@@ -346,6 +361,13 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
                              json_out, claim);
   if (json_out) std::cout << json(o.results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, o.results);
+  print_aggregate_table(json_out ? std::cerr : std::cout, o.results);
+  write_aggregates(o.results, out);
+  if (knee_p99 && o.status == 0) {
+    const json knees = sweep_knees(runs, *knee_p99, any_real ? 1 : jobs);
+    print_knees(json_out ? std::cerr : std::cout, knees);
+    if (!out.empty()) write_beside_results(knees, out, "knees.json");
+  }
   return judge(o.status, o.results);
 }
 
@@ -391,6 +413,12 @@ int main(int argc, char** argv) {
                       ", or 1 while the progress line is drawn); each result is the same as alone. "
                       "Real runs are sequential")
       ->type_name("N");
+  int run_repetitions = 1, sweep_repetitions = 1;
+  const std::string repetitions_help =
+      "run each point N times (simulator: seeds derived from --seed and printed; real world: N repeats, each with "
+      "fresh rows); every result is kept, and the table and DIR/aggregates.json give mean, median, stddev, cv and "
+      "a 95 % interval (at most " + std::to_string(kRepetitionsMax) + ")";
+  run->add_option("--repetitions", run_repetitions, repetitions_help)->type_name("N");
   std::string fail_on, sweep_fail_on;
   SinkOptions run_claim, sweep_claim;
   run->add_flag("--force", run_claim.force, "replace a result of other settings that --out holds (refused otherwise)")
@@ -421,6 +449,13 @@ int main(int argc, char** argv) {
                     "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
                         "); each result is the same as alone. A sweep with any real-world run is sequential")
       ->type_name("N");
+  sweep->add_option("--repetitions", sweep_repetitions, repetitions_help)->type_name("N");
+  std::string knee_p99;
+  sweep->add_option("--knee-p99", knee_p99,
+                    "after the sweep, find each strategy's knee in the simulator: the highest rate with ok/s >= 95 % "
+                    "of offered and p99 <= DURATION, by bisection from the plan's highest rate, once per repetition "
+                    "(so with its interval); printed, written to DIR/knees.json and shown by report")
+      ->type_name("DURATION");
   sweep->add_flag("--resume", sweep_resume,
                   "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
   sweep->add_flag("--force", sweep_claim.force,
@@ -487,7 +522,12 @@ int main(int argc, char** argv) {
       "stack, and print sim/real ratios (unless given as flags: held-tx, single-call, pool 4, partner "
       "exponential:mean=40ms, 30s; these replace a --config file's values)");
   add_setting_flags(val, val_src);
-  val->add_option("--out", val_out, "directory for the two results");
+  val->add_option("--out", val_out, "directory for the results (both worlds, every repetition)");
+  int val_repetitions = 3;
+  val->add_option("--repetitions", val_repetitions,
+                  "runs per world and load, repetition i with the same seed in both worlds; each sim/real ratio "
+                  "gets its 95 % interval, and a target is met only when the whole interval is inside it")
+      ->type_name("N")->default_str("3");
 
   SettingSources cal_src;
   std::string cal_out = "calibration.toml";
@@ -537,7 +577,7 @@ int main(int argc, char** argv) {
     if (*run)
       return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
                      progress_mode(quiet, json_out, force_progress),
-                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, judged, run_claim);
+                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, run_repetitions, judged, run_claim);
     if (*sweep && sweep->count("--shard") && sweep->count("--shards"))
       throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
     if (*sweep && sweep->count("--shard")) sweep_claim.shard = parse_shard(shard_text);
@@ -545,7 +585,10 @@ int main(int argc, char** argv) {
     if (*sweep)
       return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
                        progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
-                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), judged, sweep_claim);
+                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), sweep_repetitions,
+                       knee_p99.empty() ? std::nullopt
+                                        : std::optional<Duration>(parse_duration(knee_p99, "--knee-p99")),
+                       judged, sweep_claim);
     if (*mrg) {
       merge_opt.charts = !merge_no_charts;
       return cmd_merge(merge_dirs, merge_out, merge_opt, std::cout);
@@ -556,6 +599,12 @@ int main(int argc, char** argv) {
       opt.charts = !no_charts;
       warn_mixed_sweeps(report_inputs, std::cerr);
       auto results = report::load_results(expand_result_paths(report_inputs));
+      for (const auto& in : report_inputs)  // a sweep's knees (sweep --knee-p99) beside its results
+        if (const fs::path k = fs::path(in) / "knees.json"; opt.knees.is_null() && fs::is_directory(in) && fs::exists(k)) {
+          std::ifstream f(k);
+          opt.knees = json::parse(f, nullptr, false);
+          if (opt.knees.is_discarded()) throw SettingError(k.string() + ": not valid JSON");
+        }
       // Results written before lockbench redacted its settings may still carry
       // a password: the report never does.
       for (auto& r : results)
@@ -594,7 +643,7 @@ int main(int argc, char** argv) {
       s.validate();
       return cmd_lint(s, strategy_known, lint_format);
     }
-    if (*val) return cmd_validate(settings_from(val_src, *val), *val, val_out);
+    if (*val) return cmd_validate(settings_from(val_src, *val), *val, val_out, val_repetitions);
     if (*srv) {
       if (serve_run >= 0) serve_opt.run = serve_run;
       Settings ss = settings_from(serve_src, *srv);

@@ -15,6 +15,7 @@
 
 #include "cli/settings_io.hpp"
 #include "core/prometheus.hpp"
+#include "report/repetitions.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -64,7 +65,7 @@ std::int64_t other_violations(const json& r) {
   if (r.contains("partner") && r["partner"].contains("violations"))
     for (auto it = r["partner"]["violations"].begin(); it != r["partner"]["violations"].end(); ++it)
       if (it.key() != "overlap_person" && it.key() != "ambiguous_commit" && it.key() != "stale_token_rejected" &&
-          it.value().is_number())
+          it.key() != "overlap_abandoned" && it.value().is_number())
         n += it.value().get<std::int64_t>();
   return n;
 }
@@ -479,13 +480,32 @@ void write_report_atomically(const std::vector<json>& results, const std::string
   fs::remove_all(tmp, ec);
 }
 
+namespace {
+// Display columns of UTF-8 text ("±" is one column, two bytes).
+std::size_t utf8_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// aggregates.json and knees.json (and NAME.aggregates.json, NAME.knees.json) sit beside results, are not results.
+bool is_aggregates_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto ends = [&](std::string_view tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends("aggregates.json") || ends("knees.json");
+}
+}  // namespace
+
 std::vector<std::string> expand_result_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
     if (fs::is_directory(p)) {
       std::vector<std::string> inside;
       for (const auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ".json") inside.push_back(e.path().string());
+        if (e.is_regular_file() && e.path().extension() == ".json" && !is_aggregates_file(e.path()))
+          inside.push_back(e.path().string());
       std::sort(inside.begin(), inside.end());
       if (inside.empty()) throw SettingError("results: " + p + " holds no .json files");
       out.insert(out.end(), inside.begin(), inside.end());
@@ -499,6 +519,66 @@ std::vector<std::string> expand_result_paths(const std::vector<std::string>& pat
 void apply_setting_or_strategy(Settings& s, const std::string& name, const std::string& value) {
   if (name == "strategy") s.strategy = value;
   else apply_setting(s, name, value);
+}
+
+void print_aggregate_table(std::ostream& out, const std::vector<json>& results) {
+  const auto groups = report::repetition_groups(results);
+  if (std::none_of(groups.begin(), groups.end(), [](const auto& g) { return g.runs.size() > 1; })) return;
+  const std::vector<std::string> heads = {"strategy", "n", "ok/s", "cv ok/s", "p50 ms", "p99 ms", "pool_to", "violations"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.label, std::to_string(g.runs.size())};
+    const auto cell = [&](std::string_view metric, int decimals) {
+      const auto s = report::metric_summary(g, metric);
+      return s ? report::plus_minus(*s, decimals) : std::string("-");
+    };
+    row.push_back(cell("ok_per_s", 2));
+    const auto ok = report::metric_summary(g, "ok_per_s");
+    std::ostringstream cv;
+    cv << std::fixed << std::setprecision(1) << (ok ? 100 * ok->cv : 0) << "%";
+    row.push_back(g.runs.size() > 1 ? cv.str() : "-");
+    row.push_back(cell("p50_ms", 1));
+    row.push_back(cell("p99_ms", 1));
+    row.push_back(cell("pool_timeouts", 1));
+    row.push_back(cell("violations", 1));
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::size_t> width(heads.size());
+  for (std::size_t c = 0; c < heads.size(); ++c) {
+    width[c] = heads[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], utf8_width(row[c]));
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - utf8_width(cells[c]), ' ');
+      out << (c ? "  " : "") << (c == 0 ? cells[c] + pad : pad + cells[c]);
+    }
+    out << "\n";
+  };
+  out << "repetitions: mean ± half-width of the 95 % t-interval over n runs (seeds derived from --seed)\n";
+  line(heads);
+  for (const auto& row : rows) line(row);
+}
+
+void write_beside_results(const json& doc, const std::string& out, const std::string& name) {
+  fs::path p(out);
+  if (p.extension() == ".json") p.replace_extension("." + name);
+  else p /= name;
+  write_file_atomically(p, doc.dump(2) + "\n");
+}
+
+void write_aggregates(const std::vector<json>& results, const std::string& out) {
+  if (out.empty()) return;
+  const auto groups = report::repetition_groups(results);
+  if (std::none_of(groups.begin(), groups.end(), [](const auto& g) { return g.runs.size() > 1; })) return;
+  write_beside_results(report::aggregates_json(results), out, "aggregates.json");
+}
+
+void print_repetition_seeds(std::ostream& out, const Settings& base, int repetitions) {
+  if (repetitions <= 1) return;
+  out << "lockbench: " << repetitions << " repetitions per run, seeds";
+  for (int i = 0; i < repetitions; ++i) out << (i ? ", " : " ") << repetition_seed(base.seed, i);
+  out << " (repetition 1 keeps --seed, the others are derived from it)\n";
 }
 
 }  // namespace lockbench::cli

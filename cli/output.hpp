@@ -29,6 +29,19 @@ const char* stop_signal_name();
 // latency, pool, and what the partner saw.
 void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
 
+// Results with repetitions (report/repetitions.hpp): one row per set of
+// repetitions, each figure as "mean ± half-width of its 95 % interval", with
+// n and the cv of ok/s. Prints nothing when no result has a repetition.
+void print_aggregate_table(std::ostream& out, const std::vector<nlohmann::json>& results);
+// The aggregates of `results` (report::aggregates_json) beside the results:
+// DIR/aggregates.json, or NAME.aggregates.json beside NAME.json; nothing
+// without --out or without repetitions. Result directories skip this file.
+void write_aggregates(const std::vector<nlohmann::json>& results, const std::string& out);
+// `doc` as DIR/NAME or OUT.NAME beside OUT.json (aggregates.json, knees.json).
+void write_beside_results(const nlohmann::json& doc, const std::string& out, const std::string& name);
+// "lockbench: 10 repetitions per run, seeds 1, 40265..., ..." (stderr), when repetitions > 1.
+void print_repetition_seeds(std::ostream& out, const Settings& base, int repetitions);
+
 // `out` ending in .json: one file (an object for one result, else an array).
 // Otherwise a directory with one file per result. Each file is written to a
 // temporary name and renamed, so a failure leaves no half-written file.
@@ -97,7 +110,18 @@ void apply_setting_or_strategy(Settings& s, const std::string& name, const std::
 // lint: one report of findings; exit 1 when something is flagged. `strategy_known`:
 // the strategy came from a flag, --config or --from. format: text | json | sarif.
 int cmd_lint(const Settings& s, bool strategy_known, const std::string& format);
-int cmd_validate(Settings s, const CLI::App& app, const std::string& out);
+// validate: `repetitions` runs per world and load (repetition i with the same seed in both worlds);
+// each sim/real ratio with its 95 % interval, "within" only when the whole interval is.
+int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int repetitions);
 int cmd_calibrate(const Settings& s, const std::string& out);
+
+// sweep --knee-p99 D: for each strategy of the plan and each repetition (its
+// seed), the highest rate at which ok/s >= 95 % of offered and p99 <= D, by
+// bisection in the simulator (report/knee.hpp), from the plan's highest rate;
+// knees_json. Throws SettingError for a real-world or closed-loop plan.
+nlohmann::json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs);
+// The same refusals, before the sweep's first run.
+void check_knee_plan(const std::vector<Settings>& runs);
+void print_knees(std::ostream& out, const nlohmann::json& knees);
 
 }  // namespace lockbench::cli

@@ -167,6 +167,8 @@ nlohmann::json make_result(const RunSummary& run) {
   j["interrupted"] = run.interrupted;
   j["settings"] = s.to_json();
   j["settings"]["strategy"] = run.strategy;
+  if (s.repetitions > 1)  // only then: a result without repetitions stays byte-identical
+    j["repetition"] = {{"index", s.repetition}, {"of", s.repetitions}, {"base_seed", s.repetition_base_seed}};
   j["time_scale"] = scale;
   j["offered_per_s"] = eff.offered_per_s();
   j["duration_s"] = span_s;

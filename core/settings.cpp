@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/random.hpp"
 #include "core/redact.hpp"
 #include <cstdlib>
 #include <string>
@@ -317,6 +318,29 @@ std::string db_faults_text(const Settings::DbFaults& f) {
   std::string out;
   if (f.commit_fail > 0) out += "commit_fail:p=" + num(f.commit_fail);
   if (f.conn_lost > 0) out += std::string(out.empty() ? "" : ",") + "conn_lost:p=" + num(f.conn_lost);
+  return out;
+}
+
+std::uint64_t repetition_seed(std::uint64_t base_seed, int index) {
+  if (index == 0) return base_seed;
+  return derive_seed(base_seed, "repetition." + std::to_string(index)) >> 11;
+}
+
+std::vector<Settings> expand_repetitions(const Settings& s, int n) {
+  if (n < 1 || n > kRepetitionsMax)
+    throw SettingError("--repetitions: " + std::to_string(n) + " is not accepted; give a whole number from 1 to " +
+                       std::to_string(kRepetitionsMax));
+  if (n == 1) return {s};
+  std::vector<Settings> out;
+  out.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    Settings one = s;
+    one.repetitions = n;
+    one.repetition = i;
+    one.repetition_base_seed = s.seed;
+    one.seed = repetition_seed(s.seed, i);
+    out.push_back(std::move(one));
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,13 @@ struct Settings {
   std::string scenario = "switch-primary";  // switch-primary | single-call
   std::string strategy = "row-lease";       // NAME[:variant]
   std::uint64_t seed = 1;
+  // `run` / `sweep --repetitions N`: this run is repetition `repetition` (0-based) of
+  // `repetitions`, its seed derived from `repetition_base_seed` (repetition_seed()). Not a
+  // knob of the run itself, so not in to_json(); a result carries it as its "repetition"
+  // block when repetitions > 1.
+  int repetitions = 1;
+  int repetition = 0;
+  std::uint64_t repetition_base_seed = 0;
 
   // Connection pool (HikariCP names).
   int maximum_pool_size = 10;
@@ -194,5 +202,14 @@ std::string_view arrival_name(Arrival);
 Settings::DbFaults parse_db_faults(const std::string& text);
 std::string db_faults_text(const Settings::DbFaults& f);  // the same form; "none" when off
 std::string_view key_dist_name(KeyDist);
+
+// Repetitions: repetition 0 keeps the base seed (one repetition of N is the run
+// without repetitions); repetition i > 0 runs with derive_seed(base, "repetition.i")
+// cut to 53 bits (what --seed accepts, and what a JSON number holds exactly).
+inline constexpr int kRepetitionsMax = 1000;
+std::uint64_t repetition_seed(std::uint64_t base_seed, int index);
+// `n` copies of `s`, each with its repetition index, count and derived seed; `s` once when n is 1.
+// Throws SettingError naming --repetitions unless 1 <= n <= kRepetitionsMax.
+std::vector<Settings> expand_repetitions(const Settings& s, int n);
 
 }  // namespace lockbench

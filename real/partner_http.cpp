@@ -81,6 +81,8 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
   if (call.op_step > 0) headers.emplace("X-Op-Step", std::to_string(call.op_step));
   if (call.fencing_token) headers.emplace("X-Fencing-Token", std::to_string(*call.fencing_token));
   if (!call.idempotency_key.empty()) headers.emplace("Idempotency-Key", call.idempotency_key);
+  // The oracle tells a call this client abandoned (overlap_abandoned) from one it still waits for.
+  headers.emplace("X-Client-Timeout-Ms", std::to_string(std::chrono::ceil<std::chrono::milliseconds>(read_timeout_).count()));
 
   const std::string user = "/api/v2/users/" + encode_segment(call.subject);
   // Stripe's form encoding: amount, currency and metadata[...] as a body.

@@ -12,6 +12,7 @@
 
 #include "report/charts.hpp"
 #include "report/fields.hpp"
+#include "report/repetitions.hpp"
 
 namespace lockbench::report::detail {
 
@@ -201,7 +202,8 @@ std::string xtics(const std::vector<std::string>& bars);
 Chart headline_bars(Chart c, const std::vector<Headline>& rows_in, ChartWriter& w, const std::string& prefix,
                     const std::string& ylabel, const std::function<std::optional<double>(const json&)>& value,
                     const std::function<std::optional<double>(const json&)>& marker, std::optional<double> level,
-                    const std::string& marker_name, const std::string& level_name) {
+                    const std::string& marker_name, const std::string& level_name,
+                    const std::function<std::optional<stats::Summary>(const json&)>& interval = nullptr) {
   // A strategy's worlds side by side, one fill color per world.
   std::vector<std::string> strategies, worlds;
   for (const auto& h : rows_in) {
@@ -215,12 +217,18 @@ Chart headline_bars(Chart c, const std::vector<Headline>& rows_in, ChartWriter& 
   const bool many = worlds.size() > 1;
   static const char* world_colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2"};
   std::vector<std::string> labels, bars(worlds.size());
-  std::string marks, values;
+  std::string marks, values, errors;
   double top = level.value_or(0), lo = 0, hi = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const json& r = *rows[i]->run;
     labels.push_back(bar_label(*rows[i], many));
-    const auto v = value(r);
+    auto v = value(r);
+    // A run with repetitions: the bar is their mean, with its 95 % interval as an error bar.
+    if (const auto iv = interval ? interval(r) : std::nullopt) {
+      v = iv->mean;
+      errors += fmt::format("{} {} {} {}\n", i, iv->mean, iv->ci95_low, iv->ci95_high);
+      top = std::max(top, iv->ci95_high);
+    }
     if (!v) continue;
     const auto wi = static_cast<std::size_t>(std::find(worlds.begin(), worlds.end(), world_label(r)) - worlds.begin());
     bars[wi] += fmt::format("{} {}\n", i, *v);
@@ -249,6 +257,9 @@ Chart headline_bars(Chart c, const std::vector<Headline>& rows_in, ChartWriter& 
   if (!marks.empty())
     plots += fmt::format(", {} using ($1-0.3):2:(0.6):(0) with vectors nohead lw 3 lc rgb 'black' title {}",
                          q(w.data(prefix + "_marks.dat", marks).string()), q(marker_name));
+  if (!errors.empty())
+    plots += fmt::format(", {} using 1:2:3:4 with yerrorbars pt 0 lw 2 lc rgb '#222222' title '95 % interval'",
+                         q(w.data(prefix + "_errors.dat", errors).string()));
   if (level) plots += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb '#b00020' title {}", *level, q(level_name));
   std::string script = preamble(w.svg(c), c.title, "", ylabel, 560);
   script += xtics(labels);
@@ -302,7 +313,10 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
         [](const json& r) {
           return holds_connection(r) ? num(r, "prediction.littles_law_ceiling_per_s") : std::nullopt;
         },
-        offered, "Little's-law ceiling", "offered");
+        offered, "Little's-law ceiling", "offered",
+        [reps = repetition_groups(views)](const json& r) {
+          return summary_over_repetitions(reps, &r, "ok_per_s");
+        });
   }
   const std::string world = chart_world(groups);
   c.caption = "One panel per strategy, runs of the " + world +
@@ -316,16 +330,21 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
   for (const auto& g : groups)
     for (const json* r : g.results)
       if (!has_faults(*r)) top = std::max({top, num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0)});
+  const auto reps = repetition_groups(views);
+  std::vector<std::string> error_files(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    std::string data;
+    std::string data, errors;
     for (const json* r : load_points(groups[i], world)) {
       const auto ceiling = num(*r, "prediction.littles_law_ceiling_per_s");
       const bool shown = ceiling && holds_connection(*r) && *ceiling <= 2 * top;
       ceiling_file[i] = ceiling_file[i] || shown;
-      data += fmt::format("{} {} {}\n", num_or(*r, "offered_per_s", 0), num_or(*r, "throughput_ok_per_s", 0),
+      const auto iv = summary_over_repetitions(reps, r, "ok_per_s");  // repetitions: their mean and interval
+      if (iv) errors += fmt::format("{} {} {} {}\n", num_or(*r, "offered_per_s", 0), iv->mean, iv->ci95_low, iv->ci95_high);
+      data += fmt::format("{} {} {}\n", num_or(*r, "offered_per_s", 0), iv ? iv->mean : num_or(*r, "throughput_ok_per_s", 0),
                           shown ? fmt::format("{}", *ceiling) : "NaN");
     }
     if (!data.empty()) files[i] = w.data(fmt::format("throughput_{}.dat", i), data).string();
+    if (!errors.empty()) error_files[i] = w.data(fmt::format("throughput_{}_errors.dat", i), errors).string();
   }
   const auto others = other_world_points(groups, world, w, "throughput", "throughput_ok_per_s");
   std::vector<Panel> panels;
@@ -342,6 +361,9 @@ Chart throughput_chart(const std::vector<json>& views, const std::vector<Strateg
                            color(i));
     plots += fmt::format("{} using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '{}' title 'ok/s'", q(files[i]),
                          color(i));
+    if (!error_files[i].empty())
+      plots += fmt::format(", {} using 1:2:3:4 with yerrorbars pt 0 lw 1.5 lc rgb '#222222' title '95 % interval'",
+                           q(error_files[i]));
     panels.push_back({groups[i].strategy, plots, ""});
   }
   if (panels.empty()) {
@@ -366,7 +388,8 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
                 "milliseconds. A logarithmic axis is used when the bars span more than two decades.";
     return headline_bars(
         c, rows, w, "p99", "p99 latency (ms)", [](const json& r) { return num(r, "latency_ms.p99"); },
-        nullptr, std::nullopt, "", "");
+        nullptr, std::nullopt, "", "",
+        [reps = repetition_groups(views)](const json& r) { return summary_over_repetitions(reps, &r, "p99_ms"); });
   }
   const std::string world = chart_world(groups);
   c.caption = "One panel per strategy, runs of the " + world +
@@ -374,17 +397,24 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
               "in other worlds as open black squares (configured units), other strategies in light grey behind. "
               "A logarithmic axis is used when the values span more than two decades.";
   double lo = 0, hi = 0;
-  std::vector<std::string> files(groups.size());
+  std::vector<std::string> files(groups.size()), error_files(groups.size());
+  const auto reps = repetition_groups(views);
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    std::string data;
+    std::string data, errors;
     for (const json* r : load_points(groups[i], world)) {
-      const auto p99 = num(*r, "latency_ms.p99");
+      auto p99 = num(*r, "latency_ms.p99");
       if (!p99) continue;
+      if (const auto iv = summary_over_repetitions(reps, r, "p99_ms")) {  // repetitions: their mean and interval
+        p99 = iv->mean;
+        errors += fmt::format("{} {} {} {}\n", num_or(*r, "offered_per_s", 0), iv->mean, iv->ci95_low, iv->ci95_high);
+        hi = std::max(hi, iv->ci95_high);
+      }
       data += fmt::format("{} {}\n", num_or(*r, "offered_per_s", 0), *p99);
       if (*p99 > 0) lo = lo == 0 ? *p99 : std::min(lo, *p99);
       hi = std::max(hi, *p99);
     }
     if (!data.empty()) files[i] = w.data(fmt::format("p99_{}.dat", i), data).string();
+    if (!errors.empty()) error_files[i] = w.data(fmt::format("p99_{}_errors.dat", i), errors).string();
   }
   const auto others = other_world_points(groups, world, w, "p99", "latency_ms.p99");
   std::vector<Panel> panels;
@@ -397,6 +427,9 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
     plots += others[i];
     plots += fmt::format("{} using 1:2 with linespoints lw 3 pt 7 ps 0.7 lc rgb '{}' title 'p99'", q(files[i]),
                          color(i));
+    if (!error_files[i].empty())
+      plots += fmt::format(", {} using 1:2:3:4 with yerrorbars pt 0 lw 1.5 lc rgb '#222222' title '95 % interval'",
+                           q(error_files[i]));
     panels.push_back({groups[i].strategy, plots, ""});
   }
   if (panels.empty()) {
@@ -549,7 +582,7 @@ Chart violations_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"violations.svg", "Partner violations per strategy",
           "Violations the partner (the oracle) counted at the headline load of each strategy and world, stacked "
           "by kind: the numbers of the verdict table. Counts that are not violations (ambiguous_commit, "
-          "retry_overlap, stale_token_rejected) are left out. Zero is the only acceptable height.",
+          "retry_overlap, overlap_abandoned, stale_token_rejected) are left out. Zero is the only acceptable height.",
           "", ""};
   const auto rows = headline_runs(views);
   const bool worlds = many_worlds(rows);

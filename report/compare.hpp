@@ -6,9 +6,15 @@
 // than max_ok_drop_pct, B's ok p99 rose by more than max_p99_rise_pct, or B
 // counted a violation kind that A did not (violations decided by the
 // report's one function: notes such as ambiguous_commit never count).
+// Repetitions (runs of a key that differ in their seed only, report/repetitions.hpp)
+// are compared by their means, and with repetitions on both sides a shift past a
+// threshold is flagged only when a two-sided Mann-Whitney U test gives p < 0.05
+// (the p-value is printed); with one run on a side the pair says so and, from the
+// observed cv of ok/s, how many repetitions would detect the threshold.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +31,8 @@ struct ComparedRun {
   nlohmann::json a, b;  // the two runs' figures: ok_per_s, p99_ms, violations, violation_kinds, pool_timeouts, probes_failed
   double ok_delta_pct = 0;
   double p99_delta_pct = 0;
+  // Two-sided Mann-Whitney U p-values of B against A, when both sides have repetitions.
+  std::optional<double> ok_p, p99_p;
   std::vector<std::string> regressions;  // one sentence each; empty = no regression
   std::vector<std::string> notes;        // settings that differ beyond the key, duplicates
 };

@@ -119,3 +119,56 @@ TEST(Compare, refuses_an_unknown_format_and_a_missing_set) {
 
 }  // namespace
 }  // namespace lockbench::report
+
+namespace lockbench::report {
+namespace {
+
+std::vector<json> repeated(const std::vector<double>& ok_per_s, int seed0) {
+  std::vector<json> out;
+  for (std::size_t i = 0; i < ok_per_s.size(); ++i) {
+    json r = fixtures::held_tx(20);
+    r["seed"] = seed0 + static_cast<int>(i);
+    r["throughput_ok_per_s"] = ok_per_s[i];
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(CompareSignificance, WithRepetitionsADropPastTheThresholdIsFlaggedOnlyWhenTheUTestAgrees) {
+  CompareOptions opt;
+  opt.max_ok_drop_pct = 5;
+  const auto a = repeated({20.1, 19.8, 20.3, 20.0, 19.9, 20.2, 20.05, 19.95, 20.15, 19.85}, 1);
+  // 8 % lower, every run below every baseline run: p = 0.00018 (scipy, core/stats_test.cpp).
+  const auto lower = repeated({18.5, 18.4, 18.6, 18.3, 18.55, 18.45, 18.65, 18.35, 18.5, 18.42}, 11);
+  const Comparison c = compare(a, lower, opt);
+  ASSERT_EQ(c.runs.size(), 1u);
+  ASSERT_TRUE(c.runs[0].ok_p.has_value());
+  EXPECT_NEAR(*c.runs[0].ok_p, 0.00018165114609146497, 1e-12);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NE(c.runs[0].regressions.at(0).find(", p = 0.000182"), std::string::npos) << c.runs[0].regressions.at(0);
+
+  // Noisy sets whose means differ by 13 %: past the threshold, inside the noise.
+  const auto wide_a = repeated({20, 30, 10, 25, 15}, 1), wide_b = repeated({17, 27, 9, 22, 12}, 11);
+  const Comparison n = compare(wide_a, wide_b, opt);
+  EXPECT_FALSE(n.regressed());
+  ASSERT_TRUE(n.runs[0].ok_p.has_value());
+  EXPECT_GE(*n.runs[0].ok_p, 0.05);
+  bool said = false;
+  for (const auto& note : n.runs[0].notes) said = said || note.find("within noise") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(CompareSignificance, OneRunASideSaysSoAndHowManyRepetitionsWouldTell) {
+  const auto a = repeated({20.0}, 1), b = repeated({17.0, 17.5, 18.0, 16.5}, 11);
+  const Comparison c = compare(a, b);
+  ASSERT_EQ(c.runs.size(), 1u);
+  EXPECT_FALSE(c.runs[0].ok_p.has_value());
+  EXPECT_TRUE(c.regressed());  // the threshold alone decides, as before
+  bool said = false;
+  for (const auto& note : c.runs[0].notes)
+    said = said || (note.find("no significance test") != std::string::npos && note.find("--repetitions ") != std::string::npos);
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace lockbench::report

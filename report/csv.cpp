@@ -1,6 +1,14 @@
 // summary.csv: one row per result, every contract number in its own column,
-// so a spreadsheet or pandas can take over from here.
+// so a spreadsheet or pandas can take over from here. With repetitions, each
+// row also carries its repetition and its set's aggregate (mean and 95 %
+// interval of every aggregated metric: report/repetitions.hpp).
+#include <algorithm>
+#include <map>
 #include <set>
+
+#include <fmt/format.h>
+
+#include "report/repetitions.hpp"
 
 #include "report/fields.hpp"
 #include "report/report.hpp"
@@ -44,11 +52,32 @@ std::string render_csv(const std::vector<nlohmann::json>& results) {
   // Settings keys are kebab-case and hold no dots, so "settings.<key>" stays a path.
   for (const auto& k : settings) columns.push_back("settings." + k);
 
+  // Only when some result is a repetition: other reports keep their columns.
+  const auto groups = repetition_groups(results);
+  std::map<const nlohmann::json*, std::string> aggregate_cells;
+  std::string aggregate_head;
+  if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.contains("repetition"); })) {
+    aggregate_head = ",repetition.index,repetition.of";
+    for (const auto& m : aggregated_metrics())
+      for (const char* part : {"mean", "ci95_low", "ci95_high"})
+        aggregate_head += fmt::format(",repetitions.{}.{}", m.name, part);
+    for (const auto& g : groups) {
+      std::string cells;
+      for (const auto& m : aggregated_metrics()) {
+        const auto sm = metric_summary(g, m.name);
+        cells += sm ? fmt::format(",{},{},{}", sm->mean, sm->ci95_low, sm->ci95_high) : std::string(",,,");
+      }
+      for (const auto* r : g.runs)
+        aggregate_cells[r] = "," + cell(*r, "repetition.index") + "," + std::to_string(g.runs.size()) + cells;
+    }
+  }
+
   std::string out;
   for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_quote(columns[i]);
-  out += "\n";
+  out += aggregate_head + "\n";
   for (const auto& r : results) {
     for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_quote(cell(r, columns[i]));
+    if (!aggregate_head.empty()) out += aggregate_cells[&r];
     out += "\n";
   }
   return out;

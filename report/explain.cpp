@@ -430,6 +430,19 @@ const std::vector<std::string>& strategy_names() {
   return names;
 }
 
+// A lock can hold and two calls still overlap at the partner: the oracle's overlap_abandoned.
+static std::string abandoned_call_text() {
+  return "When the partner's read timeout (--partner-read-timeout) is shorter than the partner's work, the "
+         "client gives up on a call that keeps running at the partner; after its last attempt the request "
+         "fails and releases the lock, and the next holder's call arrives while the abandoned one is still "
+         "running. The lock held: the oracle counts this as overlap_abandoned (a note, not overlap_person), "
+         "told apart by the attempt's timeout the client sends (X-Client-Timeout-Ms). The abandoned call may "
+         "still apply its effect later; a person it leaves split or with a lost promotion is counted as "
+         "abandoned_effect (an effect the service has no record of), not as person_split. The fix is an idempotency key (the retry and the next holder's call "
+         "become one effect) or a fencing token the partner enforces, not another lock; a read timeout above "
+         "the partner's worst case also ends it.";
+}
+
 std::string explain(std::string_view spec) {
   for (const auto& sc : scenario_registry())  // a scenario: its summary and its file's story
     if (sc.name == spec)
@@ -461,6 +474,7 @@ std::string explain(std::string_view spec) {
   for (const auto& [family, code] : java_shapes())
     if (family == info.family) out += "\nIn Spring/Java\n" + code_block(code);
   out += "\nHow it fails\n" + wrap(it.fails);
+  if (p.exclusion != Exclusion::none) out += "\nWhen the client gives up first\n" + wrap(abandoned_call_text());
   out += "\nChoose it\n" + wrap(it.choose);
   out += "\nDo not choose it\n" + wrap(it.avoid);
   return out;

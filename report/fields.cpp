@@ -87,19 +87,38 @@ std::vector<std::string> violation_kinds(const std::vector<json>& results) {
 KindClass classify_kind(std::string_view kind) {
   // partner-api.md: an ambiguous commit is counted, not a violation; a stale
   // token refused is the fencing doing its job; a request overlapping its own
-  // earlier attempt is the client's retry policy, not a lock failure.
-  static const std::set<std::string, std::less<>> notes = {"ambiguous_commit", "retry_overlap",
+  // earlier attempt is the client's retry policy, not a lock failure; nor is
+  // a call overlapping one its client had abandoned (overlap_abandoned: the fix
+  // is an idempotency key or fencing, see abandoned_call_fix()).
+  static const std::set<std::string, std::less<>> notes = {"ambiguous_commit", "retry_overlap", "overlap_abandoned",
                                                            "stale_token_rejected"};
   // Effects on one side only: the partner did it and the service never
   // recorded it (or the service recorded a payment the partner never took).
+  // abandoned_effect: an effect applied after its client gave up left the
+  // person corrupted; the service rolled back and has no record of it.
   static const std::set<std::string, std::less<>> orphans = {"orphan_charge", "db_partner_divergence",
-                                                             "paid_without_charge"};
+                                                             "paid_without_charge", "abandoned_effect"};
   if (notes.count(kind)) return KindClass::note;
   if (orphans.count(kind)) return KindClass::orphan;
   return KindClass::exclusion;
 }
 
 bool is_count_not_violation(std::string_view kind) { return classify_kind(kind) == KindClass::note; }
+
+std::string abandoned_call_fix(const json& result) {
+  const double n = num_or(result, "partner.violations.overlap_abandoned", 0);
+  const double effects = num_or(result, "partner.violations.abandoned_effect", 0);
+  if (n <= 0 && effects <= 0) return "";
+  std::string text = fmt::format(
+      "{} call(s) arrived while another request's call was still running at the partner after its client had "
+      "given up on it (read timeout shorter than the partner's work): the lock held",
+      fmt(n, 0));
+  if (effects > 0)
+    text += fmt::format(", and {} person(s) were left corrupted by effects applied after their client gave up "
+                        "(abandoned_effect, among the orphan effects)",
+                        fmt(effects, 0));
+  return text + "; fix with an idempotency key or a fencing token, not another lock";
+}
 
 Violations violations_of(const json& result) {
   Violations v;

@@ -40,10 +40,12 @@ std::vector<std::string> violation_kinds(const std::vector<json>& results);
 enum class KindClass {
   exclusion,  // two requests were inside the critical section at once, or its effects disagree
   orphan,     // an external effect the service has no record of (or the reverse)
-  note,       // counted, not a violation (ambiguous_commit, retry_overlap, stale_token_rejected)
+  note,       // counted, not a violation (ambiguous_commit, retry_overlap, overlap_abandoned, stale_token_rejected)
 };
 KindClass classify_kind(std::string_view kind);
 bool is_count_not_violation(std::string_view kind);  // classify_kind(kind) == note
+// The sentence that names overlap_abandoned and its fix; "" when the run counted none.
+std::string abandoned_call_fix(const json& result);
 
 // A run's violations, decided once: every section, chart and `compare` reads
 // this, so their counts always agree.

@@ -7,6 +7,7 @@
 
 #include "report/documents.hpp"
 #include "report/fields.hpp"
+#include "report/knee.hpp"
 #include "report/sections.hpp"
 #include "report/sequence.hpp"
 
@@ -103,6 +104,7 @@ std::string html(const std::vector<json>& views, const ReportOptions& options, c
   }
   h += "</div>\n";
   if (auto note = time_scale_note(views); !note.empty()) h += "<p class=\"note\">" + html_escape(note) + "</p>\n";
+  h += knees_html(options.knees);
 
   h += "<h2>Charts</h2>\n";
   for (std::size_t i = 0; i < charts.size(); ++i) {

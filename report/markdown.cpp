@@ -4,6 +4,7 @@
 
 #include "report/documents.hpp"
 #include "report/fields.hpp"
+#include "report/knee.hpp"
 #include "report/sections.hpp"
 #include "report/sequence.hpp"
 
@@ -41,6 +42,7 @@ std::string markdown(const std::vector<json>& views, const ReportOptions& option
   md += verdict_table(views).markdown() + "\n";
   md += "### What the runs show\n\n" + verdict_paragraphs(views);
   if (auto note = time_scale_note(views); !note.empty()) md += note + "\n\n";
+  md += knees_markdown(options.knees);
 
   md += "## Charts\n\n";
   if (charts.empty()) md += "Charts are in report.html.\n\n";

@@ -17,6 +17,8 @@ struct ReportOptions {
   // place in the page says why it is missing; the report is still written.
   bool charts = true;
   std::string gnuplot = "gnuplot";  // executable, looked up on PATH
+  // `sweep --knee-p99`'s knees.json (report/knee.hpp), shown after the verdict; null = none.
+  nlohmann::json knees;
 };
 
 // Reads result JSON files (each file: one result object or an array of them)

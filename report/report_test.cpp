@@ -532,3 +532,61 @@ TEST(ReportComparison, the_crash_row_gives_each_worlds_recovery_in_configured_un
 
 }  // namespace
 }  // namespace lockbench::report
+
+namespace lockbench::report {
+namespace {
+
+// Runs of one strategy that differ in their seed only: repetitions.
+std::vector<json> repetitions_of(const std::string& strategy, const std::vector<double>& ok_per_s) {
+  std::vector<json> out;
+  for (std::size_t i = 0; i < ok_per_s.size(); ++i) {
+    json r = fixtures::base_result(strategy, 20, 4);
+    r["seed"] = 100 + static_cast<int>(i);
+    r["repetition"] = {{"index", i}, {"of", ok_per_s.size()}, {"base_seed", 100}};
+    r["throughput_ok_per_s"] = ok_per_s[i];
+    r["latency_ok_ms"] = {{"p50", 100.0}, {"p99", 400.0 + 10 * static_cast<double>(i)}};
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(ReportUncertainty, AnAbandonedOverlapIsANoteWithItsFixAndExclusionStillHolds) {
+  json r = fixtures::base_result("held-tx:wait", 2, 400);
+  r["partner"]["violations"]["overlap_abandoned"] = 3;
+  const std::string md = render_markdown({r});
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  const auto& cell = v.rows.at(0)[v.column("exclusion held?")];
+  EXPECT_EQ(cell.rfind("✅", 0), 0u) << cell;
+  EXPECT_NE(cell.find("overlap_abandoned 3"), std::string::npos) << cell;
+  EXPECT_NE(cell.find("idempotency key or a fencing token"), std::string::npos) << cell;
+  r["partner"]["violations"]["overlap_person"] = 1;  // a live overlap still fails exclusion
+  const MdTable w = md_table(render_markdown({r}), "| strategy | world | offered /s | exclusion held? |");
+  EXPECT_EQ(w.rows.at(0)[w.column("exclusion held?")].rfind("❌ 1 (overlap_person 1)", 0), 0u);
+}
+
+TEST(ReportUncertainty, RepetitionsReadAsMeanAndIntervalAndAFastestInsideTheNoiseIsSaidSo) {
+  auto results = repetitions_of("row-lease", {18.6, 18.8, 18.7});
+  for (auto& r : repetitions_of("advisory-xact:try", {18.5, 18.7, 18.9})) results.push_back(r);
+  const std::string md = render_markdown(results);
+  const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
+  ASSERT_EQ(v.rows.size(), 2u);
+  const auto& ok = v.rows.at(0)[v.column("ok /s of offered")];
+  EXPECT_EQ(ok.rfind("18.70 ± 0.25 of 20", 0), 0u) << ok;  // t(0.975, 2) * 0.1 / sqrt(3) = 0.248
+  EXPECT_NE(ok.find("n=3"), std::string::npos) << ok;
+  EXPECT_NE(v.rows.at(0)[v.column("ok p99")].find(" ± "), std::string::npos);
+  EXPECT_NE(md.find("within noise of `advisory-xact:try`"), std::string::npos) << md;
+
+  // Far apart: the lead is outside the noise.
+  auto apart = repetitions_of("row-lease", {18.6, 18.8, 18.7});
+  for (auto& r : repetitions_of("advisory-xact:try", {12.0, 12.1, 12.2})) apart.push_back(r);
+  const std::string md2 = render_markdown(apart);
+  EXPECT_EQ(md2.find("within noise"), std::string::npos);
+  EXPECT_NE(md2.find("was `row-lease` (outside the others' 95 % intervals of ok/s)"), std::string::npos) << md2;
+
+  const std::string csv = render_csv(results);
+  EXPECT_NE(csv.find("repetition.index,repetition.of,repetitions.ok_per_s.mean"), std::string::npos);
+  EXPECT_EQ(render_csv({fixtures::held_tx(5)}).find("repetition"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockbench::report

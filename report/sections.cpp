@@ -8,10 +8,30 @@
 #include <fmt/format.h>
 
 #include "report/fields.hpp"
+#include "report/repetitions.hpp"
 
 namespace lockbench::report::detail {
 
 namespace {
+
+// The repetitions of a headline run among the views (report/repetitions.hpp): a
+// figure of a run with repetitions is their mean with its 95 % interval.
+class Repetitions {
+ public:
+  explicit Repetitions(const std::vector<json>& views) : groups_(repetition_groups(views)) {}
+  // The run's set when it has more than one run; nullptr otherwise.
+  const RepetitionGroup* of(const json* r) const {
+    for (const auto& g : groups_)
+      if (g.runs.size() > 1 && std::find(g.runs.begin(), g.runs.end(), r) != g.runs.end()) return &g;
+    return nullptr;
+  }
+  std::optional<stats::Summary> summary(const json* r, std::string_view metric) const {
+    return summary_over_repetitions(groups_, r, metric);
+  }
+
+ private:
+  std::vector<RepetitionGroup> groups_;
+};
 
 std::string count(const json& r, std::string_view path) { return fmt(num(r, path), 0); }
 
@@ -126,6 +146,7 @@ std::string exclusion_cell(const json& r) {
     cell = fmt::format("❌ {} ({})", fmt(excl, 0), kinds_text(kinds, 2));
   }
   if (!v.note_kinds.empty()) cell += "; notes, not violations: " + kinds_text(v.note_kinds);
+  if (const auto fix = abandoned_call_fix(r); !fix.empty()) cell += " (" + fix + ")";
   if (has_faults(r)) cell += " (fault run)";
   return cell;
 }
@@ -170,17 +191,27 @@ Table verdict_table(const std::vector<json>& views) {
                         "ok /s of Little's-law ceiling", "ok p99", "lease steals", "leaked locks", "orphan effects"})
     t.headers.push_back(h);
   t.numeric.assign(t.headers.size(), false);
+  const Repetitions reps(views);
   for (const auto& h : headline_runs(views)) {
     const json& r = *h.run;
     std::vector<std::string> row = {h.strategy, world_label(r)};
     if (!one_scenario) row.push_back(h.scenario);
     row.push_back(fmt(num(r, "offered_per_s")) + (h.off_headline ? " (not at the headline load)" : ""));
-    row.push_back(exclusion_cell(r));
+    std::string excl = exclusion_cell(r);
+    if (const auto v = reps.summary(&r, "violations"); v && v->mean > 0)
+      excl += fmt::format(" (over {} repetitions: {} a run)", v->n, plus_minus(*v, 1));
+    row.push_back(excl);
     row.push_back(pool_cell(r));
-    row.push_back(fmt::format("{} of {} ({})", fmt(num(r, "throughput_ok_per_s"), 2), fmt(num(r, "offered_per_s")),
-                              pct(num_or(r, "throughput_ok_per_s", 0), num_or(r, "offered_per_s", 0))));
+    const auto ok = reps.summary(&r, "ok_per_s");
+    const double ok_mean = ok ? ok->mean : num_or(r, "throughput_ok_per_s", 0);
+    row.push_back(fmt::format("{} of {} ({}){}", ok ? plus_minus(*ok, 2) : fmt(num(r, "throughput_ok_per_s"), 2),
+                              fmt(num(r, "offered_per_s")), pct(ok_mean, num_or(r, "offered_per_s", 0)),
+                              ok ? fmt::format(", n={}", ok->n) : std::string()));
     row.push_back(ceiling_cell(r));
-    row.push_back(duration_text(ok_latency(r, "p99")));
+    if (const auto p99 = reps.summary(&r, "latency_ok_ms.p99"))
+      row.push_back(duration_text(p99->mean) + " ± " + duration_text(p99->half_width()));
+    else
+      row.push_back(duration_text(ok_latency(r, "p99")));
     row.push_back(count(r, "locks.lease_steals"));
     row.push_back(leaks_cell(r));
     row.push_back(orphan_cell(r));
@@ -191,6 +222,7 @@ Table verdict_table(const std::vector<json>& views) {
 
 std::string verdict_paragraphs(const std::vector<json>& views) {
   const auto rows = headline_runs(views);
+  const Repetitions reps(views);
   std::vector<std::string> worlds;
   for (const auto& h : rows)
     if (std::find(worlds.begin(), worlds.end(), h.world + "\n" + h.scenario) == worlds.end())
@@ -207,14 +239,16 @@ std::string verdict_paragraphs(const std::vector<json>& views) {
                                 num_or(first, "time_scale", 1) != 1 ? ", figures in configured units" : "");
     std::vector<std::string> clean, dry, racy, both;
     std::vector<double> clean_ok, dry_ok, dry_ratio, racy_v, both_v;
+    std::vector<std::optional<stats::Summary>> clean_interval;  // ok/s over repetitions, when there are some
     double dry_timeouts = 0, dry_probes = 0, dry_probe_total = 0;
     std::map<std::string, double> racy_kinds;
     for (const Headline* h : in) {
       const json& r = *h->run;
       const Violations v = violations_of(r);
       const bool excl = v.exclusion == 0, pool = pool_safe(r);
-      const double ok = num_or(r, "throughput_ok_per_s", 0);
-      if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok);
+      const auto interval = reps.summary(&r, "ok_per_s");  // with repetitions: their mean, as the table shows
+      const double ok = interval ? interval->mean : num_or(r, "throughput_ok_per_s", 0);
+      if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok), clean_interval.push_back(interval);
       if (excl && !pool) {
         dry.push_back(h->strategy), dry_ok.push_back(ok);
         if (auto c = num(r, "prediction.littles_law_ceiling_per_s"); c && *c > 0 && holds_connection(r))
@@ -275,7 +309,20 @@ std::string verdict_paragraphs(const std::vector<json>& views) {
     if (clean.empty()) sentences.push_back("no strategy both held exclusion and kept the pool at this load");
     else if (clean.size() > 1) {
       const auto best = std::max_element(clean_ok.begin(), clean_ok.end()) - clean_ok.begin();
-      sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`", clean[best]));
+      // With repetitions, a lead inside the noise is said as such: the other intervals that overlap the best's.
+      std::vector<std::string> tied;
+      if (const auto& b = clean_interval[best])
+        for (std::size_t i = 0; i < clean.size(); ++i)
+          if (static_cast<std::ptrdiff_t>(i) != best && clean_interval[i] &&
+              clean_interval[i]->ci95_high >= b->ci95_low && b->ci95_high >= clean_interval[i]->ci95_low)
+            tied.push_back(clean[i]);
+      if (tied.empty())
+        sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`{}", clean[best],
+                                        clean_interval[best] ? " (outside the others' 95 % intervals of ok/s)" : ""));
+      else
+        sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`, but its ok/s is within "
+                                        "noise of {} (their 95 % intervals overlap)",
+                                        clean[best], names(tied)));
     }
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       std::string s = sentences[i];
@@ -377,7 +424,9 @@ std::string uncounted_kinds_note(const std::vector<json>& views) {
   std::string note;
   if (!zero.empty()) note += "Violation kinds the partner checks, counted 0 in every run: " + zero + ". ";
   note += "Counted as notes, not violations: ambiguous_commit (a commit whose answer was lost), retry_overlap "
-          "(a request overlapping its own retry), stale_token_rejected (fencing refusing a stale holder).";
+          "(a request overlapping its own retry), overlap_abandoned (a call overlapping another request's call that "
+          "its client had already abandoned: the lock held, the client's timeout is shorter than the partner's "
+          "work; fix with an idempotency key or fencing), stale_token_rejected (fencing refusing a stale holder).";
   return note;
 }
 

@@ -120,6 +120,7 @@ void PartnerFront::Attempt::await_suspend(std::coroutine_handle<> h) {
   tags.op_id = call->op_id;
   tags.op_step = call->op_step;
   tags.fencing_token = call->fencing_token;
+  tags.client_timeout = f.client_timeout_;  // as the real client's X-Client-Timeout-Ms
   tags.idempotency_key.assign(call->idempotency_key);
   const partner::Plan plan = f.model_.arrive(view_of(*call), tags, t);
 

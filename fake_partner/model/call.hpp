@@ -42,6 +42,10 @@ struct Tags {
   std::optional<std::uint64_t> fencing_token; // X-Fencing-Token
   std::string idempotency_key;                // Idempotency-Key ("" = none)
   std::string tenant = "default";             // rate limits and idempotency keys are per tenant
+  // X-Client-Timeout-Ms: how long the client waits for this answer (its read timeout). The
+  // oracle only reads it: a call older than this was abandoned by its client, which then may
+  // have released its lock while the call still runs here (overlap_abandoned, not overlap_person).
+  std::optional<Duration> client_timeout;
 };
 
 // Typed arguments, one struct for every endpoint; unused fields stay empty.

@@ -28,7 +28,8 @@ std::int64_t integer_at(const json& j, const std::string& path) {
 }  // namespace
 
 bool is_violation_kind(std::string_view kind) {
-  return kind != "retry_overlap" && kind != "ambiguous_commit" && kind != "stale_token_rejected";
+  return kind != "retry_overlap" && kind != "overlap_abandoned" && kind != "ambiguous_commit" &&
+         kind != "stale_token_rejected";
 }
 
 std::int64_t CheckReport::count(std::string_view kind) const {

@@ -12,15 +12,22 @@
 
 namespace lockbench::partner {
 
-// Every kind counted by the oracle, in report order. The last three are
+// Every kind counted by the oracle, in report order. The last four are
 // counted but are not violations: retry_overlap (a request's own retry
 // overlapping its earlier attempt: the client's retry policy at work),
-// ambiguous_commit and stale_token_rejected.
+// overlap_abandoned (a mutation arriving while another operation's call is
+// still running although its client had already given up on it: the lock
+// held, the client's timeout is shorter than the partner's work; the fix is an
+// idempotency key or fencing, not another lock), ambiguous_commit and
+// stale_token_rejected. abandoned_effect is a violation: a person found split
+// or with its promotion lost after an effect the partner applied past its
+// client's timeout (the client had given up, the service rolled back): counted
+// instead of person_split / lost_promotion, since no lock could have prevented it.
 inline constexpr std::string_view kCheckKinds[] = {
-    "user_malformed",  "person_split",       "lost_promotion", "overlap_person",      "flow_interleaving",
+    "user_malformed",  "person_split",       "lost_promotion", "abandoned_effect", "overlap_person",      "flow_interleaving",
     "db_partner_divergence", "double_charge", "order_overlap", "orphan_charge",       "paid_without_charge",
     "overdrawn",       "balance_divergence", "duplicate_reward", "claim_divergence",  "retry_overlap",
-    "ambiguous_commit", "stale_token_rejected"};
+    "overlap_abandoned", "ambiguous_commit", "stale_token_rejected"};
 // False for the kinds that are counted but are not violations.
 bool is_violation_kind(std::string_view kind);
 
@@ -71,7 +78,7 @@ struct CheckReport {
   double corrupted_ms_max = 0;    // longest a person stayed split or lost its promotion (model time)
   double corrupted_ms_total = 0;  // summed over persons and stretches; open stretches run to `now`
   std::vector<Violation> violations;  // at most kMaxViolations listed; counts keep counting
-  std::vector<Violation> notes;       // retry_overlap, listed with request ids; at most kMaxViolations
+  std::vector<Violation> notes;       // retry_overlap, overlap_abandoned, listed with request ids; at most kMaxViolations
 
   static constexpr std::size_t kMaxViolations = 1000;
   std::int64_t count(std::string_view kind) const;

@@ -55,6 +55,100 @@ TEST(Retries, TwoOperationsInFlightOnOnePersonAreStillAnOverlap) {
   EXPECT_EQ(r.max_inflight_per_person, 2);
 }
 
+Tags timed(std::uint64_t op_id, int step, int timeout_ms) {
+  Tags t = op(op_id, step);
+  t.client_timeout = milliseconds(timeout_ms);
+  return t;
+}
+
+TEST(AbandonedCalls, AMutationArrivingAfterAnotherOperationsClientGaveUpIsOverlapAbandonedNotOverlapPerson) {
+  Harness h;
+  Partner& p = h.partner;
+  // Op 1's client waits 1 s; the partner works 4 s. At 1.5 s op 1 has given up (and released its lock): op 2 arrives.
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(0));
+  const Plan b = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(2, 1, 1000), milliseconds(1500));
+  p.execute(a.call_id, milliseconds(2000));
+  p.execute(b.call_id, milliseconds(3500));
+  p.complete(a.call_id, milliseconds(4000), Delivery::lost);
+  p.complete(b.call_id, milliseconds(5500), Delivery::lost);
+  const CheckReport r = p.check(milliseconds(6000));
+  EXPECT_EQ(r.count("overlap_abandoned"), 1);
+  EXPECT_EQ(r.count("overlap_person"), 0);
+  EXPECT_TRUE(listed(r.notes, "overlap_abandoned", 1));
+  EXPECT_TRUE(listed(r.notes, "overlap_abandoned", 2));
+  for (const auto& v : r.violations) EXPECT_NE(v.kind, "overlap_abandoned");
+  EXPECT_FALSE(is_violation_kind("overlap_abandoned"));
+  bool names_fix = false;
+  for (const auto& n : r.notes) names_fix = names_fix || n.detail.find("idempotency key") != std::string::npos;
+  EXPECT_TRUE(names_fix);
+}
+
+TEST(AbandonedCalls, AMutationArrivingWhileAnotherOperationsClientStillWaitsIsOverlapPerson) {
+  Harness h;
+  Partner& p = h.partner;
+  // Same calls, but op 2 arrives at 0.5 s, inside op 1's timeout: two holders at once.
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(0));
+  const Plan b = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(2, 1, 1000), milliseconds(500));
+  for (auto id : {a.call_id, b.call_id}) p.execute(id, milliseconds(2000));
+  for (auto id : {a.call_id, b.call_id}) p.complete(id, milliseconds(4000), Delivery::lost);
+  const CheckReport r = p.check(milliseconds(6000));
+  EXPECT_EQ(r.count("overlap_person"), 1);
+  EXPECT_EQ(r.count("overlap_abandoned"), 0);
+}
+
+TEST(AbandonedCalls, OneLiveCallAmongAbandonedOnesMakesItOverlapPerson) {
+  Harness h;
+  Partner& p = h.partner;
+  // Op 1 gave up on its first attempt but its retry (sent at 1.1 s) is still awaited when op 2 arrives.
+  const Plan first = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(0));
+  const Plan retry = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(1100));
+  const Plan b = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(2, 1, 1000), milliseconds(1500));
+  for (auto id : {first.call_id, retry.call_id, b.call_id}) p.execute(id, milliseconds(3000));
+  for (auto id : {first.call_id, retry.call_id, b.call_id}) p.complete(id, milliseconds(6000), Delivery::lost);
+  const CheckReport r = p.check(milliseconds(7000));
+  EXPECT_EQ(r.count("overlap_person"), 1);
+  EXPECT_EQ(r.count("overlap_abandoned"), 0);
+  EXPECT_EQ(r.count("retry_overlap"), 1);
+}
+
+TEST(AbandonedCalls, ACallWithoutAClientTimeoutIsNeverTakenForAbandoned) {
+  Harness h;
+  Partner& p = h.partner;
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), op(1, 1), milliseconds(0));
+  const Plan b = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(2, 1, 1000), milliseconds(60'000));
+  for (auto id : {a.call_id, b.call_id}) p.execute(id, milliseconds(60'001));
+  for (auto id : {a.call_id, b.call_id}) p.complete(id, milliseconds(60'002));
+  EXPECT_EQ(p.check(milliseconds(60'003)).count("overlap_person"), 1);
+}
+
+TEST(AbandonedCalls, ASplitLeftByAnEffectAppliedAfterItsClientGaveUpIsAbandonedEffectNotPersonSplit) {
+  for (const bool told : {true, false}) {
+    Harness h;
+    Partner& p = h.partner;
+    // Step 1 of op 1 applies at 2 s; its client gave up at 1 s and never sends step 2: the person stays split.
+    const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), told ? timed(1, 1, 1000) : op(1, 1),
+                            milliseconds(0));
+    EXPECT_TRUE(p.execute(a.call_id, milliseconds(2000)).applied);
+    p.complete(a.call_id, milliseconds(4000), Delivery::lost);
+    const CheckReport r = p.check(milliseconds(5000));
+    EXPECT_EQ(r.count("abandoned_effect"), told ? 1 : 0) << told;
+    EXPECT_EQ(r.count("person_split"), told ? 0 : 1) << told;
+    EXPECT_TRUE(is_violation_kind("abandoned_effect"));
+  }
+}
+
+TEST(AbandonedCalls, AnEffectAppliedInTimeButAnsweredAfterTheClientGaveUpIsAbandonedEffectToo) {
+  Harness h;
+  Partner& p = h.partner;
+  // Applied at 500 ms, answered at 1.5 s: the client waiting 1 s never heard of it.
+  const Plan a = p.arrive(Call::unlink("auth0|u1", "google-oauth2|u1"), timed(1, 1, 1000), milliseconds(0));
+  EXPECT_TRUE(p.execute(a.call_id, milliseconds(500)).applied);
+  p.complete(a.call_id, milliseconds(1500), Delivery::lost);
+  const CheckReport r = p.check(milliseconds(2000));
+  EXPECT_EQ(r.count("abandoned_effect"), 1);
+  EXPECT_EQ(r.count("person_split"), 0);
+}
+
 TEST(Retries, UntaggedCallsKeepCountingAsOverlaps) {
   Harness h;
   Partner& p = h.partner;

@@ -18,12 +18,12 @@ std::string ops_text(const std::vector<std::uint64_t>& ops) {
 }
 
 // Operations mutating one person at once: a retry shares its operation's id; untagged calls count one each.
-std::int64_t distinct_ops(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& inflight) {
+std::int64_t distinct_ops(const std::vector<MutationInFlight>& inflight) {
   std::int64_t n = 0;
   for (std::size_t i = 0; i < inflight.size(); ++i) {
-    const auto op = inflight[i].second;
+    const auto op = inflight[i].op;
     bool seen = false;
-    for (std::size_t j = 0; j < i && op != 0; ++j) seen = seen || inflight[j].second == op;
+    for (std::size_t j = 0; j < i && op != 0; ++j) seen = seen || inflight[j].op == op;
     n += seen ? 0 : 1;
   }
   return n;
@@ -36,7 +36,7 @@ void Partner::Impl::record(Kind k, std::string subject, std::string detail, std:
   ++counts[static_cast<int>(k)];
   // ambiguous commits and fenced-off calls are counted, not listed; retries are listed apart.
   if (k == Kind::ambiguous_commit || k == Kind::stale_token_rejected) return;
-  auto& list = k == Kind::retry_overlap ? notes : violations;
+  auto& list = is_note(k) ? notes : violations;
   if (list.size() >= CheckReport::kMaxViolations) return;
   list.push_back({std::string(kCheckKinds[static_cast<int>(k)]), std::move(subject), std::move(detail), std::move(ops)});
 }
@@ -48,32 +48,39 @@ std::vector<std::uint64_t> Partner::Impl::recent_ops(int p) const {
   return {ops.begin(), ops.end()};
 }
 
-void Partner::Impl::witness_arrival(InFlight& f) {
+void Partner::Impl::witness_arrival(InFlight& f, Duration now) {
   if (!is_mutation(f.call.endpoint)) return;
   const std::uint64_t op = f.tags.op_id;
   const bool registers = f.door != Door::rate_limited;  // answered at the door: in flight for no time
+  if (f.tags.client_timeout) f.abandoned_at = now + *f.tags.client_timeout;
   for (int p : f.persons) {
     if (p < 0) continue;
     auto& w = persons[p];
     // Only another operation's mutation is an overlap; the same operation's earlier attempt
     // still in flight is its client retrying (untagged calls are always another operation).
-    std::size_t other_count = 0;
+    // Another operation's call whose client has given up (its timeout has passed) no longer
+    // means that two holders are inside the lock: it is overlap_abandoned, not overlap_person.
+    std::size_t live = 0, abandoned = 0;
     bool own_retry = false;
     for (const auto& c : w.inflight) {
-      if (op != 0 && c.second == op) own_retry = true;
-      else ++other_count;
+      if (op != 0 && c.op == op) own_retry = true;
+      else ++(c.abandoned_at <= now ? abandoned : live);
     }
-    if (other_count > 0 && !listed(Kind::overlap_person)) {
-      count(Kind::overlap_person);
-    } else if (other_count > 0) {
+    const Kind overlap = live > 0 ? Kind::overlap_person : Kind::overlap_abandoned;
+    if (live + abandoned > 0 && !listed(overlap)) {
+      count(overlap);
+    } else if (live + abandoned > 0) {
       std::vector<std::uint64_t> others;
       for (const auto& c : w.inflight)
-        if (op == 0 || c.second != op) others.push_back(c.second);
+        if (op == 0 || c.op != op) others.push_back(c.op);
       std::vector<std::uint64_t> ops{op};
       ops.insert(ops.end(), others.begin(), others.end());
-      record(Kind::overlap_person, person_name(p),
-             "a mutation (op " + std::to_string(op) + ") arrived while " + ops_text(others) + " was in flight",
-             std::move(ops));
+      const std::string detail =
+          live > 0 ? "a mutation (op " + std::to_string(op) + ") arrived while " + ops_text(others) + " was in flight"
+                   : "a mutation (op " + std::to_string(op) + ") arrived while " + ops_text(others) +
+                         " was still running at the partner, abandoned by its client (past its timeout); the lock "
+                         "held: fix with an idempotency key or a fencing token, not another lock";
+      record(overlap, person_name(p), detail, std::move(ops));
     }
     if (own_retry && !listed(Kind::retry_overlap))
       count(Kind::retry_overlap);
@@ -83,7 +90,7 @@ void Partner::Impl::witness_arrival(InFlight& f) {
     // A promotion between its steps no longer holds the person alone once another operation mutates it.
     std::erase_if(w.between_steps, [&](std::uint64_t o) { return op == 0 || o != op; });
     if (registers) {
-      w.inflight.emplace_back(f.plan.call_id, op);
+      w.inflight.push_back({f.plan.call_id, op, f.abandoned_at});
       max_inflight_per_person = std::max(max_inflight_per_person, distinct_ops(w.inflight));
     }
     if (f.tags.fencing_token) w.max_token = std::max(w.max_token.value_or(0), *f.tags.fencing_token);
@@ -131,6 +138,7 @@ void Partner::Impl::witness_effect(InFlight& f, const Reply& r) {
     if (r.applied) {
       ++w.commit_seq;
       w.recent[w.commit_seq % PersonWatch::kRecent] = {w.commit_seq, op};
+      w.abandoned_effect = w.abandoned_effect || f.late;
     }
     if (op == 0) continue;
     if (e == Endpoint::auth0_unlink && f.tags.op_step == 1) {
@@ -184,7 +192,7 @@ void Partner::Impl::witness_effect(InFlight& f, const Reply& r) {
 
 void Partner::Impl::person_left(int p, std::uint64_t call_id, Duration now, bool tagged) {
   auto& w = persons[p];
-  const auto left = std::erase_if(w.inflight, [&](const auto& c) { return c.first == call_id; });
+  const auto left = std::erase_if(w.inflight, [&](const auto& c) { return c.call_id == call_id; });
   // A quiet point: the last registered mutation left and no promotion is between its steps.
   // Untagged calls carry no operation boundaries: their persons are judged at check() only.
   if (left == 0 || !tagged || !w.inflight.empty() || !w.between_steps.empty()) return;
@@ -197,30 +205,36 @@ void Partner::Impl::judge_quiet(int p, Duration now) {
   const bool split = ids.split(p);
   const bool lost = !split && w.has_promotion && ids.primary_of(p) != w.promotion_target;
   // A stretch of corruption counts once, when a quiet point first finds it; later traffic that
-  // heals it does not take the count back.
-  if (split && !w.split_flagged && !listed(Kind::person_split)) {
-    count(Kind::person_split);
+  // heals it does not take the count back. Corruption left by an effect applied after its client
+  // gave up is abandoned_effect: the lock held, the client's timeout was shorter than the work.
+  const Kind split_kind = w.abandoned_effect ? Kind::abandoned_effect : Kind::person_split;
+  const Kind lost_kind = w.abandoned_effect ? Kind::abandoned_effect : Kind::lost_promotion;
+  const std::string late = w.abandoned_effect ? " (after an effect applied past its client's timeout)" : "";
+  if (split && !w.split_flagged && !listed(split_kind)) {
+    count(split_kind);
   } else if (split && !w.split_flagged) {
     std::set<std::string> users;
     for (auto id : ids.person_identities(p)) users.insert(ids.key(ids.owner(id)));
     std::string list;
     for (const auto& u : users) list += (list.empty() ? "" : ", ") + u;
-    record(Kind::person_split, person_name(p),
-           "when its calls ended, its identities were held by " + std::to_string(users.size()) + " users: " + list,
+    record(split_kind, person_name(p),
+           "when its calls ended, its identities were held by " + std::to_string(users.size()) + " users: " + list +
+               late,
            recent_ops(p));
   }
   w.split_flagged = split;
   if (lost && w.lost_flagged_op != w.promotion_op) {
-    if (!listed(Kind::lost_promotion))
-      count(Kind::lost_promotion);
+    if (!listed(lost_kind))
+      count(lost_kind);
     else
-      record(Kind::lost_promotion, person_name(p),
+      record(lost_kind, person_name(p),
              "when its calls ended, the primary was " + ids.key(ids.primary_of(p)) +
                  " but the promotion that finished last (op " + std::to_string(w.promotion_op) + ") made it " +
-                 ids.key(w.promotion_target),
+                 ids.key(w.promotion_target) + late,
              {w.promotion_op});
     w.lost_flagged_op = w.promotion_op;  // each promotion is counted lost at most once
   }
+  if (!(split || lost)) w.abandoned_effect = false;  // whole again: a later stretch starts afresh
   if ((split || lost) && !w.corrupt_since) w.corrupt_since = now;
   if (!(split || lost) && w.corrupt_since) {
     const Duration d = now - *w.corrupt_since;
@@ -362,12 +376,12 @@ CheckReport Partner::check(Duration now, const CheckInput& input) {
       for (auto id : m.ids.person_identities(p)) users.insert(m.ids.key(m.ids.owner(id)));
       std::string list;
       for (const auto& u : users) list += (list.empty() ? "" : ", ") + u;
-      add(Kind::person_split, m.person_name(p),
+      add(w.abandoned_effect ? Kind::abandoned_effect : Kind::person_split, m.person_name(p),
           "with nothing in flight, its identities are held by " + std::to_string(users.size()) + " users: " + list,
           m.recent_ops(p));
     }
     if (!split && w.has_promotion && m.ids.primary_of(p) != w.promotion_target && w.lost_flagged_op != w.promotion_op)
-      add(Kind::lost_promotion, m.person_name(p),
+      add(w.abandoned_effect ? Kind::abandoned_effect : Kind::lost_promotion, m.person_name(p),
           "primary is " + m.ids.key(m.ids.primary_of(p)) + " but the promotion that finished last (op " +
               std::to_string(w.promotion_op) + ") made it " + m.ids.key(w.promotion_target),
           {w.promotion_op});

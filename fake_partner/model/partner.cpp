@@ -167,7 +167,7 @@ Plan Partner::arrive(const CallView& call, const Tags& tags, Duration now) {
     if (f.plan.fault.any()) ++m.metrics.faults[ei][static_cast<int>(f.plan.fault.kind)];
     m.decide_door(f, tags, now);
   }
-  m.witness_arrival(f);
+  m.witness_arrival(f, now);
   return f.plan;
 }
 
@@ -249,7 +249,10 @@ void Partner::execute(std::uint64_t call_id, Duration now, Reply& r) {
     }  // hang, reset, garbage before the effect: no answer (status 0)
   } else {
     switch (f.door) {
-      case Door::execute: m.run_effect(f, r); break;
+      case Door::execute:
+        f.late = now >= f.abandoned_at;  // its client had given up: an effect nobody will hear of
+        m.run_effect(f, r);
+        break;
       case Door::idem_in_use: r.status = 409; r.error = Error::idempotency_key_in_use; break;
       case Door::idem_mismatch: r.status = 400; r.error = Error::idempotency_error; break;
       case Door::idem_too_long: r.status = 400; r.error = Error::idempotency_key_too_long; break;
@@ -286,8 +289,13 @@ void Partner::complete(std::uint64_t call_id, Duration now, Delivery delivery) {
   if (f.applied && (answer_lost || error_after))
     m.record(Kind::ambiguous_commit, std::string(endpoint_name(f.call.endpoint)),
              "call " + std::to_string(call_id) + " changed state but its answer was lost", {f.tags.op_id});
+  // Applied, but its answer left after the client had given up: the client never heard of it.
+  const bool unheard = f.applied && now > f.abandoned_at;
   for (int p : f.persons)
-    if (p >= 0) m.person_left(p, call_id, now, f.tags.op_id != 0);
+    if (p >= 0) {
+      if (unheard) m.persons[p].abandoned_effect = true;
+      m.person_left(p, call_id, now, f.tags.op_id != 0);
+    }
   if (f.order_execution) {
     auto& ex = m.orders[f.call.order_id].executing;
     std::erase_if(ex, [&](const auto& c) { return c.first == call_id; });

@@ -23,11 +23,11 @@ namespace lockbench::partner {
 
 // Index of each kind in kCheckKinds, for the counters.
 enum class Kind : std::uint8_t {
-  user_malformed, person_split, lost_promotion, overlap_person, flow_interleaving, db_partner_divergence,
+  user_malformed, person_split, lost_promotion, abandoned_effect, overlap_person, flow_interleaving, db_partner_divergence,
   double_charge, order_overlap, orphan_charge, paid_without_charge, overdrawn, balance_divergence,
-  duplicate_reward, claim_divergence, retry_overlap, ambiguous_commit, stale_token_rejected
+  duplicate_reward, claim_divergence, retry_overlap, overlap_abandoned, ambiguous_commit, stale_token_rejected
 };
-inline constexpr int kKindCount = 17;
+inline constexpr int kKindCount = 19;
 static_assert(std::size(kCheckKinds) == kKindCount);
 
 // What the door decided before any effect.
@@ -61,6 +61,8 @@ struct InFlight {
   RateLimitHeaders rate_limit;
   bool executed = false;
   bool applied = false;
+  Duration abandoned_at = Duration::max();  // arrival + the client's timeout (Tags::client_timeout)
+  bool late = false;                        // executed at or after abandoned_at: its client had given up
   bool holds_strings = false;  // call's strings may be non-empty (a payments call used the slot last)
 
   // Reuses the slot for a new call: assignments keep the strings' capacity.
@@ -90,6 +92,7 @@ struct InFlight {
     tags.op_id = t.op_id;
     tags.op_step = t.op_step;
     tags.fencing_token = t.fencing_token;
+    tags.client_timeout = t.client_timeout;
     plan = Plan{};
     plan.call_id = call_id;
     door = Door::execute;
@@ -99,7 +102,8 @@ struct InFlight {
     order_execution = false;
     idem_slot.clear();
     rate_limit = {};
-    executed = applied = false;
+    executed = applied = late = false;
+    abandoned_at = Duration::max();
   }
 
  private:
@@ -156,15 +160,26 @@ class CallTable {
   std::size_t open_ = 0;
 };
 
+// A mutation in flight for a person, as the overlap witness reads it.
+struct MutationInFlight {
+  std::uint64_t call_id = 0;
+  std::uint64_t op = 0;                     // X-Op-Id (0 = untagged)
+  Duration abandoned_at = Duration::max();  // arrival + the client's timeout: from then on its client gave up
+};
+
 // Per person witness state. Small vectors: a person has a handful of calls in flight.
 struct PersonWatch {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> inflight;  // (call id, op id) of mutations in flight
+  std::vector<MutationInFlight> inflight;  // mutations in flight
   // Promotions between their steps: an applied step-1 unlink whose step-2 link has not applied yet.
   // The person is legitimately split meanwhile, so it is not quiet. Such an op is dropped when a
   // mutation of another operation arrives (it no longer holds the person alone). Bounded by kOpenMax.
   std::vector<std::uint64_t> between_steps;
   // Episode verdicts: what the last quiet point found, so a stretch of corruption counts once.
   bool split_flagged = false;
+  // An effect applied after its client gave up, or answered after it (the client never heard of it),
+  // has changed the person since it was last found whole: corruption found now is abandoned_effect,
+  // not person_split / lost_promotion.
+  bool abandoned_effect = false;
   std::uint64_t lost_flagged_op = 0;        // the last promotion found lost (each counts once)
   std::optional<Duration> corrupt_since;    // model time of the quiet point that found it corrupted
   std::optional<std::uint64_t> max_token;                         // highest fencing token seen
@@ -207,7 +222,7 @@ struct Partner::Impl {
   std::array<std::int64_t, kKindCount> counts{};       // accumulated since reset
   std::array<std::int64_t, kKindCount> last_fresh{};   // state-based counts of the last check()
   std::vector<Violation> violations;                   // accumulated, at most CheckReport::kMaxViolations
-  std::vector<Violation> notes;                        // retry_overlap, at most CheckReport::kMaxViolations
+  std::vector<Violation> notes;                        // retry_overlap, overlap_abandoned, at most CheckReport::kMaxViolations
   std::int64_t max_inflight_per_person = 0;
   std::int64_t episodes = 0;               // quiet points judged
   Duration corrupted_max{0}, corrupted_total{0};  // closed stretches of corruption
@@ -223,9 +238,11 @@ struct Partner::Impl {
   // callers build the subject and detail strings only then, and else count().
   bool listed(Kind k) const {
     if (k == Kind::ambiguous_commit || k == Kind::stale_token_rejected) return false;
-    return (k == Kind::retry_overlap ? notes : violations).size() < CheckReport::kMaxViolations;
+    return (is_note(k) ? notes : violations).size() < CheckReport::kMaxViolations;
   }
   void count(Kind k) { ++counts[static_cast<int>(k)]; }
+  // Listed apart from violations, in CheckReport::notes.
+  static bool is_note(Kind k) { return k == Kind::retry_overlap || k == Kind::overlap_abandoned; }
   std::string person_name(int p) const { return ids.key(ids.person_identities(p).front()); }
   void grow_persons() {
     if (persons.size() < ids.person_count()) persons.resize(ids.person_count());
@@ -236,7 +253,7 @@ struct Partner::Impl {
   FaultPlan draw_fault(Endpoint e);
   void resolve(InFlight& f, const CallView& call);
   void decide_door(InFlight& f, const Tags& tags, Duration now);
-  void witness_arrival(InFlight& f);
+  void witness_arrival(InFlight& f, Duration now);
   // execute() helpers
   void run_effect(InFlight& f, Reply& r);
   bool stale(const InFlight& f) const;

@@ -71,6 +71,12 @@ std::optional<HttpResponse> parse_tags(const HttpRequest& request, partner::Tags
     if (!token) return bad_request(request, "invalid_header", "X-Fencing-Token must be an unsigned integer.");
     tags.fencing_token = *token;
   }
+  if (auto v = request.header("X-Client-Timeout-Ms")) {
+    auto ms = parse_u64(*v);
+    if (!ms || *ms > 86'400'000)
+      return bad_request(request, "invalid_header", "X-Client-Timeout-Ms must be an integer from 0 to 86400000.");
+    tags.client_timeout = std::chrono::milliseconds(*ms);
+  }
   if (auto v = request.header("Idempotency-Key")) tags.idempotency_key = std::string(*v);
   if (auto v = request.header("X-Tenant"); v && !v->empty()) tags.tenant = std::string(*v);
   return std::nullopt;

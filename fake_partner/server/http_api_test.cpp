@@ -74,9 +74,11 @@ TEST(HttpApiMapping, StripeParametersComeFromFormOrJson) {
 TEST(HttpApiMapping, AttributionHeadersBecomeTags) {
   auto m = map(req("GET", "/api/v2/users/x", "",
                    {{"x-op-id", "42"}, {"X-Op-Step", "2"}, {"X-Fencing-Token", "9"}, {"Idempotency-Key", "k"},
-                    {"X-Tenant", "t1"}}));
+                    {"X-Tenant", "t1"}, {"X-Client-Timeout-Ms", "1500"}}));
   ASSERT_EQ(status(m), 0);
   const auto& tags = ok(m).tags;
+  EXPECT_EQ(tags.client_timeout, std::chrono::milliseconds(1500));
+  EXPECT_FALSE(ok(map(req("GET", "/api/v2/users/x"))).tags.client_timeout.has_value());
   EXPECT_EQ(tags.op_id, 42u);
   EXPECT_EQ(tags.op_step, 2);
   EXPECT_EQ(tags.fencing_token, 9u);
@@ -93,6 +95,7 @@ TEST(HttpApiMapping, BadInputBecomes4xxWithTheRightErrorShape) {
   EXPECT_EQ(status(map(req("POST", "/v1/charges", "currency=eur"))), 400);
   EXPECT_EQ(status(map(req("POST", "/v1/charges", "amount=1.5&currency=eur"))), 400);
   EXPECT_EQ(status(map(req("GET", "/api/v2/users/x", "", {{"X-Op-Id", "abc"}}))), 400);
+  EXPECT_EQ(status(map(req("GET", "/api/v2/users/x", "", {{"X-Client-Timeout-Ms", "1.5s"}}))), 400);
 
   const auto auth0 = std::get<HttpResponse>(map(req("GET", "/api/v2/users/x/identities")));
   const auto a = nlohmann::json::parse(auth0.body);

@@ -300,13 +300,15 @@ TEST_F(FakePartner, AdminConfigMergesPartialUpdatesAndRefusesBadValuesWithoutCha
 TEST_F(FakePartner, AdminCheckCountsEveryKindAndListsADoubleCharge) {
   json report = check();
   ASSERT_TRUE(report["counts"].is_object());
-  for (const char* kind : {"user_malformed", "person_split", "lost_promotion", "overlap_person", "flow_interleaving",
+  for (const char* kind : {"user_malformed", "person_split", "lost_promotion", "abandoned_effect", "overlap_person",
+                           "flow_interleaving",
                            "db_partner_divergence", "double_charge", "order_overlap", "orphan_charge",
                            "paid_without_charge", "overdrawn", "balance_divergence", "duplicate_reward",
-                           "claim_divergence", "retry_overlap", "ambiguous_commit", "stale_token_rejected"}) {
+                           "claim_divergence", "retry_overlap", "overlap_abandoned", "ambiguous_commit",
+                           "stale_token_rejected"}) {
     EXPECT_EQ(report["counts"][kind], 0) << kind;
   }
-  EXPECT_EQ(report["counts"].size(), 17u);
+  EXPECT_EQ(report["counts"].size(), 19u);
   // Two charges for one order without an idempotency key: a double charge.
   for (int i = 0; i < 2; ++i) {
     auto res = http().Post("/v1/charges", "amount=2500&currency=eur&metadata%5Border_id%5D=o1",

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "run_command.hpp"
@@ -63,4 +65,54 @@ TEST(CliReal, CalibrateWritesTheStacksCostsAsSettingsTheSimulatorRuns) {
   EXPECT_NE(r["settings"]["partner-overhead"].get<std::string>(), "0s");
   EXPECT_EQ(r["settings"]["db-latency"].get<std::string>().rfind("lognormal:", 0), 0u);
   fs::remove(file);
+}
+
+TEST(CliReal, RepetitionsInTheRealWorldAreRepeatsEachWithItsOwnRunAndSeed) {
+  const auto srv = servers();
+  if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
+  const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + srv +
+                             " --strategy row-lease --scenario single-call --partner-latency fixed:20ms --rate 10"
+                             " --duration 2s --keys 50 --repetitions 2 --seed 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json results = json::parse(r.out);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0]["run_id"], results[1]["run_id"]);  // fresh rows: a run of its own each time
+  EXPECT_EQ(results[0]["seed"], 3);
+  EXPECT_NE(results[0]["seed"], results[1]["seed"]);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(results[i]["repetition"]["index"], i);
+  EXPECT_NE(r.err.find("mean ± half-width"), std::string::npos) << r.err;  // --json: the tables go to stderr
+}
+
+TEST(CliReal, ValidateRunsRepetitionsInBothWorldsAndGivesEachRatioItsInterval) {
+  const auto srv = servers();
+  if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
+  const auto dir = fs::temp_directory_path() / ("lockbench-validate-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  // Calibration given as flags (no measuring), one load: 3 repetitions of 2 s in each world.
+  const auto r = run_command(std::string(LOCKBENCH_BIN) + " validate" + srv +
+                             " --duration 2s --rate 20 --repetitions 3 --db-latency lognormal:p50=200us,p99=2ms"
+                             " --partner-overhead 200us --out " + dir.string());
+  ASSERT_TRUE(r.status == 0 || r.status == 1) << r.err;  // matching or not; 2 would be a refusal
+  EXPECT_NE(r.out.find("repetitions: 3 per world and load"), std::string::npos) << r.out;
+  const auto row = r.out.find("ok-throughput /s");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find('['), std::string::npos) << line;
+  EXPECT_TRUE(line.find("interval within ±") != std::string::npos ||
+              line.find("interval not inside ±") != std::string::npos || line.find("OUTSIDE ±") != std::string::npos)
+      << line;
+  std::vector<json> results;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const json one = json::parse(lockbench::testing::slurp(e.path()));
+    if (one.is_array())
+      for (const auto& x : one) results.push_back(x);
+    else
+      results.push_back(one);
+  }
+  ASSERT_EQ(results.size(), 6u);
+  std::map<std::string, std::set<std::uint64_t>> seeds;  // world -> seeds: the same three in both worlds
+  for (const auto& x : results) seeds[x["world"].get<std::string>()].insert(x["seed"].get<std::uint64_t>());
+  EXPECT_EQ(seeds["real"].size(), 3u);
+  EXPECT_EQ(seeds["real"], seeds["sim"]);
+  fs::remove_all(dir);
 }

@@ -280,6 +280,22 @@ TEST(RealRunWorkers, ClosedLoopUsersEachHaveOneRequestAtATime) {
   EXPECT_LE(r["partner"]["max_inflight_per_person"].get<int>(), 1);  // row-lease excludes
 }
 
+// The client's read timeout is shorter than the partner's work: each holder gives up, rolls back
+// and frees the row while its call still runs at the partner. The next holder's call meets an
+// abandoned call: overlap_abandoned, not overlap_person (the real client sends X-Client-Timeout-Ms).
+TEST(RealRunAbandoned, HeldTxWhoseReadTimeoutIsShorterThanTheCallCountsAbandonedOverlapsNotOverlapPerson) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s = burst_on_one_key("held-tx:wait", 3);
+  s.partner_latency = Distribution::fixed(1500);
+  s.partner_read_timeout = 200ms;
+  s.partner_max_attempts = 2;
+  const json r = run_real(s);
+  const auto& v = r["partner"]["violations"];
+  EXPECT_EQ(v["overlap_person"], 0) << r["partner"].dump();
+  EXPECT_GE(v["overlap_abandoned"].get<int>(), 1) << r["partner"].dump();
+  EXPECT_EQ(req(r, "error"), 3) << r["requests"].dump();  // every attempt timed out
+}
+
 TEST(RealRunSettings, AnUnreachableDatabaseIsASettingErrorNamingDb) {
   Settings s = base("row-lease");
   s.db_url = "postgresql://postgres@127.0.0.1:1/postgres?connect_timeout=2";
