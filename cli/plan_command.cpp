@@ -192,7 +192,15 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
 
   std::string svg_note;
   if (!o.svg.empty()) {
-    const std::string why = plan::write_envelope_svg(plan::envelope(p.paper, load, targets),
+    // The envelope of the settings the simulator confirmed: its pool, only the strategies it found feasible.
+    std::vector<plan::PaperVerdict> drawn;
+    for (std::size_t i = 0; i < p.paper.size(); ++i) {
+      if (!p.confirmed[i].feasible) continue;
+      drawn.push_back(p.paper[i]);
+      drawn.back().feasible = true;
+      drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
+    }
+    const std::string why = plan::write_envelope_svg(plan::envelope(drawn, load, targets),
                                                      plan::quantile_ms(s.partner_latency, 0.99), s.rate_per_s, o.svg);
     svg_note = why.empty() ? "safe envelope written to " + o.svg : "no safe envelope: " + why;
   }
