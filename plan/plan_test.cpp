@@ -30,6 +30,20 @@ Load held_tx_load() {
   return l;
 }
 
+// The incident's client: 1 s connect, 3 attempts, 200 ms backoff doubling to 2 s.
+Load incident_load() {
+  Load l;
+  l.rate_per_s = 20;
+  l.partner = Distribution::lognormal(1500, 4000);
+  l.calls = 2;
+  l.connect_timeout = 1s;
+  l.read_timeout = 5s;
+  l.attempts = 3;
+  l.backoff_base = 200ms;
+  l.backoff_cap = 2s;
+  return l;
+}
+
 Runner sequential() {
   return [](const std::vector<Settings>& batch) {
     std::vector<nlohmann::json> out;
@@ -141,6 +155,57 @@ TEST(PlanConfirm, HeldTxAtTwentyPerSecondMeetsP99UnderTwoSecondsOnlyAboveThirtyC
   EXPECT_GE(c[0].headroom_per_s, 20);
 }
 
+Settings incident_base() {
+  Settings s;
+  s.scenario = "switch-primary";
+  s.partner_latency = Distribution::lognormal(1500, 4000);
+  s.rate_per_s = 20;
+  s.duration = 30s;
+  s.partner_connect_timeout = 1s;
+  s.partner_max_attempts = 3;
+  s.retry_backoff_base = 200ms;
+  return s;
+}
+
+// The lease check provokes: a TTL below two calls at the partner's p99.9
+// (2 x 5.5 s) is stolen on one hot key; the TTL the paper sizes is not.
+TEST(PlanConfirm, ALeaseTtlBelowTheSlowCriticalSectionIsStolenAndTheSizedOneIsNot) {
+  PaperVerdict sized = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  PaperVerdict short_ttl = sized;
+  short_ttl.settings.lease_ttl = 4s;
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.fail_on = "violations>0,pool_timeouts>0";
+  const auto c = confirm(incident_base(), {sized, short_ttl}, o, sequential(), judge_of(o.fail_on));
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_TRUE(c[0].slow_partner.met);
+  EXPECT_EQ(c[0].slow_partner.lease_steals, 0);
+  EXPECT_FALSE(c[1].slow_partner.met);
+  EXPECT_GT(c[1].slow_partner.lease_steals, 0);
+  EXPECT_FALSE(c[1].feasible);
+}
+
+// The recovery target: a crashed lease holder's key is free one TTL later; an
+// advisory lock is released with its dead connection.
+TEST(PlanConfirm, ACrashRecoveryAboveTheTargetMakesALeaseInfeasibleAndATransactionLockIsNot) {
+  const PaperVerdict lease = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  const PaperVerdict xact = paper_plan(strategy_info("advisory-xact"), incident_load(), PaperTargets{});
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.recovery_ms_max = 10000;  // the lease's TTL is 55 s
+  o.fail_on = "violations>0";
+  Settings base = incident_base();
+  base.keys = 20;  // the crash leaves keys held
+  const auto c = confirm(base, {lease, xact}, o, sequential(), judge_of(o.fail_on));
+  ASSERT_EQ(c.size(), 2u);
+  ASSERT_FALSE(c[0].crash.recovery_ms.empty());
+  EXPECT_GT(c[0].crash.recovery_ms[0], 10000);
+  EXPECT_FALSE(c[0].feasible);
+  ASSERT_FALSE(c[1].crash.recovery_ms.empty());
+  EXPECT_LE(c[1].crash.recovery_ms[0], 10000);
+  EXPECT_TRUE(c[1].crash.met);
+}
+
 TEST(PlanPaper, ALockThatDoesNotExcludeIsInfeasibleWhenViolationsCount) {
   Load l = held_tx_load();
   l.calls = 2;
@@ -151,20 +216,6 @@ TEST(PlanPaper, ALockThatDoesNotExcludeIsInfeasibleWhenViolationsCount) {
   EXPECT_TRUE(paper_plan(strategy_info("row-lease"), l, PaperTargets{}).feasible);
   l.pods = 2;  // an in-process lock excludes within one pod only
   EXPECT_FALSE(paper_plan(strategy_info("synchronized"), l, PaperTargets{}).feasible);
-}
-
-// The incident's client: 1 s connect, 3 attempts, 200 ms backoff doubling to 2 s.
-Load incident_load() {
-  Load l;
-  l.rate_per_s = 20;
-  l.partner = Distribution::lognormal(1500, 4000);
-  l.calls = 2;
-  l.connect_timeout = 1s;
-  l.read_timeout = 5s;
-  l.attempts = 3;
-  l.backoff_base = 200ms;
-  l.backoff_cap = 2s;
-  return l;
 }
 
 TEST(PlanPaper, ALeaseTtlCoversTheWorstCaseCriticalSectionWithItsMargin) {
