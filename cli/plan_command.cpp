@@ -2,13 +2,18 @@
 // per candidate, the simulator's confirmation on every core, the output.
 #include "cli/plan_command.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/fail_on.hpp"
+#include "cli/output.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/settings_io.hpp"
 #include "cli/spring_config.hpp"
@@ -82,6 +87,28 @@ plan::PaperTargets paper_targets(const std::vector<Threshold>& thresholds, doubl
   return t;
 }
 
+// A file plan will write, checked before any run: its directory is created, a probe written and removed.
+void check_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::absolute(path).parent_path();
+  fs::create_directories(dir, ec);
+  const fs::path probe = dir / (".lockbench-plan-probe-" + std::to_string(::getpid()));
+  std::ofstream f(probe);
+  const bool ok = static_cast<bool>(f);
+  f.close();
+  fs::remove(probe, ec);
+  if (!ok || fs::is_directory(path)) throw SettingError(std::string(flag) + ": cannot write '" + path + "' (give a file in a writable directory)");
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream t;
+  t << f.rdbuf();
+  return t.str();
+}
+
 int positive(const std::string& text, const char* flag, int hi) {
   try {
     std::size_t used = 0;
@@ -117,6 +144,10 @@ void add_plan_flags(CLI::App& plan, PlanOptions& o) {
   plan.add_option("--format", o.format, "text (default) | json")->type_name("FORMAT");
   plan.add_option("--svg", o.svg, "write the safe envelope (rate against partner p99, per strategy) as SVG")
       ->type_name("FILE");
+  plan.add_option("--html", o.html,
+                  "write the plan as one HTML page (the table, the diff, the safe envelope inline, the arithmetic and "
+                  "run lines per strategy); the envelope's SVG is written beside it unless --svg names one")
+      ->type_name("FILE");
   plan.add_option("--jobs", o.jobs,
                   "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) + ")")
       ->type_name("N");
@@ -131,6 +162,8 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   const double recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
   const int seeds = positive(o.seeds, "--seeds", 20);
   const int jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
+  check_writable(o.svg, "--svg");
+  check_writable(o.html, "--html");
 
   plan::PlanResult p;
   const Duration default_duration = Settings{}.duration;
@@ -185,13 +218,19 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   const plan::Judge judge = [&thresholds](const nlohmann::json& r) { return broken_thresholds(thresholds, {r}); };
   plan::ConfirmOptions co;
   co.seeds = seeds;
+  co.no_violations = targets.no_violations;
   co.recovery_ms_max = recovery_ms;
   co.fail_on = o.fail_on;
   p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  std::string svg_note;
-  if (!o.svg.empty()) {
+  const int rec = plan::recommended(p);
+  const int shown = rec >= 0 ? rec : plan::closest(p);
+  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
+  std::string svg_note, svg_missing;
+  const std::string svg_path =
+      !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
+  if (!svg_path.empty()) {
     // The envelope of the settings the simulator confirmed: its pool, only the strategies it found feasible.
     std::vector<plan::PaperVerdict> drawn;
     for (std::size_t i = 0; i < p.paper.size(); ++i) {
@@ -200,13 +239,15 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
       drawn.back().feasible = true;
       drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
     }
-    const std::string why = plan::write_envelope_svg(plan::envelope(drawn, load, targets),
-                                                     plan::quantile_ms(s.partner_latency, 0.99), s.rate_per_s, o.svg);
-    svg_note = why.empty() ? "safe envelope written to " + o.svg : "no safe envelope: " + why;
+    svg_missing = plan::write_envelope_svg(plan::envelope(drawn, load, targets),
+                                           plan::quantile_ms(s.partner_latency, 0.99), s.rate_per_s, svg_path);
+    svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
   }
-  const int rec = plan::recommended(p);
-  const int shown = rec >= 0 ? rec : plan::closest(p);
-  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
+  if (!o.html.empty()) {
+    const std::string svg = svg_missing.empty() ? slurp(svg_path) : "";
+    write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing));
+    svg_note += (svg_note.empty() ? "" : "; ") + std::string("plan written to ") + o.html;
+  }
   if (o.format == "json") {
     nlohmann::json j = plan::render_json(p);
     j["properties_diff"] = diff.empty() ? nlohmann::json(nullptr) : nlohmann::json(diff);

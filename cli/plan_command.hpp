@@ -29,6 +29,7 @@ struct PlanOptions {
   std::string seeds = "3";
   std::string format = "text";  // text | json
   std::string svg;              // the safe-envelope chart
+  std::string html;             // plan.html: everything on one page, the envelope inline
   std::string jobs;             // parallel simulator runs (default: the cores)
 };
 

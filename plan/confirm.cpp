@@ -192,6 +192,8 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
   }
   for (std::size_t i = 0; i < paper.size(); ++i)
     if (chosen[i] <= 0) out[i].chosen = search[i].last;  // the closest point tried
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (o.no_violations && !paper[i].excludes) out[i].no_exclusion = true, out[i].feasible = false;
 
   // 3. The headroom of the feasible ones, by bisection on the rate.
   std::vector<double> lo(paper.size(), rate), hi(paper.size(), 0);
@@ -271,6 +273,7 @@ nlohmann::json to_json(const Evidence& e) {
 nlohmann::json to_json(const Confirmed& c) {
   return {{"strategy", c.strategy},
           {"feasible", c.feasible},
+          {"infeasible_without_exclusion", c.no_exclusion},
           {"chosen", to_json(c.chosen)},
           {"below", to_json(c.below)},
           {"headroom_per_s", c.feasible ? nlohmann::json(c.headroom_per_s) : nlohmann::json(nullptr)},

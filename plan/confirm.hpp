@@ -16,7 +16,9 @@
 //     p99.9 (fixed latency) on one hot key, judged on lease steals only;
 //  4. with a recovery target: a run per seed with --crash-at at half the
 //     duration, judged on faults.recovery_ms.
-// Every run is kept as the `lockbench run` line that reproduces it.
+// Every run is kept as the `lockbench run` line that reproduces it. A strategy
+// that does not exclude on these pods (PaperVerdict::excludes), while violations
+// are a target, is never feasible: runs that saw no race do not prove there is none.
 #pragma once
 
 #include <functional>
@@ -49,6 +51,7 @@ struct Evidence {
 struct Confirmed {
   std::string strategy;
   bool feasible = false;  // the chosen point met the targets on every seed
+  bool no_exclusion = false;  // infeasible because it does not exclude, whatever the runs saw
   Evidence chosen;        // the smallest pool that met them (or the closest point tried)
   Evidence below;         // one connection fewer, when it was run (empty run_lines otherwise)
   double headroom_per_s = 0;
@@ -61,6 +64,7 @@ struct Confirmed {
 
 struct ConfirmOptions {
   int seeds = 3;
+  bool no_violations = true;   // violations are a target
   double recovery_ms_max = 0;  // 0 = no crash runs
   std::string fail_on;         // the targets as --fail-on text, for the run lines
 };

@@ -226,8 +226,8 @@ PaperVerdict paper_plan(const StrategyInfo& st, const Load& given, const PaperTa
   }
 
   // Exclusion: a strategy that does not exclude (on these pods) cannot keep the violations at 0.
-  if (t.no_violations && (st.props.exclusion == Exclusion::none ||
-                          (st.props.exclusion == Exclusion::one_pod && load.pods > 1)))
+  v.excludes = !(st.props.exclusion == Exclusion::none || (st.props.exclusion == Exclusion::one_pod && load.pods > 1));
+  if (t.no_violations && !v.excludes)
     v.why_not.push_back(fmt::format("violations: its exclusion is '{}'{}: two requests for one key can both call the "
                                     "partner",
                                     exclusion_name(st.props.exclusion), load.pods > 1 ? fmt::format(" on {} pods", load.pods) : ""));
@@ -308,6 +308,7 @@ nlohmann::json to_json(const PaperVerdict& v) {
             {"lease-ttl", r.lease_ttl.count() > 0 ? nlohmann::json(format_duration(r.lease_ttl)) : nlohmann::json(nullptr)},
             {"max-threads", r.max_threads}}},
           {"holds_connection", v.holds_connection},
+          {"excludes", v.excludes},
           {"hold_ms", v.hold_ms},
           {"erlangs", v.erlangs},
           {"pool_min_little", v.pool_min_little},

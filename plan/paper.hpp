@@ -79,6 +79,9 @@ struct PaperVerdict {
   std::vector<std::string> why_not;  // one line per target it cannot meet
   Recommendation settings;
   bool holds_connection = false;
+  // It excludes on these pods (the registry says): without that, runs that saw
+  // no violation prove nothing, and the plan never calls it feasible.
+  bool excludes = true;
   double hold_ms = 0;          // mean connection hold per request
   double erlangs = 0;          // per pod: rate / pods x hold (Little's law)
   int pool_min_little = 0;     // the smallest pool that keeps up at all: floor(erlangs) + 1

@@ -145,7 +145,7 @@ TEST(PlanConfirm, HeldTxAtTwentyPerSecondMeetsP99UnderTwoSecondsOnlyAboveThirtyC
   o.fail_on = "pool_timeouts>0,p99>2s";
   const auto c = confirm(base, paper, o, sequential(), judge_of(o.fail_on));
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_TRUE(c[0].feasible);
+  EXPECT_TRUE(c[0].feasible) << to_json(c[0]).dump(1);
   EXPECT_GE(c[0].chosen.settings.maximum_pool_size, 31);
   EXPECT_LE(c[0].chosen.settings.maximum_pool_size, 38);
   EXPECT_TRUE(c[0].chosen.met);
@@ -204,6 +204,32 @@ TEST(PlanConfirm, ACrashRecoveryAboveTheTargetMakesALeaseInfeasibleAndATransacti
   ASSERT_FALSE(c[1].crash.recovery_ms.empty());
   EXPECT_LE(c[1].crash.recovery_ms[0], 10000);
   EXPECT_TRUE(c[1].crash.met);
+}
+
+// At 5/s over 100,000 keys two requests for one key almost never meet: the
+// runs see no race, and still a lock that does not exclude is not feasible.
+TEST(PlanConfirm, ALockThatDoesNotExcludeIsNeverFeasibleEvenWhenItsRunsSawNoRace) {
+  Settings base;
+  base.rate_per_s = 5;
+  base.keys = 100000;
+  base.duration = 20s;
+  Load l;
+  l.rate_per_s = 5;
+  l.calls = 2;
+  const std::vector<PaperVerdict> paper = {paper_plan(strategy_info("none"), l, PaperTargets{}),
+                                           paper_plan(strategy_info("row-lease"), l, PaperTargets{})};
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.fail_on = "violations>0";
+  const auto c = confirm(base, paper, o, sequential(), judge_of(o.fail_on));
+  EXPECT_TRUE(c[0].chosen.met);
+  EXPECT_TRUE(c[0].no_exclusion);
+  EXPECT_FALSE(c[0].feasible);
+  EXPECT_TRUE(c[1].feasible);
+  // Without the violations target, it is judged by its runs alone.
+  o.no_violations = false;
+  o.fail_on = "pool_timeouts>0";
+  EXPECT_TRUE(confirm(base, {paper[0]}, o, sequential(), judge_of(o.fail_on))[0].feasible);
 }
 
 TEST(PlanPaper, ALockThatDoesNotExcludeIsInfeasibleWhenViolationsCount) {

@@ -56,6 +56,27 @@ std::string value_text(Duration d, bool millis) {
   return millis ? std::to_string(std::llround(to_ms(d))) : format_duration(d);
 }
 
+std::string esc(const std::string& t) {
+  std::string out;
+  for (char c : t) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string evidence_html(const Evidence& e, const char* what) {
+  if (e.run_lines.empty()) return "";
+  std::string out = fmt::format("<p><b>{}</b>: pool {} at {:.2f}/s, {} seed(s), p99 {}: {}</p>\n<pre>", what,
+                                e.settings.maximum_pool_size, e.settings.rate_per_s, e.run_lines.size(),
+                                esc(range_text(e.p99_ms)), e.met ? "meets the targets" : "breaks " + esc(e.broken.empty() ? "" : e.broken[0]));
+  for (const auto& line : e.run_lines) out += esc(line) + "\n";
+  return out + "</pre>\n";
+}
+
 }  // namespace
 
 int recommended(const PlanResult& p) {
@@ -156,6 +177,8 @@ std::string render_text(const PlanResult& p) {
     const auto& c = p.confirmed[i];
     out << "\n" << pv.strategy << ": " << (c.feasible ? "meets the targets" : "does not meet the targets") << "\n";
     for (const auto& w : pv.why_not) out << "  paper: fails " << w << "\n";
+    if (c.no_exclusion && c.chosen.met)
+      out << "  the simulator saw no violation in these runs; that proves nothing for a lock that does not exclude\n";
     for (const auto& w : pv.why) out << "  why: " << w << "\n";
     if (!c.chosen.run_lines.empty()) out << evidence_text(c.chosen, c.feasible ? "chosen" : "closest tried");
     if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer");
@@ -214,6 +237,76 @@ nlohmann::json render_json(const PlanResult& p) {
           {"recommended", rec >= 0 ? nlohmann::json(p.paper[static_cast<std::size_t>(rec)].strategy) : nlohmann::json(nullptr)},
           {"closest", near >= 0 ? nlohmann::json(p.paper[static_cast<std::size_t>(near)].strategy) : nlohmann::json(nullptr)},
           {"elapsed_s", p.elapsed_s}};
+}
+
+std::string render_html(const PlanResult& p, const std::string& diff, const std::string& svg,
+                        const std::string& svg_missing) {
+  std::ostringstream out;
+  const Settings& b = p.base;
+  out << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>lockbench plan</title>\n"
+      << "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse}"
+         "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child{text-align:left}"
+         "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.meets{color:#070}.fails{color:#a00}</style>"
+         "</head><body>\n";
+  out << "<h1>lockbench plan</h1>\n<p>"
+      << esc(fmt::format("{} at {:.2f}/s over {} pod(s), partner {}; {} seed(s) x {} per point in the simulator.",
+                         b.scenario, b.rate_per_s, b.pods, b.partner_latency.to_string(), p.seeds,
+                         format_duration(b.duration)))
+      << "</p>\n<p>Targets: a point fails when any of <code>" << esc(p.fail_on) << "</code> holds"
+      << (p.recovery_ms_max > 0 ? esc(", or recovery after a crash takes longer than " +
+                                      format_duration(from_ms(p.recovery_ms_max)))
+                                : std::string())
+      << ".</p>\n";
+  for (const auto& line : p.inputs) out << "<p>Input: " << esc(line) << "</p>\n";
+  out << "<table><tr><th>strategy</th><th>paper</th><th>simulator</th><th>pool</th><th>connectionTimeout</th>"
+         "<th>read timeout x attempts</th><th>lease TTL</th><th>threads</th><th>headroom/s</th></tr>\n";
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    const auto& pv = p.paper[i];
+    const auto& c = p.confirmed[i];
+    const auto& r = pv.settings;
+    const auto verdict = [](bool ok) {
+      return std::string("<td class=\"") + (ok ? "meets\">meets" : "fails\">fails") + "</td>";
+    };
+    out << "<tr><td>" << esc(pv.strategy) << "</td>" << verdict(pv.feasible) << verdict(c.feasible) << "<td>"
+        << (c.chosen.run_lines.empty() ? r.pool_size : c.chosen.settings.maximum_pool_size) << "</td><td>"
+        << format_duration(r.connection_timeout) << "</td><td>" << format_duration(r.read_timeout) << " x "
+        << r.attempts << "</td><td>" << (r.lease_ttl.count() > 0 ? format_duration(r.lease_ttl) : "-") << "</td><td>"
+        << r.max_threads << "</td><td>"
+        << (c.feasible ? fmt::format("{}{:.2f}", c.headroom_at_least ? "&ge;" : "", c.headroom_per_s) : "-")
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+  const int rec = recommended(p);
+  if (rec >= 0) {
+    const auto& pv = p.paper[static_cast<std::size_t>(rec)];
+    out << "<h2>Recommended: " << esc(pv.strategy) << "</h2>\n";
+  } else {
+    out << "<h2>No strategy meets the targets</h2>\n";
+  }
+  if (!diff.empty()) out << "<pre>" << esc(diff) << "</pre>\n";
+  out << "<h2>The safe envelope</h2>\n";
+  if (!svg.empty())
+    out << "<p>Offered rate against the partner's p99: each strategy meets the targets (on paper, with the "
+           "settings the simulator confirmed) below its line.</p>\n"
+        << svg.substr(std::min(svg.find("<svg"), svg.size())) << "\n";
+  else
+    out << "<p>Not drawn: " << esc(svg_missing) << "</p>\n";
+  out << "<h2>Per strategy</h2>\n";
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    const auto& pv = p.paper[i];
+    const auto& c = p.confirmed[i];
+    out << "<h3>" << esc(pv.strategy) << ": " << (c.feasible ? "meets the targets" : "does not meet the targets")
+        << "</h3>\n<ul>\n";
+    for (const auto& w : pv.why_not) out << "<li>paper: fails " << esc(w) << "</li>\n";
+    for (const auto& w : pv.why) out << "<li>" << esc(w) << "</li>\n";
+    out << "</ul>\n"
+        << evidence_html(c.chosen, c.feasible ? "chosen" : "closest tried")
+        << evidence_html(c.below, "one connection fewer") << evidence_html(c.headroom, "headroom")
+        << evidence_html(c.slow_partner, "every call at the partner's p99.9, one hot key")
+        << evidence_html(c.crash, "crash at half time");
+  }
+  out << "</body></html>\n";
+  return out.str();
 }
 
 }  // namespace lockbench::plan

@@ -42,6 +42,11 @@ std::string properties_diff(const PlanResult& p, int index, const std::map<std::
 
 std::string render_text(const PlanResult& p);
 nlohmann::json render_json(const PlanResult& p);
+// plan.html: one page a review can attach, self-contained: the verdict table,
+// the recommendation and its diff, the safe envelope (`svg`, inline; "" = none,
+// `svg_missing` says why), and per strategy the arithmetic and the run lines.
+std::string render_html(const PlanResult& p, const std::string& diff, const std::string& svg,
+                        const std::string& svg_missing);
 
 // 0: a strategy meets the targets; 1: none does (the answer names the closest point).
 int exit_code(const PlanResult& p);

@@ -33,13 +33,15 @@ std::string temp_dir() {
 struct IncidentPlan {
   int status = -1;
   json plan;
-  std::string err, svg;
+  std::string err, svg, html;
 };
 const IncidentPlan& incident_plan() {
   static const IncidentPlan p = [] {
     IncidentPlan out;
     out.svg = temp_dir() + "/envelope.svg";
-    const auto r = run_command(kBin + " plan --from " + kIncident + " --seeds 2 --format json --svg " + out.svg);
+    out.html = temp_dir() + "/plan.html";
+    const auto r = run_command(kBin + " plan --from " + kIncident + " --seeds 2 --format json --svg " + out.svg +
+                               " --html " + out.html);
     out.status = r.status;
     out.err = r.err;
     out.plan = json::parse(r.out, nullptr, false);
@@ -129,6 +131,18 @@ TEST(CliPlan, WritesTheSafeEnvelopeAsSvg) {
   EXPECT_NE(svg.find("<svg"), std::string::npos) << p.err;
   EXPECT_NE(svg.find("row-lease"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p.svg).replace_extension(".dat")));
+}
+
+TEST(CliPlan, WritesThePlanAsOneHtmlPageWithTheEnvelopeInline) {
+  const auto& p = incident_plan();
+  const std::string html = slurp(p.html);
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u) << p.err;
+  EXPECT_NE(html.find("<h2>Recommended: " + p.plan["recommended"].get<std::string>() + "</h2>"), std::string::npos);
+  EXPECT_NE(html.find("-spring.datasource.hikari.maximum-pool-size=10"), std::string::npos);
+  EXPECT_NE(html.find("Little's law"), std::string::npos);
+  if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+  }
 }
 
 TEST(CliPlan, InfeasibleTargetsAreAnAnswerExitOneWithTheClosestPoint) {
