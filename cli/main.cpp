@@ -6,6 +6,7 @@
 // further run starts, and the exit status is 130 / 143. A second signal kills.
 // Nothing lockbench prints carries a password (core/redact.hpp).
 #include <csignal>
+#include <cstdlib>
 #include <functional>
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,7 @@
 #include "cli/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/shards.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
 #include "core/allocator.hpp"
@@ -204,8 +206,10 @@ struct Outcomes {
 // `whole`: keep each result whole for the caller; otherwise, once written,
 // only what the table and --fail-on read is kept (a sweep of 2,000 runs would
 // otherwise hold every run's timeline and trace, about 1 MB each, to its end).
+// `claim.shard`: only that slice of `runs` (the whole plan) runs.
 Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::string>& varied, const std::string& out,
-                 bool resume, ProgressMode progress, bool show_steps, int jobs = 1, bool whole = true) {
+                 bool resume, ProgressMode progress, bool show_steps, int jobs = 1, bool whole = true,
+                 const SinkOptions& claim = {}) {
   const auto keep = [whole](json&& r) {
     if (!whole && r.is_object())
       for (const char* bulky : {"timeline", "trace", "latency_histogram_ms"}) r.erase(bulky);
@@ -214,7 +218,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
   for (const auto& s : runs) require_servers(s);
   announce_memory(runs);
   std::optional<ResultSink> sink;
-  if (!out.empty()) sink.emplace(out, runs);  // a bad --out fails here, before the first run
+  if (!out.empty()) sink.emplace(out, runs, claim);  // a bad --out fails here, before the first run
   if (resume && (!sink || !sink->to_directory()))
     throw SettingError("--resume: needs --out DIRECTORY (one file per run) to find the runs already done");
   install_stop_handlers();
@@ -224,7 +228,8 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
   // `jobs` at a time, their results written in run order as they finish.
   std::vector<json> done(runs.size());
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
+  const std::vector<std::size_t> mine = shard_slice(runs, claim.shard);  // plan positions, ascending
+  for (const std::size_t i : mine) {
     if (resume) done[i] = sink->existing(i);
     if (done[i].is_null()) todo.push_back(i);
   }
@@ -234,12 +239,13 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
   };
   // A drawn progress line names the run itself; otherwise one line per run says which.
   const bool line_drawn = progress == ProgressMode::forced || (progress == ProgressMode::tty && isatty_stderr());
-  std::size_t next = 0;  // results handed on so far, in run order
+  std::size_t next = 0;  // results handed on so far, in run order (a position in `mine`)
   const auto hand_on_done = [&](std::size_t upto) {
-    for (; next < upto; ++next) {
-      if (done[next].is_null()) return;
-      if (show_steps) std::cerr << "[" << next + 1 << "/" << runs.size() << "] " << label_of(next) << ": already done\n";
-      o.results.push_back(keep(std::move(done[next])));
+    for (; next < mine.size() && mine[next] < upto; ++next) {
+      const std::size_t i = mine[next];
+      if (done[i].is_null()) return;
+      if (show_steps) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << ": already done\n";
+      o.results.push_back(keep(std::move(done[i])));
     }
   };
   run_indexed(
@@ -261,12 +267,12 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
         if (sink) sink->write(i, r);
         if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
         o.results.push_back(keep(std::move(r)));
-        next = i + 1;
+        next = static_cast<std::size_t>(std::lower_bound(mine.begin(), mine.end(), i) - mine.begin()) + 1;
       });
   if (!stop_requested()) hand_on_done(runs.size());
   if (stop_requested()) {
     std::cerr << "lockbench: interrupted (" << stop_signal_name() << "): "
-              << o.results.size() << " of " << runs.size() << " results"
+              << o.results.size() << " of " << mine.size() << " results"
               << (sink ? " written to " + out : std::string()) << "; the last one is marked interrupted\n";
     o.status = interrupted_exit_code();
   } else if (incomplete > 0) {
@@ -280,7 +286,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
 using Judge = std::function<int(int status, const std::vector<json>& results)>;
 
 int cmd_run(const Settings& base, const std::string& out, const std::string& metrics_out, bool json_out,
-            ProgressMode progress, int jobs, const Judge& judge) {
+            ProgressMode progress, int jobs, const Judge& judge, const SinkOptions& claim) {
   require_servers(base);
   if (!metrics_out.empty()) check_metrics_out(metrics_out);  // before the first run
   std::vector<Settings> runs;
@@ -297,7 +303,7 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
   if (jobs == 0) jobs = line_drawn ? 1 : default_jobs();
   if (base.world == "real" || runs.size() < 2) jobs = 1;
   const Outcomes o = run_all(runs, std::vector<std::string>(runs.size()), out, false, progress,
-                             jobs > 1 && progress != ProgressMode::off, jobs);
+                             jobs > 1 && progress != ProgressMode::off, jobs, true, claim);
   const auto& results = o.results;
   if (!metrics_out.empty()) write_metrics(results, metrics_out);
   if (json_out) {
@@ -311,8 +317,9 @@ int cmd_run(const Settings& base, const std::string& out, const std::string& met
 }
 
 // --vary NAME=v1,v2,...: one or two of them; the run is repeated for every combination.
+// `claim.shard`: this process runs one slice of the plan (cli/shards.hpp).
 int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const std::string& out, bool json_out,
-              ProgressMode progress, bool resume, int jobs, const Judge& judge) {
+              ProgressMode progress, bool resume, int jobs, const Judge& judge, SinkOptions claim) {
   if (vary.empty() || vary.size() > 2) throw SettingError("--vary: give one or two, as NAME=v1,v2,... (e.g. --vary rate=2,4,8)");
   struct Axis {
     std::string name;
@@ -357,8 +364,12 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   if (runs.size() > 2000) throw SettingError("--vary: " + std::to_string(runs.size()) + " runs; at most 2000 per sweep");
   // Simulator runs in parallel (each keeps its seed and its result); any real run makes the sweep sequential.
   const bool any_real = std::any_of(runs.begin(), runs.end(), [](const Settings& s) { return s.world == "real"; });
-  const Outcomes o =
-      run_all(runs, varied, out, resume, progress, progress != ProgressMode::off, any_real ? 1 : jobs, json_out);
+  if (claim.shard.sharded() && out.empty())
+    throw SettingError("--shard: needs --out DIRECTORY (each shard writes its results and manifest there)");
+  claim.command = "sweep";
+  claim.grid = {{"vary", vary}, {"runs", runs.size()}};
+  const Outcomes o = run_all(runs, varied, out, resume, progress, progress != ProgressMode::off, any_real ? 1 : jobs,
+                             json_out, claim);
   if (json_out) std::cout << json(o.results).dump(2) << "\n";
   print_table(json_out ? std::cerr : std::cout, o.results);
   return judge(o.status, o.results);
@@ -407,6 +418,9 @@ int main(int argc, char** argv) {
                       "Real runs are sequential")
       ->type_name("N");
   std::string fail_on, sweep_fail_on;
+  SinkOptions run_claim, sweep_claim;
+  run->add_flag("--force", run_claim.force, "replace a result of other settings that --out holds (refused otherwise)")
+      ->group(output_group);
   run->add_option("--fail-on", fail_on,
                   "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
                   "(metrics: violations, pool_timeouts, errors, conflicts, rejected, leaked, lease_steals, "
@@ -435,6 +449,29 @@ int main(int argc, char** argv) {
       ->type_name("N");
   sweep->add_flag("--resume", sweep_resume,
                   "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
+  sweep->add_flag("--force", sweep_claim.force,
+                  "--out holds results of other settings: remove them first (refused otherwise)")
+      ->group(output_group);
+  std::string shard_text, shards_text;
+  sweep->add_option("--shard", shard_text,
+                    "run only slice I of N of the sweep's plan (I from 0 to N-1; slices of about equal estimated "
+                    "cost, the same in every process); each shard its own --out; lockbench merge puts them together")
+      ->type_name("I/N");
+  sweep->add_option("--shards", shards_text,
+                    "as --shard, I taken from JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job)")
+      ->type_name("N");
+
+  std::vector<std::string> merge_dirs;
+  std::string merge_out;
+  MergeOptions merge_opt;
+  bool merge_no_charts = false;
+  auto* mrg = app.add_subcommand("merge", "put the shards of one sweep (sweep --shard I/N) together: their results, "
+                                          "the manifest, report.md, report.html and summary.csv");
+  mrg->add_option("dirs", merge_dirs, "the shards' --out directories, every shard once")->required();
+  mrg->add_option("--out", merge_out, "output directory")->required();
+  mrg->add_option("--title", merge_opt.title, "report title");
+  mrg->add_flag("--no-charts", merge_no_charts, "skip gnuplot charts");
+  mrg->add_flag("--force", merge_opt.force, "--out holds another sweep's results: replace them");
 
   std::vector<std::string> report_inputs;
   std::string report_out, report_title = "lockbench report";
@@ -496,7 +533,7 @@ int main(int argc, char** argv) {
   SettingSources serve_src;
   real::ServeOptions serve_opt;
   std::int64_t serve_run = -1;
-  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see README: pods over HTTP)");
+  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see docs/how-to/real-world.md: pods as processes over HTTP)");
   add_setting_flags(srv, serve_src);
   srv->add_option("--port", serve_opt.port, "TCP port (0 = a free one; the first line printed names it)");
   srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
@@ -529,15 +566,24 @@ int main(int argc, char** argv) {
     if (*run)
       return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
                      progress_mode(quiet, json_out, force_progress),
-                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, judged);
+                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, judged, run_claim);
+    if (*sweep && sweep->count("--shard") && sweep->count("--shards"))
+      throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
+    if (*sweep && sweep->count("--shard")) sweep_claim.shard = parse_shard(shard_text);
+    if (*sweep && sweep->count("--shards")) sweep_claim.shard = shard_from_index(shards_text, std::getenv("JOB_COMPLETION_INDEX"));
     if (*sweep)
       return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
                        progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
-                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), judged);
+                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), judged, sweep_claim);
+    if (*mrg) {
+      merge_opt.charts = !merge_no_charts;
+      return cmd_merge(merge_dirs, merge_out, merge_opt, std::cout);
+    }
     if (*rep) {
       report::ReportOptions opt;
       opt.title = report_title;
       opt.charts = !no_charts;
+      warn_mixed_sweeps(report_inputs, std::cerr);
       auto results = report::load_results(expand_result_paths(report_inputs));
       // Results written before lockbench redacted its settings may still carry
       // a password: the report never does.

@@ -4,11 +4,13 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
 #include "cli/settings_io.hpp"
@@ -215,7 +217,7 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
   }
 }
 
-ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned)
+ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned, const SinkOptions& options)
     : out_(std::move(out)), planned_(planned) {
   const fs::path p(out_);
   single_file_ = p.extension() == ".json";
@@ -225,10 +227,119 @@ ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned)
       throw SettingError("--out: " + out_ + " is a directory; give a file name ending in .json, or a directory name "
                          "without .json for one file per run");
     check_writable_directory(p.has_parent_path() ? p.parent_path() : fs::path("."), out_);
+    claim_file(options.force);
     written_.assign(planned_.size(), json());
   } else {
     check_writable_directory(p, out_);
+    claim_directory(options);
   }
+}
+
+namespace {
+
+json read_json_file(const fs::path& p) {
+  std::ifstream f(p);
+  return json::parse(f, nullptr, false);
+}
+
+bool is_result(const json& r) {
+  return r.is_object() && r.value("schema", "").rfind("lockbench.result", 0) == 0 && r.contains("settings");
+}
+
+// A file of results (one object or an array of them), as run and sweep write.
+bool is_result_file(const json& doc) {
+  if (is_result(doc)) return true;
+  return doc.is_array() && !doc.empty() && std::all_of(doc.begin(), doc.end(), is_result);
+}
+
+std::vector<fs::path> json_files_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// A sweep's directory holds this sweep's results (by file name and settings)
+// or none: a manifest says whose they are; without one (results written
+// before manifests, or by run) every result file is read. A run's directory
+// may hold other runs' results (scripts/demo gathers several runs in one),
+// but a run never replaces a result of other settings.
+void ResultSink::claim_directory(const SinkOptions& o) const {
+  const fs::path dir(out_);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < planned_.size(); ++i) names.push_back(path_of(i).filename().string());
+  const bool sweep = o.command == "sweep";
+  const json mine = make_manifest(o.command, o.grid, planned_, names, o.shard);
+  const json found = sweep ? read_manifest(dir) : json();
+  std::string foreign;  // what the directory holds that is not ours; "" = nothing
+  if (!sweep) {
+    std::size_t others = 0;
+    for (std::size_t i = 0; i < planned_.size(); ++i) {
+      std::error_code ec;
+      if (!fs::exists(dir / names[i], ec)) continue;
+      const json doc = read_json_file(dir / names[i]);
+      if (!is_result(doc) || canonical_settings(doc["settings"]) != canonical_settings(planned_[i])) ++others;
+    }
+    if (others > 0) foreign = std::to_string(others) + " file(s) of other settings where this run writes";
+  } else if (!found.is_null()) {
+    if (found.value("settings_hash", "") != mine["settings_hash"])
+      foreign = "results of other settings (another sweep's manifest)";
+    else if (found.value("shard", json::object()) != mine["shard"])
+      foreign = "shard " + found["shard"].value("slice", std::string("?")) + " of this sweep, not " + o.shard.text() +
+                " (give each shard an --out of its own)";
+  } else {
+    std::size_t others = 0;
+    for (const auto& f : json_files_in(dir)) {
+      const json doc = read_json_file(f);
+      if (!is_result_file(doc)) continue;  // not a result: not ours to judge
+      const auto at = std::find(names.begin(), names.end(), f.filename().string());
+      if (at == names.end() || !doc.is_object() ||
+          canonical_settings(doc["settings"]) != canonical_settings(planned_[static_cast<std::size_t>(at - names.begin())]))
+        ++others;
+    }
+    if (others > 0) foreign = std::to_string(others) + " result file(s) of other settings";
+  }
+  if (!foreign.empty()) {
+    if (!o.force)
+      throw SettingError("--out: " + out_ + " holds " + foreign +
+                         (sweep ? "; --resume finishes only the sweep that wrote them: give --force to replace them, "
+                                  "or another --out"
+                                : "; give --force to replace them, or another --out"));
+    std::size_t removed = 0;
+    std::error_code ec;
+    if (sweep) {
+      for (const auto& f : json_files_in(dir))
+        if (is_result_file(read_json_file(f)) && fs::remove(f, ec)) ++removed;
+    } else {
+      for (const auto& n : names) removed += fs::remove(dir / n, ec) ? 1 : 0;
+    }
+    if (sweep) fs::remove(dir / kManifestName, ec);
+    std::cerr << "lockbench: --force: removed " << removed << " result file(s) of other settings from " << out_ << "\n";
+  }
+  if (sweep) write_file_atomically(dir / kManifestName, mine.dump(2) + "\n");
+}
+
+// An existing --out FILE is rewritten only when it holds results of this plan.
+void ResultSink::claim_file(bool force) const {
+  std::error_code ec;
+  if (force || !fs::exists(out_, ec) || fs::file_size(out_, ec) == 0) return;
+  const json doc = read_json_file(out_);
+  std::string why;
+  if (!is_result_file(doc)) {
+    why = "exists and is not a lockbench result file";
+  } else {
+    std::vector<json> ours;
+    for (const auto& s : planned_) ours.push_back(canonical_settings(s));
+    for (const auto& r : doc.is_array() ? doc : json::array({doc}))
+      if (std::find(ours.begin(), ours.end(), canonical_settings(r["settings"])) == ours.end())
+        why = "holds results of other settings";
+  }
+  if (!why.empty())
+    throw SettingError("--out: " + out_ + " " + why + "; give --force to replace it, or another --out");
 }
 
 fs::path ResultSink::path_of(std::size_t index) const {
@@ -261,9 +372,8 @@ json ResultSink::existing(std::size_t index) const {
   const json r = json::parse(f, nullptr, false);
   if (r.is_discarded() || !r.is_object() || !r.contains("settings")) return nullptr;  // half a file: run again
   if (!r.value("complete", true) || r.value("interrupted", false)) return nullptr;
-  json want = planned_.at(index).to_json();
-  want["strategy"] = planned_.at(index).strategy;
-  if (r["settings"] != want)
+  // Names compared canonically: the plan may say held-tx, the result held-tx:wait.
+  if (canonical_settings(r["settings"]) != canonical_settings(planned_.at(index)))
     throw SettingError("--resume: " + p.string() + " holds a run with other settings; use another --out or remove it");
   return r;
 }

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/shards.hpp"
 #include "core/settings.hpp"
 #include "report/report.hpp"
 
@@ -41,17 +42,28 @@ void write_results(const std::vector<nlohmann::json>& results, const std::string
 void check_metrics_out(const std::string& path);
 void write_metrics(const std::vector<nlohmann::json>& results, const std::string& path);
 
+// How a command claims its --out (cli/shards.hpp has the manifest).
+struct SinkOptions {
+  std::string command = "run";  // run | sweep, for the manifest
+  nlohmann::json grid;          // what the command varies, for the manifest
+  Shard shard;                  // the slice of the plan this process runs
+  bool force = false;           // --force: another sweep's results in --out are removed first
+};
+
 // Results written as each run ends, into a destination checked before the
 // first run. `out` ending in .json: one file, rewritten whole after each run
 // (an object when one run is planned, else the array of results so far).
 // Otherwise a directory, one file per run, named by its position in the
-// plan: [NNN-]world-scenario-strategy.json.
+// plan: [NNN-]world-scenario-strategy.json, and the manifest.
 class ResultSink {
  public:
   // Checks that `out` can be written (creating the directory or the file's
   // parent, then a probe file removed at once); throws SettingError naming
-  // --out. `planned` = the runs of the command, in order.
-  ResultSink(std::string out, const std::vector<Settings>& planned);
+  // --out. `planned` = the runs of the command, in order (the whole plan,
+  // when this process runs one shard of it). An --out holding results of
+  // other settings (or another shard) is refused in one line naming --resume
+  // and --force, unless options.force; a directory then gets its manifest.
+  ResultSink(std::string out, const std::vector<Settings>& planned, const SinkOptions& options = {});
   // Writes the result of planned run `index` (atomically).
   void write(std::size_t index, const nlohmann::json& result);
   // `sweep --resume`: the result already written for run `index` when it is
@@ -62,6 +74,8 @@ class ResultSink {
 
  private:
   std::filesystem::path path_of(std::size_t index) const;
+  void claim_directory(const SinkOptions& options) const;
+  void claim_file(bool force) const;
   std::string out_;
   bool single_file_ = false;
   std::vector<Settings> planned_;
