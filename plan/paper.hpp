@@ -28,7 +28,9 @@
 //    request (wait + service), the smallest count with P(wait) <= 1 %, and
 //    never fewer than the pool.
 //  - Headroom: the highest total rate at which those settings still meet the
-//    paper's conditions (bisection on the rate).
+//    paper's conditions (bisection on the rate): the pool stable, the p99
+//    target, P(pool wait > connectionTimeout) <= 1e-5, and P(a request waits
+//    for a thread) <= 5 % (acceptCount absorbs a short wait).
 #pragma once
 
 #include <string>
