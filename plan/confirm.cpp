@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "cli/settings_io.hpp"
+#include "core/stats.hpp"
 
 namespace lockbench::plan {
 
@@ -254,8 +256,17 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
   return out;
 }
 
+std::optional<stats::Summary> p99_summary(const Evidence& e) {
+  std::vector<double> v;
+  for (double x : e.p99_ms)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.empty()) return std::nullopt;
+  return stats::summarize(v);
+}
+
 nlohmann::json to_json(const Evidence& e) {
   if (e.run_lines.empty()) return nullptr;
+  const auto sum = p99_summary(e);
   nlohmann::json p99 = nlohmann::json::array();
   for (double v : e.p99_ms) p99.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
   nlohmann::json j = {{"met", e.met},
@@ -264,6 +275,9 @@ nlohmann::json to_json(const Evidence& e) {
                       {"seeds", e.run_lines.size()},
                       {"broken", e.broken},
                       {"p99_ms", p99},
+                      {"p99_ms_summary", sum ? nlohmann::json{{"n", sum->n}, {"mean", sum->mean},
+                                                              {"ci95_low", sum->ci95_low}, {"ci95_high", sum->ci95_high}}
+                                             : nlohmann::json(nullptr)},
                       {"lease_steals", e.lease_steals},
                       {"runs", e.run_lines}};
   if (!e.recovery_ms.empty()) j["recovery_ms"] = e.recovery_ms;

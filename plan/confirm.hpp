@@ -22,12 +22,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/settings.hpp"
+#include "core/stats.hpp"
 #include "plan/paper.hpp"
 
 namespace lockbench::plan {
@@ -78,6 +80,9 @@ std::string run_line(const Settings& s, const std::string& fail_on);
 
 std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,
                                const ConfirmOptions& options, const Runner& run, const Judge& judge);
+
+// The seeds' p99 as core/stats summarizes it (mean and its 95 % t-interval); none without a finite p99.
+std::optional<stats::Summary> p99_summary(const Evidence& e);
 
 nlohmann::json to_json(const Evidence& e);
 nlohmann::json to_json(const Confirmed& c);

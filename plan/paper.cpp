@@ -10,6 +10,7 @@
 
 #include "core/random.hpp"
 #include "core/result.hpp"
+#include "core/stats.hpp"
 #include "report/lint.hpp"
 
 namespace lockbench::plan {
@@ -22,16 +23,6 @@ constexpr double kTimeoutTail = 1e-5;      // connectionTimeout: P(wait > it) at
 constexpr double kThreadWaitShare = 0.01;  // Tomcat: P(a request waits for a thread) at most this
 constexpr double kTtlMargin = 1.25;
 constexpr double kReadTimeoutMargin = 1.10;
-
-double normal_quantile(double q) {
-  // Bisection on the normal CDF, 0.5 erfc(-z / sqrt 2): 200 halvings, exact to the double.
-  double lo = -40, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
 
 Duration round_up(double ms, double step_ms) { return from_ms(std::ceil(ms / step_ms - 1e-9) * step_ms); }
 
@@ -165,8 +156,8 @@ double quantile_ms(const Distribution& d, double q) {
     case Distribution::Kind::uniform: v = d.a_ms + q * (d.b_ms - d.a_ms); break;
     case Distribution::Kind::exponential: v = -d.a_ms * std::log(1 - q); break;
     case Distribution::Kind::lognormal: {
-      const double sigma = (std::log(d.b_ms) - std::log(d.a_ms)) / normal_quantile(0.99);
-      v = d.a_ms * std::exp(sigma * normal_quantile(q));
+      const double sigma = (std::log(d.b_ms) - std::log(d.a_ms)) / stats::normal_quantile(0.99);
+      v = d.a_ms * std::exp(sigma * stats::normal_quantile(q));
       break;
     }
   }

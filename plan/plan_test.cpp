@@ -149,6 +149,14 @@ TEST(PlanConfirm, HeldTxAtTwentyPerSecondMeetsP99UnderTwoSecondsOnlyAboveThirtyC
   EXPECT_GE(c[0].chosen.settings.maximum_pool_size, 31);
   EXPECT_LE(c[0].chosen.settings.maximum_pool_size, 38);
   EXPECT_TRUE(c[0].chosen.met);
+  // The evidence's interval is core/stats' t-interval of the seeds' p99 (df 1: wide enough to hold both).
+  const auto sum = p99_summary(c[0].chosen);
+  ASSERT_TRUE(sum.has_value());
+  EXPECT_EQ(sum->n, 2u);
+  for (double v : c[0].chosen.p99_ms) {
+    EXPECT_LE(sum->ci95_low, v);
+    EXPECT_GE(sum->ci95_high, v);
+  }
   if (!c[0].below.run_lines.empty()) {
     EXPECT_FALSE(c[0].below.met);
   }

@@ -25,9 +25,18 @@ std::string range_text(const std::vector<double>& v) {
   return v.size() == 1 || *lo == *hi ? ms_text(*lo) : ms_text(*lo) + " .. " + ms_text(*hi);
 }
 
+// The seeds' p99: their range, and with two or more the mean's 95 % interval (core/stats).
+std::string p99_text(const Evidence& e) {
+  std::string out = range_text(e.p99_ms);
+  const auto s = p99_summary(e);
+  if (s && s->n >= 2)
+    out += fmt::format(" (mean {}, 95 % interval {} .. {})", ms_text(s->mean), ms_text(s->ci95_low), ms_text(s->ci95_high));
+  return out;
+}
+
 std::string evidence_text(const Evidence& e, const char* what) {
   std::string out = fmt::format("    {}: pool {} at {:.2f}/s, {} seed(s): p99 {}{}", what, e.settings.maximum_pool_size,
-                                e.settings.rate_per_s, e.run_lines.size(), range_text(e.p99_ms),
+                                e.settings.rate_per_s, e.run_lines.size(), p99_text(e),
                                 e.met ? ", meets the targets" : ", breaks: ");
   if (!e.met)
     for (std::size_t i = 0; i < e.broken.size() && i < 3; ++i) out += (i ? "; " : "") + e.broken[i];
@@ -72,7 +81,7 @@ std::string evidence_html(const Evidence& e, const char* what) {
   if (e.run_lines.empty()) return "";
   std::string out = fmt::format("<p><b>{}</b>: pool {} at {:.2f}/s, {} seed(s), p99 {}: {}</p>\n<pre>", what,
                                 e.settings.maximum_pool_size, e.settings.rate_per_s, e.run_lines.size(),
-                                esc(range_text(e.p99_ms)), e.met ? "meets the targets" : "breaks " + esc(e.broken.empty() ? "" : e.broken[0]));
+                                esc(p99_text(e)), e.met ? "meets the targets" : "breaks " + esc(e.broken.empty() ? "" : e.broken[0]));
   for (const auto& line : e.run_lines) out += esc(line) + "\n";
   return out + "</pre>\n";
 }

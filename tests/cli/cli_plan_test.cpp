@@ -75,6 +75,10 @@ TEST(CliPlan, TheIncidentConfigSaysWhichStrategiesMeetTheTargetsWithWhichSetting
   EXPECT_TRUE(held["simulator"]["feasible"].get<bool>());
   EXPECT_GT(held["simulator"]["chosen"]["maximum-pool-size"].get<int>(), held["paper"]["erlangs"].get<double>());
   EXPECT_FALSE(held["simulator"]["below"]["met"].get<bool>());  // one connection fewer breaks a target
+  const json& interval = held["simulator"]["chosen"]["p99_ms_summary"];
+  EXPECT_EQ(interval["n"], 2);
+  EXPECT_LE(interval["ci95_low"].get<double>(), interval["mean"].get<double>());
+  EXPECT_GE(interval["ci95_high"].get<double>(), interval["mean"].get<double>());
   // row-lease holds no connection through the calls: a tiny pool, a TTL above the worst case.
   const json& lease = strategy_of(p.plan, "row-lease");
   ASSERT_TRUE(lease.is_object());
