@@ -26,6 +26,7 @@
 #include "cli/output.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/shards.hpp"
 #include "cli/playground.hpp"
 #include "cli/spring_config.hpp"
@@ -515,6 +516,13 @@ int main(int argc, char** argv) {
   lint->add_option("--format", lint_format, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
       ->type_name("FORMAT");
 
+  SettingSources plan_src;
+  PlanOptions plan_opt;
+  auto* pln = app.add_subcommand(
+      "plan", "the smallest settings that meet the targets, per strategy: on paper, then confirmed in the simulator");
+  add_setting_flags(pln, plan_src);
+  add_plan_flags(*pln, plan_opt);
+
   SettingSources val_src;
   std::string val_out;
   auto* val = app.add_subcommand("validate",
@@ -642,6 +650,18 @@ int main(int argc, char** argv) {
       if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
       s.validate();
       return cmd_lint(s, strategy_known, lint_format);
+    }
+    if (*pln) {
+      Settings s;
+      s.strategy.clear();  // known only when a file names it: the service's current strategy
+      if (!plan_src.preset.empty()) apply_preset(s, plan_src.preset);
+      if (!plan_src.config.empty()) apply_toml_file(s, plan_src.config);
+      const auto given = [&](const std::string& name) { return pln->count("--" + name) > 0; };
+      const auto apply_flags = [&](Settings& t) {
+        for (const auto& d : setting_defs())
+          if (given(d.name)) d.apply(t, plan_src.values.at(d.name));
+      };
+      return cmd_plan(s, apply_flags, given, plan_opt);
     }
     if (*val) return cmd_validate(settings_from(val_src, *val), *val, val_out, val_repetitions);
     if (*srv) {

@@ -131,6 +131,7 @@ SpringConfig apply_spring_config(Settings& s, const std::string& path) {
       throw SettingError("--from: " + key + " = " + raw + " (for " + e.what() + ")");
     }
     out.applied.emplace_back(setting, value);
+    out.key_of[setting] = key;
   }
   return out;
 }

@@ -20,6 +20,7 @@
 // Keys the file has and lockbench does not read are listed (ignored), never guessed.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,7 @@ namespace lockbench::cli {
 struct SpringConfig {
   std::vector<std::pair<std::string, std::string>> applied;  // (lockbench setting, value) in file order
   std::vector<std::string> ignored;                         // the file's keys lockbench does not read
+  std::map<std::string, std::string> key_of;                // lockbench setting -> the file's key that set it
 };
 
 // Reads FILE (.properties, .yml or .yaml) into `s`. Throws SettingError naming

@@ -80,6 +80,10 @@ struct StrategyProps {
   // Its lock lives in an external lease store (Redis): a real run needs --redis.
   bool needs_lease_store = false;
   LockTableUse lock_table = LockTableUse::none;
+  // Its lock is a lease with --lease-ttl: a TTL below the worst-case critical
+  // section can be stolen from live work, and a crashed holder's key is free
+  // one TTL later (what `plan` sizes the TTL by).
+  bool lease_ttl = false;
 };
 
 }  // namespace lockbench

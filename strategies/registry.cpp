@@ -23,17 +23,17 @@ constexpr StrategyProps kSessionPinned{true,  Exclusion::all_pods, true,  false,
                                        false, false,               LockTableUse::per_connection};
 // Its failed unlocks leave session locks on pooled connections: up to one per key.
 constexpr StrategyProps kSessionPooled{false, Exclusion::none, false, false, false, false, false, LockTableUse::per_key};
-constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, false};
+constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, false, false, LockTableUse::none, true};
 // The article's lease: the expiry compares the database's clock with the
 // application's, and the release clears whoever holds the lease.
-constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false};
+constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false, false, LockTableUse::none, true};
 constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
 constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
 constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
 // A poller that dies leaves its claimed row, which is due again after the claim lease.
 constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
 // A lease in Redis: excludes while the TTL holds, the store cannot check it.
-constexpr StrategyProps kRedisLease{false, Exclusion::all_pods, true, false, false, false, true};
+constexpr StrategyProps kRedisLease{false, Exclusion::all_pods, true, false, false, false, true, LockTableUse::none, true};
 // An in-process lock: nothing held in the database, gone with its pod.
 constexpr StrategyProps kSynchronized{false, Exclusion::one_pod, true, false, false, false};
 

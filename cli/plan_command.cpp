@@ -1,0 +1,265 @@
+// `lockbench plan` (cli/plan_command.hpp): inputs to settings, the paper plan
+// per candidate, the simulator's confirmation on every core, the output.
+#include "cli/plan_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/fail_on.hpp"
+#include "cli/output.hpp"
+#include "cli/parallel_runs.hpp"
+#include "cli/settings_io.hpp"
+#include "cli/spring_config.hpp"
+#include "core/run.hpp"
+#include "plan/confirm.hpp"
+#include "plan/envelope.hpp"
+#include "plan/paper.hpp"
+#include "plan/prometheus_input.hpp"
+#include "plan/render.hpp"
+#include "scenarios/registry.hpp"
+#include "strategies/registry.hpp"
+
+namespace lockbench::cli {
+
+namespace {
+
+constexpr auto kPlanDuration = std::chrono::minutes(2);
+
+// The candidates: a --strategy flag's list, else every strategy of `all` that applies.
+std::vector<std::string> candidates(const std::string& spec, const std::string& scenario) {
+  std::vector<std::string> out;
+  std::vector<std::string> names;
+  if (spec == "all") {
+    names = all_strategies();
+  } else {
+    std::stringstream in(spec);
+    std::string one;
+    while (std::getline(in, one, ',')) names.push_back(one);
+  }
+  for (const auto& n : names) {
+    const StrategyInfo& info = strategy_info(n);
+    if (spec == "all") {
+      try {
+        check_applies(info, scenario);
+      } catch (const SettingError&) {
+        continue;
+      }
+    } else {
+      check_applies(info, scenario);
+    }
+    out.emplace_back(info.spec);
+  }
+  if (out.empty()) throw SettingError("--strategy: no candidate strategy applies to scenario " + scenario);
+  return out;
+}
+
+plan::Load load_of(const Settings& s) {
+  plan::Load l;
+  l.rate_per_s = s.rate_per_s;
+  l.pods = s.pods;
+  l.partner = s.partner_latency;
+  l.calls = make_scenario(s.scenario)->partner_calls();
+  l.db_ms = 4 * s.db_latency.mean_ms();  // the statements a request runs, as lint counts them
+  l.connect_timeout = s.partner_connect_timeout;
+  l.read_timeout = s.partner_read_timeout;
+  l.attempts = s.partner_max_attempts;
+  l.backoff_base = s.retry_backoff_base;
+  l.backoff_cap = s.retry_backoff_cap;
+  return l;
+}
+
+// What the paper reads from the thresholds: the p99 bound and whether violations count.
+plan::PaperTargets paper_targets(const std::vector<Threshold>& thresholds, double recovery_ms) {
+  plan::PaperTargets t;
+  t.no_violations = false;
+  for (const auto& th : thresholds) {
+    if (th.metric == "p99" && (th.op == ">" || th.op == ">=")) t.p99_ms_max = th.value;
+    if (th.metric == "violations" && (th.op == ">" || th.op == ">=") && th.value < 1) t.no_violations = true;
+  }
+  t.recovery_ms_max = recovery_ms;
+  return t;
+}
+
+// A file plan will write, checked before any run: its directory is created, a probe written and removed.
+void check_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::absolute(path).parent_path();
+  fs::create_directories(dir, ec);
+  const fs::path probe = dir / (".lockbench-plan-probe-" + std::to_string(::getpid()));
+  std::ofstream f(probe);
+  const bool ok = static_cast<bool>(f);
+  f.close();
+  fs::remove(probe, ec);
+  if (!ok || fs::is_directory(path)) throw SettingError(std::string(flag) + ": cannot write '" + path + "' (give a file in a writable directory)");
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream t;
+  t << f.rdbuf();
+  return t.str();
+}
+
+int positive(const std::string& text, const char* flag, int hi) {
+  try {
+    std::size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v >= 1 && v <= hi) return v;
+  } catch (const std::exception&) {
+  }
+  throw SettingError(fmt::format("{}: '{}' is not a whole number from 1 to {}", flag, text, hi));
+}
+
+}  // namespace
+
+void add_plan_flags(CLI::App& plan, PlanOptions& o) {
+  plan.add_option("--from", o.from,
+                  "the service's Spring Boot application.properties or application.yml, as lint reads it; the "
+                  "recommendation is printed as a diff of it")
+      ->type_name("FILE");
+  plan.add_option("--prometheus", o.prometheus,
+                  "one scrape of the service's /actuator/prometheus: the partner latency from "
+                  "http_client_requests_seconds_bucket, the pool from hikaricp_connections_max, the rate from "
+                  "http_server_requests_seconds_count / process_uptime_seconds (one pod's; x --pods)")
+      ->type_name("FILE");
+  plan.add_option("--fail-on", o.fail_on,
+                  "the targets: a point fails when one of these holds, as run --fail-on reads them (default " +
+                      o.fail_on + ")")
+      ->type_name("THRESHOLDS");
+  plan.add_option("--recovery-max", o.recovery_max,
+                  "target: after a crash every key it held is free again within this (simulator: --crash-at at "
+                  "half time)")
+      ->type_name("DURATION");
+  plan.add_option("--seeds", o.seeds, "simulator: each confirmed point runs over this many seeds (default 3)")
+      ->type_name("N");
+  plan.add_option("--format", o.format, "text (default) | json")->type_name("FORMAT");
+  plan.add_option("--svg", o.svg, "write the safe envelope (rate against partner p99, per strategy) as SVG")
+      ->type_name("FILE");
+  plan.add_option("--html", o.html,
+                  "write the plan as one HTML page (the table, the diff, the safe envelope inline, the arithmetic and "
+                  "run lines per strategy); the envelope's SVG is written beside it unless --svg names one")
+      ->type_name("FILE");
+  plan.add_option("--jobs", o.jobs,
+                  "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) + ")")
+      ->type_name("N");
+}
+
+int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
+             const std::function<bool(const std::string&)>& flag_given, const PlanOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  if (o.format != "text" && o.format != "json")
+    throw SettingError("--format: '" + o.format + "' is not accepted (accepted: text, json)");
+  const std::vector<Threshold> thresholds = parse_fail_on(o.fail_on);
+  const double recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
+  const int seeds = positive(o.seeds, "--seeds", 20);
+  const int jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
+  check_writable(o.svg, "--svg");
+  check_writable(o.html, "--html");
+
+  plan::PlanResult p;
+  const Duration default_duration = Settings{}.duration;
+  SpringConfig spring;
+  if (!o.from.empty()) {
+    spring = apply_spring_config(s, o.from);
+    p.inputs.push_back(fmt::format("{}: {} settings read", o.from, spring.applied.size()));
+  }
+  if (!o.prometheus.empty()) {
+    const plan::PrometheusInput m = plan::read_prometheus_file(o.prometheus);
+    s.partner_latency = m.partner;
+    s.maximum_pool_size = m.pool_size;
+    s.arrival = Arrival::open;
+    s.rate_per_s = m.rate_per_s * s.pods;
+    p.inputs.push_back(fmt::format(
+        "{}: partner p50 {:.0f} ms, p99 {:.0f} ms over {:.0f} calls (--partner-latency {}); pool {}; rate {:.3f}/s "
+        "= requests served / {:.0f} s uptime, x {} pod(s){}{}",
+        o.prometheus, m.partner_p50_ms, m.partner_p99_ms, m.partner_calls, m.partner.to_string(), m.pool_size,
+        m.rate_per_s, m.uptime_s, s.pods,
+        m.hold_mean_ms >= 0 ? fmt::format("; measured mean connection hold {:.0f} ms", m.hold_mean_ms) : "",
+        m.pool_timeouts > 0 ? fmt::format("; {:.0f} pool timeouts so far", m.pool_timeouts) : ""));
+  }
+  p.current = s.strategy;
+  apply_flags(s);
+  if (!flag_given("strategy")) s.strategy = "all";
+  if (s.duration == default_duration && !flag_given("duration")) s.duration = kPlanDuration;
+  if (s.arrival != Arrival::open)
+    throw SettingError("--rate: plan sizes for an open-loop rate (requests per second), not --users or --burst");
+  if (s.world != "sim") throw SettingError("--world: plan confirms in the simulator only (accepted: sim)");
+  const std::vector<std::string> names = candidates(s.strategy, s.scenario);
+  s.strategy = names.front();  // validate() checks one strategy; each candidate runs as itself
+  s.validate();
+
+  p.base = s;
+  p.fail_on = o.fail_on;
+  p.recovery_ms_max = recovery_ms;
+  p.seeds = seeds;
+  const plan::Load load = load_of(s);
+  const plan::PaperTargets targets = paper_targets(thresholds, recovery_ms);
+  for (const auto& n : names) p.paper.push_back(plan::paper_plan(strategy_info(n), load, targets));
+
+  const plan::Runner runner = [jobs](const std::vector<Settings>& batch) {
+    std::vector<nlohmann::json> out(batch.size());
+    run_indexed(batch.size(), jobs, [&](std::size_t i) {
+      nlohmann::json r = run_sim(batch[i]);
+      // Only what the verdict reads (a run's timeline and trace are large).
+      for (const char* bulky : {"timeline", "trace", "latency_histogram_ms"}) r.erase(bulky);
+      return r;
+    }, [&](std::size_t i, nlohmann::json&& r) { out[i] = std::move(r); });
+    return out;
+  };
+  const plan::Judge judge = [&thresholds](const nlohmann::json& r) { return broken_thresholds(thresholds, {r}); };
+  plan::ConfirmOptions co;
+  co.seeds = seeds;
+  co.no_violations = targets.no_violations;
+  co.recovery_ms_max = recovery_ms;
+  co.fail_on = o.fail_on;
+  p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
+  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  const int rec = plan::recommended(p);
+  const int shown = rec >= 0 ? rec : plan::closest(p);
+  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
+  std::string svg_note, svg_missing;
+  const std::string svg_path =
+      !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
+  if (!svg_path.empty()) {
+    // The envelope of the settings the simulator confirmed: its pool, only the strategies it found feasible.
+    std::vector<plan::PaperVerdict> drawn;
+    for (std::size_t i = 0; i < p.paper.size(); ++i) {
+      if (!p.confirmed[i].feasible) continue;
+      drawn.push_back(p.paper[i]);
+      drawn.back().feasible = true;
+      drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
+    }
+    svg_missing = plan::write_envelope_svg(plan::envelope(drawn, load, targets),
+                                           plan::quantile_ms(s.partner_latency, 0.99), s.rate_per_s, svg_path);
+    svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
+  }
+  if (!o.html.empty()) {
+    const std::string svg = svg_missing.empty() ? slurp(svg_path) : "";
+    write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing));
+    svg_note += (svg_note.empty() ? "" : "; ") + std::string("plan written to ") + o.html;
+  }
+  if (o.format == "json") {
+    nlohmann::json j = plan::render_json(p);
+    j["properties_diff"] = diff.empty() ? nlohmann::json(nullptr) : nlohmann::json(diff);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan::render_text(p);
+    if (!diff.empty())
+      std::cout << "\n" << (rec >= 0 ? "the changes" : "the closest point's changes") << ", as a diff of " << o.from
+                << ":\n" << diff;
+  }
+  if (!svg_note.empty()) std::cerr << "lockbench: " << svg_note << "\n";
+  return plan::exit_code(p);
+}
+
+}  // namespace lockbench::cli

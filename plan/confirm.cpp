@@ -1,0 +1,301 @@
+// The simulator's confirmation of a paper plan, in rounds of side-by-side runs
+// (plan/confirm.hpp describes the rounds).
+#include "plan/confirm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "cli/settings_io.hpp"
+#include "core/stats.hpp"
+
+namespace lockbench::plan {
+
+namespace {
+
+constexpr int kGrowths = 2;
+constexpr int kReconfirms = 3;
+constexpr int kHeadroomRounds = 4;
+
+enum class Check { targets, steals, recovery };
+
+struct Job {
+  std::size_t who = 0;  // index into the strategies
+  Settings settings;
+  int seeds = 1;
+  Check check = Check::targets;
+  Evidence* into = nullptr;
+};
+
+double number(const nlohmann::json& j, const char* a, const char* b) {
+  if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_number()) return NAN;
+  return j[a][b].get<double>();
+}
+
+// Runs every job over its seeds in one batch; fills each job's Evidence.
+void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run, const Judge& judge,
+              std::vector<Confirmed>& out) {
+  std::vector<Settings> batch;
+  for (const auto& j : jobs)
+    for (int k = 0; k < j.seeds; ++k) {
+      Settings s = j.settings;
+      s.seed = j.settings.seed + static_cast<std::uint64_t>(k);
+      batch.push_back(s);
+    }
+  const std::vector<nlohmann::json> results = batch.empty() ? std::vector<nlohmann::json>{} : run(batch);
+  std::size_t at = 0;
+  for (auto& j : jobs) {
+    Evidence e;
+    e.settings = j.settings;
+    e.met = true;
+    for (int k = 0; k < j.seeds; ++k, ++at) {
+      const nlohmann::json& r = results.at(at);
+      const Settings& s = batch[at];
+      std::vector<std::string> broken;
+      const double steals = number(r, "locks", "lease_steals");
+      const double recovery = number(r, "faults", "recovery_ms");
+      if (j.check == Check::targets) broken = judge(r);
+      if (j.check == Check::steals && steals > 0)
+        broken.push_back(s.strategy + ": lease_steals = " + std::to_string(static_cast<long long>(steals)) +
+                         " with every partner call at the partner's p99.9");
+      if (j.check == Check::recovery && (std::isnan(recovery) || recovery > o.recovery_ms_max))
+        broken.push_back(s.strategy + ": recovery after the crash " +
+                         (std::isnan(recovery) ? std::string("not measured")
+                                               : format_duration(from_ms(recovery))) +
+                         ", above " + format_duration(from_ms(o.recovery_ms_max)));
+      e.met = e.met && broken.empty();
+      for (auto& b : broken)
+        if (std::find(e.broken.begin(), e.broken.end(), b) == e.broken.end()) e.broken.push_back(std::move(b));
+      e.p99_ms.push_back(number(r, "latency_ms", "p99"));
+      if (!std::isnan(recovery)) e.recovery_ms.push_back(recovery);
+      if (!std::isnan(steals)) e.lease_steals += steals;
+      e.run_lines.push_back(run_line(s, j.check == Check::targets ? o.fail_on
+                                        : j.check == Check::steals ? std::string("lease_steals>0")
+                                                                   : std::string()));
+    }
+    out[j.who].runs += j.seeds;
+    *j.into = std::move(e);
+  }
+}
+
+std::string quoted(const std::string& v) {
+  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._:=,/+-@").find(c) != std::string_view::npos;
+  });
+  if (plain) return v;
+  std::string q = "'";
+  for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The per-strategy state of the pool search.
+struct Search {
+  int fail_at = 0;   // the largest pool known to break the targets
+  int pass_at = -1;  // the smallest known to meet them (-1 = none yet)
+  int next = 0;      // the pool to try next (0 = done)
+  int growths = 0;
+  Evidence last;     // the last point tried
+  Evidence pass;     // the evidence at pass_at
+};
+
+}  // namespace
+
+Settings point_settings(const Settings& base, const PaperVerdict& p, int pool_size, double rate_per_s) {
+  Settings s = base;
+  s.world = "sim";
+  s.strategy = p.strategy;
+  s.maximum_pool_size = pool_size;
+  s.connection_timeout = p.settings.connection_timeout;
+  s.partner_read_timeout = p.settings.read_timeout;
+  s.partner_max_attempts = p.settings.attempts;
+  if (p.settings.lease_ttl.count() > 0) s.lease_ttl = p.settings.lease_ttl;
+  s.max_threads = std::max(p.settings.max_threads, 1);
+  s.arrival = Arrival::open;
+  s.rate_per_s = rate_per_s;
+  return s;
+}
+
+std::string run_line(const Settings& s, const std::string& fail_on) {
+  const Settings defaults;
+  std::string line = "lockbench run";
+  for (const auto& d : cli::setting_defs()) {
+    if (!d.show) continue;
+    const std::string v = d.show(s);
+    if (v == d.show(defaults) && d.name != "world" && d.name != "strategy" && d.name != "scenario") continue;
+    line += " --" + d.name + " " + quoted(v);
+  }
+  if (!fail_on.empty()) line += " --fail-on " + quoted(fail_on);
+  return line;
+}
+
+std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,
+                               const ConfirmOptions& o, const Runner& run, const Judge& judge) {
+  std::vector<Confirmed> out(paper.size());
+  std::vector<Search> search(paper.size());
+  for (std::size_t i = 0; i < paper.size(); ++i) {
+    out[i].strategy = paper[i].strategy;
+    search[i].fail_at = std::max(0, paper[i].pool_min_little - 1);
+    search[i].next = std::max(paper[i].settings.pool_size, 1);
+  }
+  const double rate = base.rate_per_s;
+
+  // 1. The pool: grow until the targets hold, then bisect; one seed a step.
+  for (;;) {
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < paper.size(); ++i)
+      if (search[i].next > 0)
+        jobs.push_back({i, point_settings(base, paper[i], search[i].next, rate), 1, Check::targets, &search[i].last});
+    if (jobs.empty()) break;
+    run_jobs(jobs, o, run, judge, out);
+    for (const auto& j : jobs) {
+      Search& sr = search[j.who];
+      const int tried = sr.next;
+      if (sr.last.met) {
+        sr.pass_at = tried;
+        sr.pass = sr.last;
+      } else {
+        sr.fail_at = std::max(sr.fail_at, tried);
+      }
+      // An infeasible paper plan gets its one run: more connections do not make a lock exclude.
+      if (sr.pass_at < 0 && (!paper[j.who].feasible || sr.growths >= kGrowths)) {
+        sr.next = 0;
+      } else if (sr.pass_at < 0) {
+        sr.next = static_cast<int>(std::ceil(tried * 1.5)) + 1;
+        ++sr.growths;
+      } else {
+        sr.next = sr.pass_at - sr.fail_at > 1 ? (sr.fail_at + sr.pass_at) / 2 : 0;
+      }
+    }
+  }
+
+  // 2. The size found, over every seed (one larger when a seed breaks it), and one fewer.
+  std::vector<int> chosen(paper.size(), 0);
+  for (std::size_t i = 0; i < paper.size(); ++i) chosen[i] = search[i].pass_at;
+  for (int attempt = 0; attempt <= kReconfirms; ++attempt) {
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < paper.size(); ++i) {
+      if (chosen[i] <= 0 || out[i].feasible) continue;
+      jobs.push_back({i, point_settings(base, paper[i], chosen[i], rate), o.seeds, Check::targets, &out[i].chosen});
+      if (attempt == 0 && chosen[i] - 1 >= std::max(1, paper[i].pool_min_little))
+        jobs.push_back(
+            {i, point_settings(base, paper[i], chosen[i] - 1, rate), o.seeds, Check::targets, &out[i].below});
+    }
+    if (jobs.empty()) break;
+    run_jobs(jobs, o, run, judge, out);
+    for (std::size_t i = 0; i < paper.size(); ++i) {
+      if (chosen[i] <= 0 || out[i].feasible) continue;
+      if (out[i].chosen.met) {
+        out[i].feasible = true;
+      } else if (attempt < kReconfirms) {
+        out[i].below = out[i].chosen;  // that size broke a seed: it is now the one below
+        ++chosen[i];
+      }
+    }
+  }
+  for (std::size_t i = 0; i < paper.size(); ++i)
+    if (chosen[i] <= 0) out[i].chosen = search[i].last;  // the closest point tried
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (o.no_violations && !paper[i].excludes) out[i].no_exclusion = true, out[i].feasible = false;
+
+  // 3. The headroom of the feasible ones, by bisection on the rate.
+  std::vector<double> lo(paper.size(), rate), hi(paper.size(), 0);
+  std::vector<Evidence> probe(paper.size());
+  for (std::size_t i = 0; i < paper.size(); ++i) hi[i] = std::max(paper[i].headroom_per_s * 1.25, rate * 1.1);
+  for (int round = 0; round < kHeadroomRounds; ++round) {
+    std::vector<Job> jobs;
+    std::vector<double> tried(paper.size(), 0);
+    for (std::size_t i = 0; i < paper.size(); ++i) {
+      if (!out[i].feasible || out[i].headroom_at_least) continue;
+      tried[i] = round == 0 ? hi[i] : (lo[i] + hi[i]) / 2;
+      jobs.push_back(
+          {i, point_settings(base, paper[i], chosen[i], tried[i]), 1, Check::targets, &probe[i]});
+    }
+    if (jobs.empty()) break;
+    run_jobs(jobs, o, run, judge, out);
+    for (const auto& j : jobs) {
+      const std::size_t i = j.who;
+      if (probe[i].met) {
+        lo[i] = tried[i];
+        if (round == 0) out[i].headroom_at_least = true;
+      } else {
+        hi[i] = tried[i];
+      }
+    }
+  }
+
+  // 4. The headroom over every seed, the lease at the partner's p99.9, the crash.
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < paper.size(); ++i) {
+    if (out[i].feasible) {
+      out[i].headroom_per_s = lo[i];
+      jobs.push_back({i, point_settings(base, paper[i], chosen[i], lo[i]), o.seeds, Check::targets, &out[i].headroom});
+    }
+    const Settings at = point_settings(base, paper[i], std::max(chosen[i], out[i].chosen.settings.maximum_pool_size), rate);
+    if (paper[i].settings.lease_ttl.count() > 0) {
+      Settings slow = at;
+      slow.partner_latency = Distribution::fixed(quantile_ms(base.partner_latency, 0.999));
+      slow.key_dist = KeyDist::hot;
+      jobs.push_back({i, slow, 1, Check::steals, &out[i].slow_partner});
+    }
+    if (o.recovery_ms_max > 0) {
+      Settings crash = at;
+      crash.crash_at = crash.duration / 2;
+      jobs.push_back({i, crash, o.seeds, Check::recovery, &out[i].crash});
+    }
+  }
+  run_jobs(jobs, o, run, judge, out);
+  for (auto& c : out) {
+    // A headroom one seed found and another broke: only the planned rate is confirmed.
+    if (c.feasible && !c.headroom.met) {
+      c.headroom_per_s = rate;
+      c.headroom_at_least = false;
+    }
+    if (!c.slow_partner.run_lines.empty() && !c.slow_partner.met) c.feasible = false;
+    if (!c.crash.run_lines.empty() && !c.crash.met) c.feasible = false;
+  }
+  return out;
+}
+
+std::optional<stats::Summary> p99_summary(const Evidence& e) {
+  std::vector<double> v;
+  for (double x : e.p99_ms)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.empty()) return std::nullopt;
+  return stats::summarize(v);
+}
+
+nlohmann::json to_json(const Evidence& e) {
+  if (e.run_lines.empty()) return nullptr;
+  const auto sum = p99_summary(e);
+  nlohmann::json p99 = nlohmann::json::array();
+  for (double v : e.p99_ms) p99.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+  nlohmann::json j = {{"met", e.met},
+                      {"maximum-pool-size", e.settings.maximum_pool_size},
+                      {"rate", e.settings.rate_per_s},
+                      {"seeds", e.run_lines.size()},
+                      {"broken", e.broken},
+                      {"p99_ms", p99},
+                      {"p99_ms_summary", sum ? nlohmann::json{{"n", sum->n}, {"mean", sum->mean},
+                                                              {"ci95_low", sum->ci95_low}, {"ci95_high", sum->ci95_high}}
+                                             : nlohmann::json(nullptr)},
+                      {"lease_steals", e.lease_steals},
+                      {"runs", e.run_lines}};
+  if (!e.recovery_ms.empty()) j["recovery_ms"] = e.recovery_ms;
+  return j;
+}
+
+nlohmann::json to_json(const Confirmed& c) {
+  return {{"strategy", c.strategy},
+          {"feasible", c.feasible},
+          {"infeasible_without_exclusion", c.no_exclusion},
+          {"chosen", to_json(c.chosen)},
+          {"below", to_json(c.below)},
+          {"headroom_per_s", c.feasible ? nlohmann::json(c.headroom_per_s) : nlohmann::json(nullptr)},
+          {"headroom_at_least", c.headroom_at_least},
+          {"headroom", to_json(c.headroom)},
+          {"slow_partner", to_json(c.slow_partner)},
+          {"crash", to_json(c.crash)},
+          {"simulator_runs", c.runs}};
+}
+
+}  // namespace lockbench::plan

@@ -1,0 +1,90 @@
+// `lockbench plan`, in the simulator: the paper's settings confirmed by runs.
+//
+// Per strategy, in rounds that run every strategy's next point side by side
+// (the Runner runs a batch on every core):
+//  1. the pool size: the paper's size first; when it fails, larger sizes
+//     (x1.5 + 1, twice); then a bisection between the largest size known to
+//     fail (at first Little's floor - 1: no pool of floor(erlangs) or fewer
+//     keeps up) and the smallest known to meet the targets. Bisection steps run
+//     one seed; the size found is then confirmed over every seed (--seeds), and
+//     one larger when a seed breaks it, up to three times;
+//  2. the headroom: with those settings, the highest rate that still meets the
+//     targets, by bisection between the planned rate and the paper's headroom
+//     x 1.25 (four rounds, one seed each; the rate found is confirmed over every
+//     seed, and when a seed breaks it the headroom is the planned rate);
+//  3. a lease strategy: a run where every partner call takes the partner's
+//     p99.9 (fixed latency) on one hot key, judged on lease steals only;
+//  4. with a recovery target: a run per seed with --crash-at at half the
+//     duration, judged on faults.recovery_ms.
+// Every run is kept as the `lockbench run` line that reproduces it. A strategy
+// that does not exclude on these pods (PaperVerdict::excludes), while violations
+// are a target, is never feasible: runs that saw no race do not prove there is none.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+#include "core/stats.hpp"
+#include "plan/paper.hpp"
+
+namespace lockbench::plan {
+
+// Runs a batch of simulator settings, results in the same order.
+using Runner = std::function<std::vector<nlohmann::json>(const std::vector<Settings>&)>;
+// The targets a result breaks, one line each (empty: it meets them).
+using Judge = std::function<std::vector<std::string>(const nlohmann::json&)>;
+
+// One point (settings) over one or more seeds.
+struct Evidence {
+  Settings settings;  // the first seed's
+  bool met = false;   // every seed met the targets
+  std::vector<std::string> broken;  // what the seeds broke
+  std::vector<double> p99_ms;       // per seed
+  std::vector<double> recovery_ms;  // per seed (crash runs)
+  double lease_steals = 0;          // summed over seeds
+  std::vector<std::string> run_lines;  // one per seed
+};
+
+struct Confirmed {
+  std::string strategy;
+  bool feasible = false;  // the chosen point met the targets on every seed
+  bool no_exclusion = false;  // infeasible because it does not exclude, whatever the runs saw
+  Evidence chosen;        // the smallest pool that met them (or the closest point tried)
+  Evidence below;         // one connection fewer, when it was run (empty run_lines otherwise)
+  double headroom_per_s = 0;
+  bool headroom_at_least = false;  // the highest rate tried still met them
+  Evidence headroom;
+  Evidence slow_partner;  // lease strategies: every call at the partner's p99.9
+  Evidence crash;         // with a recovery target
+  int runs = 0;           // simulator runs made for this strategy
+};
+
+struct ConfirmOptions {
+  int seeds = 3;
+  bool no_violations = true;   // violations are a target
+  double recovery_ms_max = 0;  // 0 = no crash runs
+  std::string fail_on;         // the targets as --fail-on text, for the run lines
+};
+
+// The settings of one strategy's point: the base with the recommendation applied.
+Settings point_settings(const Settings& base, const PaperVerdict& paper, int pool_size, double rate_per_s);
+
+// The `lockbench run` line that reproduces a run: every setting that differs
+// from Settings{} (cli/settings_io's table says how each reads), then --fail-on.
+std::string run_line(const Settings& s, const std::string& fail_on);
+
+std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,
+                               const ConfirmOptions& options, const Runner& run, const Judge& judge);
+
+// The seeds' p99 as core/stats summarizes it (mean and its 95 % t-interval); none without a finite p99.
+std::optional<stats::Summary> p99_summary(const Evidence& e);
+
+nlohmann::json to_json(const Evidence& e);
+nlohmann::json to_json(const Confirmed& c);
+
+}  // namespace lockbench::plan

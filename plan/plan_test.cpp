@@ -1,0 +1,423 @@
+// plan's figures against independent ones, without servers: the seed's
+// 6.6 requests/s, an Erlang C table computed apart from this code, held-tx at
+// 20/s needing more than 30 connections, the lease TTL against the worst case,
+// the Prometheus scrape and its refusals, the run lines and the diff.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/fail_on.hpp"
+#include "core/result.hpp"
+#include "core/run.hpp"
+#include "plan/confirm.hpp"
+#include "plan/paper.hpp"
+#include "plan/prometheus_input.hpp"
+#include "plan/render.hpp"
+#include "strategies/registry.hpp"
+
+namespace lockbench::plan {
+namespace {
+
+using namespace std::chrono_literals;
+
+// held-tx around one partner call of exactly 1.5 s (the seed's hold), 20/s.
+Load held_tx_load() {
+  Load l;
+  l.rate_per_s = 20;
+  l.partner = Distribution::fixed(1500);
+  l.calls = 1;
+  l.db_ms = 2;
+  return l;
+}
+
+// The incident's client: 1 s connect, 3 attempts, 200 ms backoff doubling to 2 s.
+Load incident_load() {
+  Load l;
+  l.rate_per_s = 20;
+  l.partner = Distribution::lognormal(1500, 4000);
+  l.calls = 2;
+  l.connect_timeout = 1s;
+  l.read_timeout = 5s;
+  l.attempts = 3;
+  l.backoff_base = 200ms;
+  l.backoff_cap = 2s;
+  return l;
+}
+
+Runner sequential() {
+  return [](const std::vector<Settings>& batch) {
+    std::vector<nlohmann::json> out;
+    for (const auto& s : batch) out.push_back(run_sim(s));
+    return out;
+  };
+}
+
+Judge judge_of(const std::string& fail_on) {
+  const auto t = cli::parse_fail_on(fail_on);
+  return [t](const nlohmann::json& r) { return cli::broken_thresholds(t, {r}); };
+}
+
+// Source: Python 3, the textbook sum formula in exact rational arithmetic
+// (fractions.Fraction), independent of core/result.cpp's Erlang B recurrence:
+//   C(c, a) = (a^c / c! * c / (c - a)) / (sum_{k<c} a^k / k! + a^c / c! * c / (c - a))
+TEST(PlanErlangC, MatchesATableComputedIndependently) {
+  struct Row {
+    int c;
+    double a, expected;
+  };
+  const Row table[] = {{1, 0.5, 0.5},
+                       {2, 1, 0.3333333333333333},
+                       {5, 3, 0.23615160349854228},
+                       {10, 8, 0.40918015079644354},
+                       {10, 9.5, 0.8255855781256987},
+                       {31, 30, 0.7989462254863132},
+                       {35, 30, 0.2845824624135075},
+                       {40, 30, 0.055247849297177284},
+                       {100, 90, 0.2169404809063664}};
+  for (const auto& r : table) EXPECT_NEAR(erlang_c(r.c, r.a), r.expected, 1e-12 * r.expected) << r.c << " " << r.a;
+}
+
+// The seed: "10 / 1.5 s = 6.6 requests per second".
+TEST(PlanPaper, LittlesLawGivesTheSeedsSixPointSixRequestsPerSecond) {
+  Load l = held_tx_load();
+  l.db_ms = 0;
+  l.rate_per_s = 6.6;
+  EXPECT_TRUE(pool_figures(l, 1500, 10).stable);
+  l.rate_per_s = 6.7;
+  EXPECT_FALSE(pool_figures(l, 1500, 10).stable);
+  // The paper's headroom of held-tx with the seed's settings (10 connections,
+  // connectionTimeout 30 s, 200 threads) and no latency target: just below 10 / 1.5 s.
+  PaperVerdict v = paper_plan(strategy_info("held-tx"), held_tx_load(), PaperTargets{});
+  v.settings.pool_size = 10;
+  v.settings.connection_timeout = 30s;
+  v.settings.max_threads = 200;
+  const double headroom = headroom_per_s(v, held_tx_load(), PaperTargets{});
+  EXPECT_GT(headroom, 6.0);
+  EXPECT_LT(headroom, 10 / 1.5);
+}
+
+TEST(PlanSimulator, HeldTxWithTenConnectionsServesAboutSixPointSixPerSecond) {
+  Settings s;
+  s.scenario = "single-call";
+  s.strategy = "held-tx";
+  s.partner_latency = Distribution::fixed(1500);
+  s.rate_per_s = 20;
+  s.duration = 60s;
+  s.keys = 100000;
+  const auto r = run_sim(s);
+  const double ok = r["throughput_ok_per_s"].get<double>();
+  EXPECT_GT(ok, 6.6 * 0.9);
+  EXPECT_LT(ok, 10 / 1.5 * 1.02);
+}
+
+// held-tx at 20/s, a 1.5 s call, target p99 < 2 s: a = 20 x 1.502 s = 30.04
+// Erlangs, so no pool of 30 or fewer keeps up (Little's law); a pool of c waits
+// with probability C(c, a), and then exponentially at rate c / 1.502 s - 20/s.
+// p99 < 2 s needs P(wait > 0.498 s) <= 1 %: C(c, a) exp(-(c / 1.502 - 20) 0.498)
+// is 0.0157 at 37 and 0.0081 at 38 (Python, as above, with a = 30), so on paper
+// no pool under 38 meets it.
+TEST(PlanPaper, HeldTxAtTwentyPerSecondNeedsThirtyEightConnectionsForP99UnderTwoSeconds) {
+  PaperTargets t;
+  t.p99_ms_max = 2000;
+  const PaperVerdict v = paper_plan(strategy_info("held-tx"), held_tx_load(), t);
+  EXPECT_TRUE(v.feasible);
+  EXPECT_EQ(v.pool_min_little, 31);
+  EXPECT_EQ(v.settings.pool_size, 38);
+  EXPECT_GT(pool_figures(held_tx_load(), v.hold_ms, 37).p99_ms, 2000);
+  EXPECT_LE(pool_figures(held_tx_load(), v.hold_ms, 38).p99_ms, 2000);
+  EXPECT_FALSE(pool_figures(held_tx_load(), v.hold_ms, 30).stable);
+}
+
+// The simulator's pool is M/D/c (every hold 1.5 s), which waits less than the
+// paper's M/M/c: its smallest pool lies between Little's floor and the paper's.
+TEST(PlanConfirm, HeldTxAtTwentyPerSecondMeetsP99UnderTwoSecondsOnlyAboveThirtyConnections) {
+  Settings base;
+  base.scenario = "single-call";
+  base.partner_latency = Distribution::fixed(1500);
+  base.rate_per_s = 20;
+  base.duration = 60s;
+  base.keys = 100000;
+  PaperTargets t;
+  t.p99_ms_max = 2000;
+  const std::vector<PaperVerdict> paper = {paper_plan(strategy_info("held-tx"), held_tx_load(), t)};
+  ConfirmOptions o;
+  o.seeds = 2;
+  o.fail_on = "pool_timeouts>0,p99>2s";
+  const auto c = confirm(base, paper, o, sequential(), judge_of(o.fail_on));
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_TRUE(c[0].feasible) << to_json(c[0]).dump(1);
+  EXPECT_GE(c[0].chosen.settings.maximum_pool_size, 31);
+  EXPECT_LE(c[0].chosen.settings.maximum_pool_size, 38);
+  EXPECT_TRUE(c[0].chosen.met);
+  // The evidence's interval is core/stats' t-interval of the seeds' p99 (df 1: wide enough to hold both).
+  const auto sum = p99_summary(c[0].chosen);
+  ASSERT_TRUE(sum.has_value());
+  EXPECT_EQ(sum->n, 2u);
+  for (double v : c[0].chosen.p99_ms) {
+    EXPECT_LE(sum->ci95_low, v);
+    EXPECT_GE(sum->ci95_high, v);
+  }
+  if (!c[0].below.run_lines.empty()) {
+    EXPECT_FALSE(c[0].below.met);
+  }
+  EXPECT_GE(c[0].headroom_per_s, 20);
+}
+
+Settings incident_base() {
+  Settings s;
+  s.scenario = "switch-primary";
+  s.partner_latency = Distribution::lognormal(1500, 4000);
+  s.rate_per_s = 20;
+  s.duration = 30s;
+  s.partner_connect_timeout = 1s;
+  s.partner_max_attempts = 3;
+  s.retry_backoff_base = 200ms;
+  return s;
+}
+
+// The lease check provokes: a TTL below two calls at the partner's p99.9
+// (2 x 5.5 s) is stolen on one hot key; the TTL the paper sizes is not.
+TEST(PlanConfirm, ALeaseTtlBelowTheSlowCriticalSectionIsStolenAndTheSizedOneIsNot) {
+  PaperVerdict sized = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  PaperVerdict short_ttl = sized;
+  short_ttl.settings.lease_ttl = 4s;
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.fail_on = "violations>0,pool_timeouts>0";
+  const auto c = confirm(incident_base(), {sized, short_ttl}, o, sequential(), judge_of(o.fail_on));
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_TRUE(c[0].slow_partner.met);
+  EXPECT_EQ(c[0].slow_partner.lease_steals, 0);
+  EXPECT_FALSE(c[1].slow_partner.met);
+  EXPECT_GT(c[1].slow_partner.lease_steals, 0);
+  EXPECT_FALSE(c[1].feasible);
+}
+
+// The recovery target: a crashed lease holder's key is free one TTL later; an
+// advisory lock is released with its dead connection.
+TEST(PlanConfirm, ACrashRecoveryAboveTheTargetMakesALeaseInfeasibleAndATransactionLockIsNot) {
+  const PaperVerdict lease = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  const PaperVerdict xact = paper_plan(strategy_info("advisory-xact"), incident_load(), PaperTargets{});
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.recovery_ms_max = 10000;  // the lease's TTL is 55 s
+  o.fail_on = "violations>0";
+  Settings base = incident_base();
+  base.keys = 20;  // the crash leaves keys held
+  const auto c = confirm(base, {lease, xact}, o, sequential(), judge_of(o.fail_on));
+  ASSERT_EQ(c.size(), 2u);
+  ASSERT_FALSE(c[0].crash.recovery_ms.empty());
+  EXPECT_GT(c[0].crash.recovery_ms[0], 10000);
+  EXPECT_FALSE(c[0].feasible);
+  ASSERT_FALSE(c[1].crash.recovery_ms.empty());
+  EXPECT_LE(c[1].crash.recovery_ms[0], 10000);
+  EXPECT_TRUE(c[1].crash.met);
+}
+
+// At 5/s over 100,000 keys two requests for one key almost never meet: the
+// runs see no race, and still a lock that does not exclude is not feasible.
+TEST(PlanConfirm, ALockThatDoesNotExcludeIsNeverFeasibleEvenWhenItsRunsSawNoRace) {
+  Settings base;
+  base.rate_per_s = 5;
+  base.keys = 100000;
+  base.duration = 20s;
+  Load l;
+  l.rate_per_s = 5;
+  l.calls = 2;
+  const std::vector<PaperVerdict> paper = {paper_plan(strategy_info("none"), l, PaperTargets{}),
+                                           paper_plan(strategy_info("row-lease"), l, PaperTargets{})};
+  ConfirmOptions o;
+  o.seeds = 1;
+  o.fail_on = "violations>0";
+  const auto c = confirm(base, paper, o, sequential(), judge_of(o.fail_on));
+  EXPECT_TRUE(c[0].chosen.met);
+  EXPECT_TRUE(c[0].no_exclusion);
+  EXPECT_FALSE(c[0].feasible);
+  EXPECT_TRUE(c[1].feasible);
+  // Without the violations target, it is judged by its runs alone.
+  o.no_violations = false;
+  o.fail_on = "pool_timeouts>0";
+  EXPECT_TRUE(confirm(base, {paper[0]}, o, sequential(), judge_of(o.fail_on))[0].feasible);
+}
+
+TEST(PlanPaper, ALockThatDoesNotExcludeIsInfeasibleWhenViolationsCount) {
+  Load l = held_tx_load();
+  l.calls = 2;
+  const PaperVerdict none = paper_plan(strategy_info("none"), l, PaperTargets{});
+  EXPECT_FALSE(none.feasible);
+  ASSERT_FALSE(none.why_not.empty());
+  EXPECT_NE(none.why_not[0].find("violations"), std::string::npos);
+  EXPECT_TRUE(paper_plan(strategy_info("row-lease"), l, PaperTargets{}).feasible);
+  l.pods = 2;  // an in-process lock excludes within one pod only
+  EXPECT_FALSE(paper_plan(strategy_info("synchronized"), l, PaperTargets{}).feasible);
+}
+
+TEST(PlanPaper, ALeaseTtlCoversTheWorstCaseCriticalSectionWithItsMargin) {
+  const PaperVerdict v = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  // p99.9 of lognormal(p50 1.5 s, p99 4 s) = 1.5 s x exp(3.0902 x ln(4 / 1.5) / 2.3263) = 5.52 s; + 10 % = 6.1 s.
+  EXPECT_EQ(v.settings.read_timeout, 6100ms);
+  // 2 calls x (3 x (1 s + 6.1 s) + 200 ms + 400 ms) + 2 ms = 43.802 s; x 1.25 = 54.75 s -> 55 s.
+  EXPECT_NEAR(v.window_ms, 43802, 1);
+  EXPECT_EQ(v.settings.lease_ttl, 55s);
+  EXPECT_EQ(v.recovery_ms, 55000);
+  // A recovery target of 40 s: 2 attempts (2 x (2 x 7.1 s + 0.2 s) = 28.8 s -> TTL 37 s).
+  PaperTargets t;
+  t.recovery_ms_max = 40000;
+  const PaperVerdict fewer = paper_plan(strategy_info("row-lease"), incident_load(), t);
+  EXPECT_TRUE(fewer.feasible);
+  EXPECT_EQ(fewer.settings.attempts, 2);
+  EXPECT_EQ(fewer.settings.lease_ttl, 37s);
+  // 10 s cannot hold even one attempt (2 x 7.1 s): infeasible, with the reason.
+  t.recovery_ms_max = 10000;
+  const PaperVerdict none = paper_plan(strategy_info("row-lease"), incident_load(), t);
+  EXPECT_FALSE(none.feasible);
+  EXPECT_EQ(none.settings.attempts, 1);
+  // A lock that dies with its connection recovers at once and has no TTL.
+  const PaperVerdict xact = paper_plan(strategy_info("advisory-xact"), incident_load(), t);
+  EXPECT_EQ(xact.settings.lease_ttl.count(), 0);
+  EXPECT_EQ(xact.recovery_ms, 0);
+}
+
+TEST(PlanPaper, AP99TargetBelowTheCriticalSectionItselfIsInfeasibleForEveryPool) {
+  PaperTargets t;
+  t.p99_ms_max = 1000;  // two calls of median 1.5 s each
+  const PaperVerdict v = paper_plan(strategy_info("row-lease"), incident_load(), t);
+  EXPECT_FALSE(v.feasible);
+  EXPECT_GT(v.service_p99_ms, 1000);
+  ASSERT_FALSE(v.why_not.empty());
+  EXPECT_NE(v.why_not.back().find("critical section alone"), std::string::npos);
+}
+
+TEST(PlanPaper, HoldingAndNonHoldingStrategiesNeedPoolsOfVeryDifferentSizes) {
+  const PaperVerdict held = paper_plan(strategy_info("held-tx"), incident_load(), PaperTargets{});
+  const PaperVerdict lease = paper_plan(strategy_info("row-lease"), incident_load(), PaperTargets{});
+  EXPECT_GT(held.pool_min_little, 20 * 3);  // 20/s x more than 3 s of two calls
+  EXPECT_LE(lease.settings.pool_size, 3);
+  EXPECT_GE(held.settings.max_threads, held.settings.pool_size);
+  EXPECT_GT(lease.settings.max_threads, 20 * 3);  // a thread still waits through the calls
+}
+
+TEST(PlanPaper, QuantilesOfTheLatencyModelsAreExact) {
+  EXPECT_NEAR(quantile_ms(Distribution::lognormal(1500, 4000), 0.99), 4000, 1e-6);
+  EXPECT_NEAR(quantile_ms(Distribution::lognormal(1500, 4000), 0.5), 1500, 1e-6);
+  EXPECT_NEAR(quantile_ms(Distribution::exponential(1000), 0.99), 1000 * std::log(100.0), 1e-6);
+  EXPECT_NEAR(quantile_ms(Distribution::uniform(100, 300), 0.5), 200, 1e-9);
+  EXPECT_NEAR(quantile_ms(Distribution::lognormal(1500, 4000, 3000), 0.999), 3000, 1e-9);
+}
+
+const char* const kScrape = R"(# HELP http_client_requests_seconds
+# TYPE http_client_requests_seconds histogram
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="0.5"} 0
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="1.0"} 100
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="2.0"} 600
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="4.0"} 980
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="8.0"} 1000
+http_client_requests_seconds_bucket{clientName="partner",uri="/unlink",le="+Inf"} 1000
+http_client_requests_seconds_count{clientName="partner",uri="/unlink"} 1000
+http_client_requests_seconds_sum{clientName="partner",uri="/unlink"} 1800
+hikaricp_connections_max{pool="HikariPool-1"} 10
+hikaricp_connections_usage_seconds_count{pool="HikariPool-1"} 500
+hikaricp_connections_usage_seconds_sum{pool="HikariPool-1"} 900
+hikaricp_connections_timeout_total{pool="HikariPool-1"} 7
+http_server_requests_seconds_count{method="POST",uri="/switch",status="200"} 1500
+http_server_requests_seconds_count{method="POST",uri="/switch",status="500"} 300
+process_uptime_seconds 120
+)";
+
+TEST(PlanPrometheus, ReadsTheLatencyPoolAndRateOfOneScrape) {
+  const PrometheusInput p = read_prometheus_text(kScrape, "scrape");
+  // Rank 500 of 1000 lies in (1 s, 2 s] holding 100..600: 1 + (500 - 100) / 500 = 1.8 s.
+  EXPECT_NEAR(p.partner_p50_ms, 1800, 1e-9);
+  // Rank 990 lies in (4 s, 8 s] holding 980..1000: 4 + 4 x 10 / 20 = 6 s.
+  EXPECT_NEAR(p.partner_p99_ms, 6000, 1e-9);
+  EXPECT_EQ(p.partner.kind, Distribution::Kind::lognormal);
+  EXPECT_EQ(p.pool_size, 10);
+  EXPECT_NEAR(p.hold_mean_ms, 1800, 1e-9);
+  EXPECT_EQ(p.pool_timeouts, 7);
+  EXPECT_NEAR(p.rate_per_s, 1800.0 / 120, 1e-12);  // every status counts
+}
+
+TEST(PlanPrometheus, RefusesAScrapeWithoutTheClientHistogramNamingIt) {
+  try {
+    read_prometheus_text("hikaricp_connections_max 10\nprocess_uptime_seconds 5\n", "f.txt");
+    FAIL();
+  } catch (const SettingError& e) {
+    EXPECT_NE(std::string(e.what()).find("http_client_requests_seconds_bucket"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+
+TEST(PlanPrometheus, RefusesAHistogramWithoutBuckets) {
+  try {
+    read_prometheus_text("http_client_requests_seconds_count{uri=\"/x\"} 10\nhttp_client_requests_seconds_sum{uri=\"/x\"} 5\n",
+                         "f.txt");
+    FAIL();
+  } catch (const SettingError& e) {
+    EXPECT_NE(std::string(e.what()).find("no _bucket series"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("percentiles-histogram"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlanPrometheus, RefusesAScrapeWithoutUptimeNamingTheSeries) {
+  std::string text = kScrape;
+  text = text.substr(0, text.find("process_uptime_seconds"));
+  try {
+    read_prometheus_text(text, "f.txt");
+    FAIL();
+  } catch (const SettingError& e) {
+    EXPECT_NE(std::string(e.what()).find("no process_uptime_seconds series"), std::string::npos) << e.what();
+  }
+  std::string no_pool = kScrape;
+  no_pool.erase(no_pool.find("hikaricp_connections_max"), std::string("hikaricp_connections_max{pool=\"HikariPool-1\"} 10\n").size());
+  EXPECT_THROW(read_prometheus_text(no_pool, "f.txt"), SettingError);
+}
+
+TEST(PlanPrometheus, HistogramQuantileInterpolatesInsideItsBucket) {
+  const std::vector<std::pair<double, double>> b = {{1, 50}, {2, 100}, {INFINITY, 100}};
+  EXPECT_NEAR(histogram_quantile(b, 0.25), 0.5, 1e-12);   // the first bucket from 0
+  EXPECT_NEAR(histogram_quantile(b, 0.75), 1.5, 1e-12);
+  const std::vector<std::pair<double, double>> tail = {{1, 50}, {INFINITY, 100}};
+  EXPECT_NEAR(histogram_quantile(tail, 0.99), 1, 1e-12);  // in +Inf: the last finite bound
+}
+
+TEST(PlanRender, RunLineNamesEverySettingThatDiffersFromTheDefaults) {
+  Settings s;
+  s.strategy = "held-tx:wait";
+  s.maximum_pool_size = 38;
+  s.rate_per_s = 20;
+  s.partner_latency = Distribution::fixed(1500);
+  const std::string line = run_line(s, "p99>2s");
+  EXPECT_EQ(line.rfind("lockbench run --world sim --scenario switch-primary --strategy held-tx:wait", 0), 0u) << line;
+  for (const char* part : {"--maximum-pool-size 38", "--rate 20", "--partner-latency fixed:1.5s", "--fail-on 'p99>2s'"})
+    EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
+  EXPECT_EQ(line.find("--connection-timeout"), std::string::npos) << line;  // the default is left out
+}
+
+TEST(PlanRender, PropertiesDiffUsesTheFilesOwnKeysAndOnlyChangedSettings) {
+  PlanResult p;
+  p.base.maximum_pool_size = 10;
+  p.base.partner_read_timeout = 5s;
+  p.base.partner_max_attempts = 3;
+  p.current = "held-tx";
+  PaperVerdict v;
+  v.strategy = "row-lease";
+  v.settings = {2, 300ms, 6100ms, 3, 55s, 85};
+  p.paper = {v};
+  Confirmed c;
+  c.strategy = "row-lease";
+  c.feasible = true;
+  c.chosen.settings.maximum_pool_size = 2;
+  c.chosen.run_lines = {"lockbench run"};
+  p.confirmed = {c};
+  const std::string diff =
+      properties_diff(p, 0, {{"maximum-pool-size", "spring.datasource.hikari.maximumPoolSize"}}, "app.yml");
+  EXPECT_NE(diff.find("-spring.datasource.hikari.maximumPoolSize=10\n+spring.datasource.hikari.maximumPoolSize=2\n"),
+            std::string::npos) << diff;
+  EXPECT_NE(diff.find("+spring.datasource.hikari.connection-timeout=300\n"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+lockbench.strategy=row-lease\n"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+lockbench.lease-ttl=55s\n"), std::string::npos) << diff;
+  EXPECT_EQ(diff.find("max-attempts"), std::string::npos) << diff;  // unchanged (3)
+}
+
+}  // namespace
+}  // namespace lockbench::plan

@@ -1,0 +1,54 @@
+// What `lockbench plan` prints: the verdict table, each strategy's arithmetic
+// and evidence (the `lockbench run` lines), the recommendation, and with
+// --from the changes as a properties diff in the file's own keys; or all of it
+// as one JSON document (--format json).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+#include "plan/confirm.hpp"
+#include "plan/paper.hpp"
+
+namespace lockbench::plan {
+
+struct PlanResult {
+  Settings base;              // the service as given (its current settings)
+  std::string current;        // the strategy the service uses ("" = not known)
+  std::string fail_on;        // the targets, as --fail-on text
+  double recovery_ms_max = 0; // 0 = no recovery target
+  int seeds = 1;
+  std::vector<PaperVerdict> paper;
+  std::vector<Confirmed> confirmed;  // same order as paper
+  std::vector<std::string> inputs;   // where the numbers came from, one line each
+  double elapsed_s = 0;
+};
+
+// The recommended strategy's index: feasible in the simulator, the highest
+// headroom, then the service's current strategy, then registry order; -1 when none is.
+int recommended(const PlanResult& p);
+// When none is feasible: the point that broke the fewest targets (its index).
+int closest(const PlanResult& p);
+
+// The diff of the file's settings to the recommendation, one "-key=old" /
+// "+key=new" pair per changed setting; `key_of` names the file's keys
+// (cli/spring_config), Spring's usual keys otherwise.
+std::string properties_diff(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
+                            const std::string& from);
+
+std::string render_text(const PlanResult& p);
+nlohmann::json render_json(const PlanResult& p);
+// plan.html: one page a review can attach, self-contained: the verdict table,
+// the recommendation and its diff, the safe envelope (`svg`, inline; "" = none,
+// `svg_missing` says why), and per strategy the arithmetic and the run lines.
+std::string render_html(const PlanResult& p, const std::string& diff, const std::string& svg,
+                        const std::string& svg_missing);
+
+// 0: a strategy meets the targets; 1: none does (the answer names the closest point).
+int exit_code(const PlanResult& p);
+
+}  // namespace lockbench::plan

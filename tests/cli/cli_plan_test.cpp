@@ -1,0 +1,217 @@
+// `lockbench plan` as a design reviewer uses it: the article's incident
+// configuration in, which strategies meet the targets with which settings and
+// why, the recommendation as a diff of the file, and the recommended settings
+// run again in the simulator meeting the targets; infeasible targets (exit 1
+// with the closest point), a Prometheus scrape, and bad input (exit 2, one line).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+using lockbench::testing::run_command;
+using lockbench::testing::slurp;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBin = LOCKBENCH_BIN;
+const std::string kIncident = std::string(LOCKBENCH_SOURCE_DIR) + "/examples/incident/application.yml";
+
+std::string temp_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / ("lockbench-plan-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// One plan of the incident, shared by the tests that read it (2 seeds, as a review would run 3).
+struct IncidentPlan {
+  int status = -1;
+  json plan;
+  std::string err, svg, html;
+};
+const IncidentPlan& incident_plan() {
+  static const IncidentPlan p = [] {
+    IncidentPlan out;
+    out.svg = temp_dir() + "/envelope.svg";
+    out.html = temp_dir() + "/plan.html";
+    const auto r = run_command(kBin + " plan --from " + kIncident + " --seeds 2 --format json --svg " + out.svg +
+                               " --html " + out.html);
+    out.status = r.status;
+    out.err = r.err;
+    out.plan = json::parse(r.out, nullptr, false);
+    return out;
+  }();
+  return p;
+}
+
+const json& strategy_of(const json& plan, const std::string& name) {
+  for (const auto& s : plan["strategies"])
+    if (s["strategy"] == name) return s;
+  static const json none;
+  return none;
+}
+
+TEST(CliPlan, TheIncidentConfigSaysWhichStrategiesMeetTheTargetsWithWhichSettingsAndWhy) {
+  const auto& p = incident_plan();
+  ASSERT_EQ(p.status, 0) << p.err;
+  ASSERT_TRUE(p.plan.is_object()) << p.err;
+  EXPECT_EQ(p.plan["current_strategy"], "held-tx");
+  // A lock that does not exclude cannot keep the partner's checks clean, on paper and in the simulator.
+  for (const char* broken : {"none", "optimistic"}) {
+    const json& s = strategy_of(p.plan, broken);
+    ASSERT_TRUE(s.is_object()) << broken;
+    EXPECT_FALSE(s["paper"]["feasible"].get<bool>()) << broken;
+    EXPECT_FALSE(s["simulator"]["feasible"].get<bool>()) << broken;
+  }
+  // held-tx meets them only with a pool above Little's floor (20/s x two calls of ~1.6 s each).
+  const json& held = strategy_of(p.plan, "held-tx:wait");
+  ASSERT_TRUE(held.is_object());
+  EXPECT_TRUE(held["simulator"]["feasible"].get<bool>());
+  EXPECT_GT(held["simulator"]["chosen"]["maximum-pool-size"].get<int>(), held["paper"]["erlangs"].get<double>());
+  EXPECT_FALSE(held["simulator"]["below"]["met"].get<bool>());  // one connection fewer breaks a target
+  const json& interval = held["simulator"]["chosen"]["p99_ms_summary"];
+  EXPECT_EQ(interval["n"], 2);
+  EXPECT_LE(interval["ci95_low"].get<double>(), interval["mean"].get<double>());
+  EXPECT_GE(interval["ci95_high"].get<double>(), interval["mean"].get<double>());
+  // row-lease holds no connection through the calls: a tiny pool, a TTL above the worst case.
+  const json& lease = strategy_of(p.plan, "row-lease");
+  ASSERT_TRUE(lease.is_object());
+  EXPECT_TRUE(lease["simulator"]["feasible"].get<bool>());
+  EXPECT_LT(lease["simulator"]["chosen"]["maximum-pool-size"].get<int>(), 5);
+  EXPECT_GT(lease["paper"]["settings"]["lease-ttl"].get<std::string>().size(), 0u);
+  EXPECT_GT(lease["paper"]["recovery_ms"].get<double>(), lease["paper"]["worst_case_window_ms"].get<double>());
+  EXPECT_TRUE(lease["simulator"]["slow_partner"]["met"].get<bool>());
+  // Why: the arithmetic, and the run line of every run.
+  for (const auto& s : p.plan["strategies"]) {
+    const std::string why = s["paper"]["why"].dump();
+    EXPECT_NE(why.find("Little's law"), std::string::npos) << s["strategy"];
+    EXPECT_NE(why.find("Erlang C"), std::string::npos) << s["strategy"];
+    ASSERT_TRUE(s["simulator"]["chosen"].is_object()) << s["strategy"];
+    for (const auto& line : s["simulator"]["chosen"]["runs"])
+      EXPECT_EQ(line.get<std::string>().rfind("lockbench run --world sim", 0), 0u) << line;
+  }
+  ASSERT_TRUE(p.plan["recommended"].is_string());
+  const std::string diff = p.plan["properties_diff"].get<std::string>();
+  EXPECT_NE(diff.find("-lockbench.strategy=held-tx\n+lockbench.strategy=" + p.plan["recommended"].get<std::string>()),
+            std::string::npos)
+      << diff;
+  EXPECT_NE(diff.find("-spring.datasource.hikari.maximum-pool-size=10\n"), std::string::npos) << diff;
+}
+
+// The done-when: the recommended settings, run again as printed, meet the
+// targets (each line carries them as --fail-on, so its exit status is the verdict).
+TEST(CliPlan, TheRecommendedSettingsRunInTheSimulatorMeetTheTargets) {
+  const auto& p = incident_plan();
+  ASSERT_TRUE(p.plan.is_object() && p.plan["recommended"].is_string()) << p.err;
+  const json& rec = strategy_of(p.plan, p.plan["recommended"].get<std::string>());
+  const auto& runs = rec["simulator"]["chosen"]["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& line : runs) {
+    const std::string cmd = kBin + line.get<std::string>().substr(std::string("lockbench").size()) + " --quiet";
+    const auto r = run_command(cmd);
+    EXPECT_EQ(r.status, 0) << cmd << "\n" << r.out << r.err;
+    EXPECT_EQ(r.err.find("--fail-on"), std::string::npos) << r.err;
+  }
+  // And one connection fewer for held-tx, as printed, breaks one: the line's exit status says so.
+  const auto& below = strategy_of(p.plan, "held-tx:wait")["simulator"]["below"]["runs"];
+  ASSERT_FALSE(below.empty());
+  bool any_broken = false;
+  for (const auto& line : below)
+    any_broken = any_broken ||
+                 run_command(kBin + line.get<std::string>().substr(std::string("lockbench").size()) + " --quiet").status == 1;
+  EXPECT_TRUE(any_broken);
+}
+
+TEST(CliPlan, WritesTheSafeEnvelopeAsSvg) {
+  const auto& p = incident_plan();
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string svg = slurp(p.svg);
+  EXPECT_NE(svg.find("<svg"), std::string::npos) << p.err;
+  EXPECT_NE(svg.find("row-lease"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p.svg).replace_extension(".dat")));
+}
+
+TEST(CliPlan, WritesThePlanAsOneHtmlPageWithTheEnvelopeInline) {
+  const auto& p = incident_plan();
+  const std::string html = slurp(p.html);
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u) << p.err;
+  EXPECT_NE(html.find("<h2>Recommended: " + p.plan["recommended"].get<std::string>() + "</h2>"), std::string::npos);
+  EXPECT_NE(html.find("-spring.datasource.hikari.maximum-pool-size=10"), std::string::npos);
+  EXPECT_NE(html.find("Little's law"), std::string::npos);
+  if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+  }
+}
+
+TEST(CliPlan, InfeasibleTargetsAreAnAnswerExitOneWithTheClosestPoint) {
+  // Two partner calls of median 1.5 s cannot finish within 2 s at the 99th percentile.
+  const auto r = run_command(kBin + " plan --from " + kIncident +
+                             " --strategy row-lease,held-tx --seeds 1 --duration 30s --fail-on 'violations>0,p99>2s'");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("no strategy meets the targets; the closest point: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the critical section alone"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the closest point's changes, as a diff of"), std::string::npos) << r.out;
+}
+
+const char* const kScrape =
+    "http_client_requests_seconds_bucket{uri=\"/link\",le=\"1.0\"} 100\n"
+    "http_client_requests_seconds_bucket{uri=\"/link\",le=\"2.0\"} 600\n"
+    "http_client_requests_seconds_bucket{uri=\"/link\",le=\"4.0\"} 980\n"
+    "http_client_requests_seconds_bucket{uri=\"/link\",le=\"8.0\"} 1000\n"
+    "http_client_requests_seconds_bucket{uri=\"/link\",le=\"+Inf\"} 1000\n"
+    "hikaricp_connections_max{pool=\"HikariPool-1\"} 10\n"
+    "http_server_requests_seconds_count{uri=\"/switch\",status=\"200\"} 1200\n";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = temp_dir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CliPlan, APrometheusScrapeGivesTheLatencyPoolAndRate) {
+  const std::string path = write_temp("scrape.txt", std::string(kScrape) + "process_uptime_seconds 100\n");
+  const auto r = run_command(kBin + " plan --prometheus " + path +
+                             " --strategy row-lease --scenario single-call --seeds 1 --duration 30s --format json");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const json p = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(p.is_object()) << r.out << r.err;
+  EXPECT_NEAR(p["rate_per_s"].get<double>(), 12, 1e-9);  // 1200 served / 100 s uptime
+  EXPECT_EQ(p["partner_latency"], "lognormal:p50=1.8s,p99=6s");
+}
+
+TEST(CliPlan, APrometheusScrapeWithoutTheNeededSeriesExitsTwoWithOneLine) {
+  const std::string path = write_temp("no-uptime.txt", kScrape);
+  const auto r = run_command(kBin + " plan --prometheus " + path);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "lockbench: --prometheus: " + path +
+                       ": no process_uptime_seconds series (the rate is the requests served over the process's "
+                       "uptime)\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliPlan, AHistogramWithoutBucketsExitsTwoNamingWhatIsMissing) {
+  const std::string path = write_temp("no-buckets.txt", "http_client_requests_seconds_count{uri=\"/link\"} 10\n"
+                                                        "http_client_requests_seconds_sum{uri=\"/link\"} 15\n");
+  const auto r = run_command(kBin + " plan --prometheus " + path);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("http_client_requests_seconds has no _bucket series"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(CliPlan, BadTargetsAndFormatsExitTwoWithOneLine) {
+  for (const std::string& args : {std::string("--fail-on 'p99>>2s'"), std::string("--format yaml"),
+                                  std::string("--seeds 0"), std::string("--users 5")}) {
+    const auto r = run_command(kBin + " plan " + args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+  }
+}
+
+}  // namespace
