@@ -9,7 +9,10 @@
 #include <functional>
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +21,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -211,6 +216,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
     return std::move(r);
   };
   for (const auto& s : runs) require_servers(s);
+  check_memory_side_by_side(runs, jobs);
   announce_memory(runs);
   std::optional<ResultSink> sink;
   if (!out.empty()) sink.emplace(out, runs);  // a bad --out fails here, before the first run
@@ -366,7 +372,31 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
 }  // namespace
 }  // namespace lockbench::cli
 
+namespace {
+// Standard output that could not be written (`run --json > /dev/full`) loses
+// the results: one line and EX_IOERR, never exit 0.
+constexpr int kExitIoError = 74;
+
+int lockbench_main(int argc, char** argv);
+}  // namespace
+
 int main(int argc, char** argv) {
+  const int status = lockbench_main(argc, argv);
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return status;
+  // The write that failed set errno long ago; the output is lost anyway, so one
+  // more byte asks the system for the reason (ENOSPC for a full disk, /dev/full).
+  if (errno == 0 && ::write(STDOUT_FILENO, "\n", 1) >= 0) errno = 0;
+  const int err = errno;
+  std::cerr << "lockbench: cannot write to standard output" << (err != 0 ? std::string(": ") + std::strerror(err) : "")
+            << "; the output is lost\n";
+  return kExitIoError;
+}
+
+namespace {
+int lockbench_main(int argc, char** argv) {
   using namespace lockbench;
   using namespace lockbench::cli;
   keep_freed_memory();  // runs and sweep points reuse what the run before them freed
@@ -586,3 +616,4 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+}  // namespace

@@ -66,7 +66,7 @@ constexpr Duration kSampleEvery = std::chrono::milliseconds(50);
 
 // SettingError is one line; driver messages may carry several (DETAIL:, HINT:).
 // Never a password: URLs and libpq messages are redacted here.
-std::string one_line(std::string text) {
+std::string driver_line(std::string text) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
   while (!text.empty() && text.back() == ' ') text.pop_back();
@@ -88,7 +88,7 @@ Leftovers prepare_database(const Settings& s, const std::string& run_id) {
   try {
     c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown + ": " + driver_line(e.what()));
   }
   try {
     try {
@@ -110,7 +110,7 @@ Leftovers prepare_database(const Settings& s, const std::string& run_id) {
   } catch (const SettingError&) {
     throw;
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot prepare lockbench's tables at " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot prepare lockbench's tables at " + shown + ": " + driver_line(e.what()));
   }
 }
 
@@ -120,7 +120,7 @@ void seed_run_rows(const Settings& s, const Scenario& scenario, std::int64_t run
     auto c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
     real::seed_rows(*c, run, scenario.tables(), s.keys);
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot seed this run's rows at " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot seed this run's rows at " + shown + ": " + driver_line(e.what()));
   }
 }
 
@@ -136,7 +136,7 @@ struct RunRows {
       real::drop_rows(*c, run);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "lockbench: could not remove this run's rows (run %lld) from lockbench.rows: %s\n",
-                   static_cast<long long>(run), one_line(e.what()).c_str());
+                   static_cast<long long>(run), driver_line(e.what()).c_str());
     }
   }
 };
@@ -283,7 +283,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     partner.reset(scenario->partner_reset(s));
     partner.configure(real::partner_config(s));
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot use " + shown_partner + ": " + one_line(e.what()));
+    throw SettingError("--partner: cannot use " + shown_partner + ": " + driver_line(e.what()));
   }
   // PgBouncer for the pools: ours (stopped when run_real returns, whatever the
   // way out), or the one --db already points through.
@@ -318,7 +318,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + shown_db + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown_db + ": " + driver_line(e.what()));
   }
   std::vector<std::unique_ptr<real::RealWorld>> worlds;
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
@@ -515,7 +515,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
         auto c = real::open_session(s.db_url, real::application_name(run_id, "stop"));
         terminated = real::terminate_run_backends(*c, run_id);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", one_line(e.what()).c_str());
+        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", driver_line(e.what()).c_str());
       }
       // What is left waits on the partner at most: its timeouts bound each attempt.
       // (per call, every call of the request's scenario).
@@ -551,7 +551,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     leases_released = real::release_leases(*c, run_key);
     if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
+    std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", driver_line(e.what()).c_str());
   }
   std::vector<StoredRow> stored;
   try {
@@ -564,7 +564,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     partner_json = real::partner_block(partner, scenario->service_view(stored));
   } catch (const std::exception& e) {
-    const std::string reason = "cannot read the checks from " + shown_partner + ": " + one_line(e.what());
+    const std::string reason = "cannot read the checks from " + shown_partner + ": " + driver_line(e.what());
     std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
     partner_json = real::partner_unavailable(reason);
   }
