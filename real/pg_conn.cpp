@@ -151,7 +151,7 @@ std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std
     return std::make_unique<pqxx::connection>(application_name.empty() ? url
                                                                         : url_with_application_name(url, application_name));
   } catch (const std::exception& e) {
-    std::string reason = redact_secrets(e.what());
+    std::string reason = redact_driver_message(e.what(), url);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
     throw DbError(reason);
   }
