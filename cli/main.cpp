@@ -524,6 +524,13 @@ int lockbench_main(int argc, char** argv) {
   srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
   srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
   srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
+  srv->add_option("--management-port", serve_opt.management_port,
+                  "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
+                  "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
+  srv->add_option("--control-token", serve_opt.control_token,
+                  "POST /lockbench/requests-over then needs 'Authorization: Bearer TOKEN' (without one: loopback "
+                  "peers only); give it in the environment, not on the command line")
+      ->envname("LOCKBENCH_CONTROL_TOKEN")->type_name("TOKEN");
 
   try {
     app.parse(argc, argv);
@@ -604,6 +611,10 @@ int lockbench_main(int argc, char** argv) {
       if (serve_run >= 0) serve_opt.run = serve_run;
       Settings ss = settings_from(serve_src, *srv);
       ss.world = "real";
+      // Process pods get their secrets in the environment, never in argv (ps shows argv to every user).
+      for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url}})
+        if (url->empty())
+          if (const char* v = std::getenv(var)) *url = v;
       return real::serve_pod(ss, serve_opt);
     }
     if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
