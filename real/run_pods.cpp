@@ -52,8 +52,12 @@ namespace lockbench::real {
 namespace {
 
 // Every session the runner opens carries lockbench's application_name (real/leftovers.hpp).
+const std::string& runner_run_id() {
+  static const std::string id = new_run_id();
+  return id;
+}
 const std::string& runner_session_name() {
-  static const std::string name = application_name(new_run_id(), "runner");
+  static const std::string name = application_name(runner_run_id(), "runner");
   return name;
 }
 
@@ -289,7 +293,9 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
 // Seeds this run's rows. Unlike the in-process runner it terminates no session:
 // the pods' connections are the only ones using the run, and its advisory keys
 // are salted with the run number.
-void prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run) {
+// Runs of runners proven gone are reclaimed first; `record` (when given) is
+// made before the rows exist, so a killed runner's rows are always reclaimable.
+Reclaimed prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run, std::optional<RunRecord>* record) {
   try {
     auto c = open_session(s.db_url, runner_session_name());
     try {
@@ -297,7 +303,11 @@ void prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run)
     } catch (const SchemaNotOurs& e) {
       throw SettingError("--db: " + std::string(e.what()));
     }
+    Reclaimed reclaimed = reclaim_dead_runs(*c);
+    report_reclaimed(reclaimed, redact_secrets(s.db_url));
+    if (record) record->emplace(s.db_url, run, runner_run_id());
     seed_rows(*c, run, scenario.tables(), s.keys);
+    return reclaimed;
   } catch (const SettingError&) {
     throw;
   } catch (const std::exception& e) {
@@ -548,7 +558,10 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   } else {
     run_key = new_run_key();
   }
-  if (have_rows) prepare_rows(s, *scenario, run_key);
+  // Declared before anything that ends the run: destroyed after its rows are dropped.
+  std::optional<RunRecord> record;
+  Reclaimed reclaimed;
+  if (have_rows) reclaimed = prepare_rows(s, *scenario, run_key, external ? nullptr : &record);
   // redis-lease: the pods share the run's keys in Redis ("lockbench:<run>:…"); the
   // runner counts those still held at the end and deletes them, whatever the way
   // out, unless the services are --targets (their run stays theirs).
@@ -1186,6 +1199,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     summary.extra["faults"] = faults;
   }
   summary.extra["strategy_info"] = strategy_info_json(info);
+  if (!external) summary.extra["reclaimed_at_start"] = reclaimed_json(reclaimed);
   return make_result(summary);
 }
 

@@ -82,7 +82,9 @@ std::int64_t new_run_key() {
   return static_cast<std::int64_t>(rng.next() >> 1);  // positive
 }
 
-Leftovers prepare_database(const Settings& s, const std::string& run_id) {
+// Runs of runners proven gone are reclaimed first (`reclaimed`), then the rest
+// is counted.
+Leftovers prepare_database(const Settings& s, const std::string& run_id, real::Reclaimed& reclaimed) {
   const std::string shown = redact_secrets(s.db_url);
   std::unique_ptr<pqxx::connection> c;
   try {
@@ -100,6 +102,8 @@ Leftovers prepare_database(const Settings& s, const std::string& run_id) {
     // terminated: a session holding an advisory lock is someone's (another
     // lockbench run's included) and only its owner ends it; other runs' rows
     // in lockbench.rows are theirs.
+    reclaimed = real::reclaim_dead_runs(*c);
+    real::report_reclaimed(reclaimed, shown);
     const Leftovers found = real::leftovers_at_start(*c, run_id);
     if (found.advisory_locks > 0 || found.leases > 0)
       std::fprintf(stderr,
@@ -275,7 +279,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::unique_ptr<real::RedisStore> redis;
   if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
   const real::DropRunKeysAtExit redis_keys(redis.get());
-  const Leftovers leftovers = prepare_database(s, run_id);
+  real::Reclaimed reclaimed;
+  const Leftovers leftovers = prepare_database(s, run_id, reclaimed);
   // PostgreSQL's limit: every pod's pool opens at start; refuse what the server cannot take (one line).
   real::check_connection_budget(s, real::read_pg_limits(s.db_url, real::application_name(run_id, "prepare")), 1);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
@@ -301,6 +306,14 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   const bool pooled = bouncer.has_value() || pooler_found;
   const bool unnamed = real::unnamed_statements(s.statements, s.pgbouncer, pooler_found);
   // This run's rows, removed when run_real returns, whatever the way out.
+  // The run's record before its rows: a runner killed from here on leaves rows the next run can reclaim.
+  std::optional<real::RunRecord> record;
+  try {
+    record.emplace(s.db_url, run_key, run_id);
+  } catch (const std::exception& e) {
+    throw SettingError("--db: cannot record this run in lockbench.runs at " + redact_secrets(s.db_url) + ": " +
+                       driver_line(e.what()));
+  }
   seed_run_rows(s, *scenario, run_key, run_id);
   const RunRows rows_guard{s.db_url, run_key, real::application_name(run_id, "finish")};
 
@@ -598,6 +611,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
                        {"pgbouncer", bouncer ? s.pgbouncer : pooler_found ? "found behind --db" : "none"},
                        {"statements", unnamed ? "unnamed" : "prepared"}};
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
+  run.extra["reclaimed_at_start"] = real::reclaimed_json(reclaimed);
   run.extra["strategy_info"] = strategy_info_json(info);
   if (redis) run.extra["real"]["redis"] = redact_secrets(s.redis_url);
   nlohmann::json result = make_result(run);
