@@ -13,7 +13,7 @@ SettingError::SettingError(const std::string& what) : std::runtime_error(one_lin
 
 namespace {
 // A quoted value ('...') longer than this is cut in its middle first: it is
-// what a user gave, and the words around it say what was wrong.
+// what a user gave, and the words around it say what was wrong (units.hpp).
 constexpr std::size_t kQuotedBytesMax = 120;
 
 bool continuation(std::string_view s, std::size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; }

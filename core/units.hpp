@@ -23,9 +23,11 @@ class SettingError : public std::runtime_error {
 };
 
 // `text` as one printable line: control bytes (NUL, newline, ESC ...) as \xNN,
-// and beyond kOneLineBytesMax bytes its middle cut out (" ...[N bytes cut]... "),
-// so that both the setting named at its start and the reason at its end stay.
-inline constexpr std::size_t kOneLineBytesMax = 400;
+// a quoted value ('...', what the user gave) over 120 bytes cut in its middle
+// (" ...[N bytes cut]... "), and the whole line too beyond kOneLineBytesMax, so
+// that the setting named at its start and the reason after the value (an
+// accepted list included) stay.
+inline constexpr std::size_t kOneLineBytesMax = 2000;
 std::string one_line(std::string_view text);
 
 // The longest duration any setting takes; parse_duration and Settings::validate
