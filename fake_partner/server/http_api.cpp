@@ -380,9 +380,10 @@ std::string_view host_name(std::string_view host) {
   return host.substr(0, host.find(':'));
 }
 
-bool loopback_host(std::string_view name) {
-  if (iequals(name, "localhost") || name == "[::1]") return true;
-  if (name.rfind("127.", 0) != 0) return false;
+// A DNS-rebinding page reaches us under its own domain name; an address
+// literal (or localhost) is a Host no page of another origin sends.
+bool address_host(std::string_view name) {
+  if (iequals(name, "localhost") || (name.size() > 2 && name.front() == '[' && name.back() == ']')) return true;
   int dots = 0;
   for (const char c : name) {
     if (c == '.') ++dots;
@@ -395,11 +396,11 @@ bool loopback_host(std::string_view name) {
 std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts) {
   if (request.target.rfind("/admin/", 0) != 0 && request.target != "/admin") return std::nullopt;
   const std::string_view host = host_name(request.header("Host").value_or(""));
-  const bool allowed = loopback_host(host) || std::any_of(admin_hosts.begin(), admin_hosts.end(),
+  const bool allowed = address_host(host) || std::any_of(admin_hosts.begin(), admin_hosts.end(),
                                                           [&](const std::string& h) { return iequals(h, host); });
   if (!allowed)
     return HttpApi::error(403, "forbidden_host",
-                          "The admin endpoints answer a loopback Host (localhost, 127.0.0.1, [::1]) or a name given "
+                          "The admin endpoints answer a Host that is an IP address or localhost, or a name given "
                           "with --admin-host.",
                           request.target);
   if (request.method == "GET" || request.method == "HEAD") return std::nullopt;

@@ -56,10 +56,10 @@ HttpResponse render_reply(const partner::Reply& reply);
 
 // The admin endpoints change the oracle, so a page in a browser on the same
 // machine must not reach them: a cross-origin "simple" POST cannot set
-// Content-Type: application/json, and a DNS-rebinding page cannot send a
-// loopback Host. So every /admin/* request needs a Host that is loopback
-// (localhost, 127.x.x.x, [::1]; any port) or one of `admin_hosts` (the
-// server's --admin-host, e.g. its Kubernetes service name), and every
+// Content-Type: application/json, and a DNS-rebinding page reaches us under
+// its own domain name. So every /admin/* request needs a Host that is an
+// address (127.0.0.1, 10.1.2.3, [::1]; any port), localhost, or one of
+// `admin_hosts` (the server's --admin-host, e.g. its Kubernetes service name), and every
 // /admin/* request but GET and HEAD needs Content-Type: application/json.
 // The refusal (403 forbidden_host, 415 unsupported_media_type), or nullopt.
 std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts);

@@ -233,6 +233,8 @@ TEST(AdminGuard, AForeignHostIsRefusedUnlessNamedWithAdminHost) {
   EXPECT_EQ(admin_refusal(req("GET", "/admin/metrics", "", {}), {})->status, 403);  // no Host at all
   EXPECT_EQ(admin_refusal(req("GET", "/admin/state", "", {{"Host", "127.0.0.1.evil.example"}}), {})->status, 403);
   EXPECT_FALSE(admin_refusal(req("GET", "/admin/metrics", "", {{"Host", "lockbench-partner:8080"}}), {"lockbench-partner"}));
+  EXPECT_FALSE(admin_refusal(req("GET", "/admin/state", "", {{"Host", "10.201.3.1:8080"}}), {}));  // an address: no rebinding
+  EXPECT_EQ(admin_refusal(req("GET", "/admin/state", "", {{"Host", "localhost.evil.example"}}), {})->status, 403);
 }
 
 TEST(RequestFraming, AnUnknownTransferEncodingOrOneWithContentLengthIsRefused) {
