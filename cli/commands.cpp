@@ -246,7 +246,7 @@ int cmd_calibrate(const Settings& s, const std::string& out) {
   const real::StackCosts costs = real::measure_stack(s);
   const std::string text =
       real::calibration_toml(costs, "against " + redact_secrets(s.db_url) + " and " + redact_secrets(s.partner_url));
-  write_file_atomically(out, text);
+  write_file_atomically(out, text, "--out");
   std::cout << text << "wrote " << out << " (use it with --world sim --config " << out << ")\n";
   return 0;
 }

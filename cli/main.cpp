@@ -10,7 +10,10 @@
 #include <functional>
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,6 +22,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -191,6 +196,7 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
     return std::move(r);
   };
   for (const auto& s : runs) require_servers(s);
+  check_memory_side_by_side(runs, jobs);
   announce_memory(runs);
   std::optional<ResultSink> sink;
   if (!out.empty()) sink.emplace(out, runs, claim);  // a bad --out fails here, before the first run
@@ -375,7 +381,31 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
 }  // namespace
 }  // namespace lockbench::cli
 
+namespace {
+// Standard output that could not be written (`run --json > /dev/full`) loses
+// the results: one line and EX_IOERR, never exit 0.
+constexpr int kExitIoError = 74;
+
+int lockbench_main(int argc, char** argv);
+}  // namespace
+
 int main(int argc, char** argv) {
+  const int status = lockbench_main(argc, argv);
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return status;
+  // The write that failed set errno long ago; the output is lost anyway, so one
+  // more byte asks the system for the reason (ENOSPC for a full disk, /dev/full).
+  if (errno == 0 && ::write(STDOUT_FILENO, "\n", 1) >= 0) errno = 0;
+  const int err = errno;
+  std::cerr << "lockbench: cannot write to standard output" << (err != 0 ? std::string(": ") + std::strerror(err) : "")
+            << "; the output is lost\n";
+  return kExitIoError;
+}
+
+namespace {
+int lockbench_main(int argc, char** argv) {
   using namespace lockbench;
   using namespace lockbench::cli;
   keep_freed_memory();  // runs and sweep points reuse what the run before them freed
@@ -554,6 +584,13 @@ int main(int argc, char** argv) {
   srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
   srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
   srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
+  srv->add_option("--management-port", serve_opt.management_port,
+                  "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
+                  "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
+  srv->add_option("--control-token", serve_opt.control_token,
+                  "POST /lockbench/requests-over then needs 'Authorization: Bearer TOKEN' (without one: loopback "
+                  "peers only); give it in the environment, not on the command line")
+      ->envname("LOCKBENCH_CONTROL_TOKEN")->type_name("TOKEN");
 
   int playground_port = 8000;
   auto* pgr = app.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
@@ -668,6 +705,10 @@ int main(int argc, char** argv) {
       if (serve_run >= 0) serve_opt.run = serve_run;
       Settings ss = settings_from(serve_src, *srv);
       ss.world = "real";
+      // Process pods get their secrets in the environment, never in argv (ps shows argv to every user).
+      for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url}})
+        if (url->empty())
+          if (const char* v = std::getenv(var)) *url = v;
       return real::serve_pod(ss, serve_opt);
     }
     if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
@@ -681,3 +722,4 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+}  // namespace

@@ -193,28 +193,29 @@ void check_writable_directory(const fs::path& dir, const std::string& out) {
 
 }  // namespace
 
-void write_file_atomically(const fs::path& path, const std::string& text) {
+void write_file_atomically(const fs::path& path, const std::string& text, std::string_view flag) {
+  const std::string cannot = std::string(flag) + ": cannot write " + path.string();
   std::error_code dir_ec;
-  if (fs::is_directory(path, dir_ec))
-    throw SettingError("--out: cannot write " + path.string() + ": it is a directory");
+  if (fs::is_directory(path, dir_ec)) throw SettingError(cannot + ": it is a directory");
   const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
   {
     errno = 0;
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw SettingError("--out: cannot write " + path.string() + reason_of(errno));
+    if (!f) throw SettingError(cannot + reason_of(errno));
     f << text;
     f.flush();
+    const int err = errno;  // the failed write's reason (ENOSPC: no space left on device)
     if (!f) {
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw SettingError("--out: cannot write " + path.string());
+      throw SettingError(cannot + (err != 0 ? reason_of(err) : std::string(": the write failed")));
     }
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    throw SettingError("--out: cannot write " + path.string() + ": " + ec.message());
+    throw SettingError(cannot + ": " + ec.message());
   }
 }
 
@@ -411,8 +412,9 @@ void check_metrics_out(const std::string& path) {
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
   const fs::path probe = p.string() + ".lockbench-check";
   {
+    errno = 0;
     std::ofstream f(probe);
-    if (!f) throw SettingError("--metrics-out: cannot write " + path);
+    if (!f) throw SettingError("--metrics-out: cannot write " + path + reason_of(errno));
   }
   fs::remove(probe, ec);
 }
@@ -451,7 +453,7 @@ void write_metrics(const std::vector<json>& results, const std::string& path) {
     std::error_code ec;
     fs::create_directories(p.parent_path(), ec);
   }
-  write_file_atomically(p, hikaricp_exposition(hikari_pools_of(results)));
+  write_file_atomically(p, hikaricp_exposition(hikari_pools_of(results)), "--metrics-out");
 }
 
 void write_report_atomically(const std::vector<json>& results, const std::string& out,

@@ -94,7 +94,10 @@ class ResultSink {
   std::vector<Settings> planned_;
   std::vector<nlohmann::json> written_;  // single-file mode: results so far, by index (null = not yet)
 };
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+// Writes through a temporary file and a rename; a failure names `flag` (the
+// option that chose the file) and the system's reason (disk full, ...).
+void write_file_atomically(const std::filesystem::path& path, const std::string& text,
+                           std::string_view flag = "--out");
 
 // Writes the whole report into a temporary directory first (a failure there
 // leaves `out` untouched), then renames each finished file into `out`: no file

@@ -30,10 +30,16 @@ long long parse_int(const std::string& v, std::string_view name, long long lo, l
   return out;
 }
 
+// A decimal number only: strtod would also take hexadecimal ("0x10" = 16),
+// "inf" and "nan".
+bool decimal_text(const std::string& v) {
+  return !v.empty() && v.find_first_not_of("0123456789.eE+-") == std::string::npos;
+}
+
 double parse_number(const std::string& v, std::string_view name, double lo, double hi) {
   char* end = nullptr;
   const double out = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(out) || out < lo || out > hi) {
+  if (!decimal_text(v) || end != v.c_str() + v.size() || !std::isfinite(out) || out < lo || out > hi) {
     std::ostringstream msg;
     msg << flag(name) << ": '" << v << "' is not a number from " << lo << " to " << hi;
     throw SettingError(msg.str());

@@ -144,3 +144,17 @@ TEST(SettingsIo, AnUnknownPresetGetsOneLineListingTheAcceptedOnes) {
   EXPECT_NE(msg.find("--preset: 'incidnet' is not accepted (accepted: incident"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
+
+TEST(MemoryCheck, RunsSideBySideMustFitTogether) {
+  // Each run alone takes 60 % of this machine's allowance: one at a time fits, two at once do not.
+  Settings s;
+  s.world = "sim";
+  s.duration = 100s;
+  s.rate_per_s = 0.6 * memory_bytes_allowed() / kBytesPerRequest / 100;
+  ASSERT_NO_THROW(s.validate());
+  const std::vector<Settings> runs{s, s};
+  EXPECT_NO_THROW(check_memory_side_by_side(runs, 1));
+  const std::string msg = message_of([&] { check_memory_side_by_side(runs, 2); });
+  EXPECT_NE(msg.find("--jobs: 2 runs side by side"), std::string::npos) << msg;
+  EXPECT_EQ(message_of([&] { check_memory_side_by_side({s}, 8); }), "");  // one run cannot go side by side
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -52,25 +53,63 @@ std::string trim(std::string s) {
   return s;
 }
 
-void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
-  if (node.IsMap()) {
-    for (const auto& kv : node) flatten(kv.second, prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>(), out);
-  } else if (node.IsScalar()) {
-    out.emplace_back(prefix, node.as<std::string>());
-  } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) flatten(node[i], prefix + "[" + std::to_string(i) + "]", out);
+// A service's configuration is small; a file beyond these caps is an attack or
+// a mistake, and gets one line instead of a crash or all of the memory. The
+// node count counts every visit, so an alias expanded many times ("billion
+// laughs") counts each time; an alias to a node inside itself is a cycle.
+constexpr int kYamlDepthMax = 64;
+constexpr std::size_t kYamlVisitsMax = 100'000;
+constexpr std::uintmax_t kConfigBytesMax = 4 << 20;
+
+struct Flattener {
+  const std::string& path;
+  std::vector<std::pair<std::string, std::string>>& out;
+  std::vector<YAML::Node> open;  // the nodes from the document's root to here
+  std::size_t visits = 0;
+
+  [[noreturn]] void refuse(const std::string& why) const { throw SettingError("--from: '" + path + "' " + why); }
+
+  void visit(const YAML::Node& node, const std::string& prefix) {
+    if (++visits > kYamlVisitsMax)
+      refuse("has more than " + std::to_string(kYamlVisitsMax) + " YAML nodes once its aliases are expanded");
+    if (static_cast<int>(open.size()) >= kYamlDepthMax)
+      refuse("nests deeper than " + std::to_string(kYamlDepthMax) + " levels");
+    if (std::any_of(open.begin(), open.end(), [&](const YAML::Node& n) { return n.is(node); }))
+      refuse("has an alias that contains itself (at " + (prefix.empty() ? std::string("the top") : prefix) + ")");
+    if (node.IsScalar()) {
+      out.emplace_back(prefix, node.as<std::string>());
+      return;
+    }
+    open.push_back(node);
+    if (node.IsMap()) {
+      for (const auto& kv : node) {
+        const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : std::string("?");
+        visit(kv.second, prefix.empty() ? key : prefix + "." + key);
+      }
+    } else if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i) visit(node[i], prefix + "[" + std::to_string(i) + "]");
+    }
+    open.pop_back();
   }
-}
+};
 
 std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw SettingError("--from: '" + path + "' is a directory; give the file (application.properties or application.yml)");
   std::ifstream in(path);
   if (!in) throw SettingError("--from: cannot read '" + path + "' (a Spring Boot application.properties or .yml)");
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kConfigBytesMax)
+    throw SettingError("--from: '" + path + "' is " + std::to_string(bytes) + " bytes; a configuration file is at most " +
+                       std::to_string(kConfigBytesMax) + " bytes");
   std::vector<std::pair<std::string, std::string>> out;
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : relaxed(path.substr(dot + 1));
   if (ext == "yml" || ext == "yaml") {
     try {
-      for (const auto& doc : YAML::LoadAllFromFile(path)) flatten(doc, "", out);
+      Flattener flat{path, out, {}, 0};  // one node count for all of the file's documents
+      for (const auto& doc : YAML::LoadAllFromFile(path)) flat.visit(doc, "");
     } catch (const YAML::Exception& e) {
       throw SettingError("--from: '" + path + "' is not valid YAML: " + e.what());
     }

@@ -1,6 +1,8 @@
 #include "core/redact.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <vector>
 
 namespace lockbench {
 
@@ -45,6 +47,83 @@ std::string redact_userinfo(std::string_view in) {
     }
     out.push_back('@');
     i = at + 1;
+  }
+  out.append(in.substr(i));
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX decoded, as libpq decodes a URI's keys and values.
+std::string percent_decoded(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%' && i + 2 < in.size() && hex_value(in[i + 1]) >= 0 && hex_value(in[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(in[i]);
+    }
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool url_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '<' || c == '>'; }
+
+// A URL's query as libpq reads it: each key percent-decoded, so
+// ?%70assword=X is a password; a dbname may itself be a connection string or
+// URI (libpq expands it), so its decoded value is redacted in turn.
+std::string redact_queries(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  std::size_t i = 0;
+  while (i < in.size()) {
+    const std::size_t sep = in.find("://", i);
+    if (sep == std::string_view::npos) break;
+    std::size_t end = sep + 3;
+    while (end < in.size() && !url_end(in[end])) ++end;
+    const std::string_view url = in.substr(sep + 3, end - sep - 3);
+    const std::size_t q = url.find('?');
+    if (q == std::string_view::npos) {
+      out.append(in.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    out.append(in.substr(i, sep + 3 + q + 1 - i));
+    const std::string_view query = url.substr(q + 1, url.find('#', q) == std::string_view::npos ? std::string_view::npos
+                                                                                                  : url.find('#', q) - q - 1);
+    std::size_t p = 0;
+    while (p <= query.size()) {
+      const std::size_t amp = std::min(query.find('&', p), query.size());
+      const std::string_view param = query.substr(p, amp - p);
+      const std::size_t eq = param.find('=');
+      const std::string key = lower(percent_decoded(param.substr(0, eq)));
+      if (eq == std::string_view::npos) {
+        out.append(param);
+      } else if (key.find("password") != std::string::npos) {
+        out.append(param.substr(0, eq + 1)).append(kRedacted);
+      } else if (key == "dbname") {
+        const std::string value = percent_decoded(param.substr(eq + 1));
+        const std::string redacted = redact_secrets(value);
+        out.append(param.substr(0, eq + 1)).append(redacted == value ? std::string(param.substr(eq + 1)) : redacted);
+      } else {
+        out.append(param);
+      }
+      if (amp < query.size()) out.push_back('&');
+      p = amp + 1;
+    }
+    i = sep + 3 + q + 1 + query.size();
   }
   out.append(in.substr(i));
   return out;
@@ -101,6 +180,48 @@ std::string redact_keyword(std::string_view in) {
 
 }  // namespace
 
-std::string redact_secrets(std::string_view text) { return redact_keyword(redact_userinfo(text)); }
+std::string redact_secrets(std::string_view text) { return redact_keyword(redact_queries(redact_userinfo(text))); }
+
+std::string redact_driver_message(std::string_view message, std::string_view url) {
+  std::string out = redact_secrets(message);
+  // The password as we read it (up to the last '@') and as libpq reads it (up
+  // to the first '@': the rest becomes its "host name"), raw and decoded.
+  std::vector<std::string> secrets;
+  const std::size_t sep = url.find("://");
+  if (sep != std::string_view::npos) {
+    std::size_t at = std::string_view::npos;
+    for (std::size_t j = sep + 3; j < url.size() && (url_char(url[j]) || url[j] == '@'); ++j)
+      if (url[j] == '@') at = j;
+    const std::string_view userinfo = at == std::string_view::npos ? std::string_view() : url.substr(sep + 3, at - sep - 3);
+    const std::size_t colon = userinfo.find(':');
+    if (colon != std::string_view::npos) {
+      const std::string_view password = userinfo.substr(colon + 1);
+      std::size_t from = 0;
+      for (;;) {  // every '@'-separated piece, and the whole
+        const std::size_t a = password.find('@', from);
+        secrets.emplace_back(password.substr(from, a == std::string_view::npos ? std::string_view::npos : a - from));
+        if (a == std::string_view::npos) break;
+        from = a + 1;
+      }
+      secrets.emplace_back(password);
+    }
+  }
+  for (std::size_t n = secrets.size(), k = 0; k < n; ++k) secrets.push_back(percent_decoded(secrets[k]));
+  std::sort(secrets.begin(), secrets.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (const auto& secret : secrets) {
+    if (secret.size() < 2 || secret == kRedacted) continue;
+    for (std::size_t p = out.find(secret); p != std::string::npos; p = out.find(secret, p + kRedacted.size()))
+      out.replace(p, secret.size(), kRedacted);
+  }
+  // libpq quotes the host text it was given; it may hold what it took for a
+  // host out of a mistyped password: never echoed.
+  static constexpr std::string_view kHostName = "host name \"";
+  for (std::size_t p = out.find(kHostName); p != std::string::npos; p = out.find(kHostName, p + 1)) {
+    const std::size_t close = out.find('"', p + kHostName.size());
+    if (close == std::string::npos) break;
+    out.replace(p, close + 1 - p, "host name (as given in the URL)");
+  }
+  return out;
+}
 
 }  // namespace lockbench

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+using lockbench::redact_driver_message;
 using lockbench::redact_secrets;
 
 TEST(Redact, TheUrlPasswordIsReplacedAndTheRestKept) {
@@ -31,4 +32,31 @@ TEST(Redact, TextWithoutSecretsIsUnchangedAndRedactingTwiceChangesNothing) {
   const std::string once = redact_secrets("postgresql://u:pw@h/db password=pw");
   EXPECT_EQ(redact_secrets(once), once);
   EXPECT_EQ(once.find("pw@"), std::string::npos);
+}
+
+TEST(Redact, APercentEncodedPasswordKeyIsReadAsLibpqReadsIt) {
+  EXPECT_EQ(redact_secrets("postgresql://u@h/db?%70assword=SECRET"), "postgresql://u@h/db?%70assword=***");
+  EXPECT_EQ(redact_secrets("postgresql://u@h/db?sslmode=disable&%50ASSWORD=SECRET&x=1"),
+            "postgresql://u@h/db?sslmode=disable&%50ASSWORD=***&x=1");
+  EXPECT_EQ(redact_secrets("postgresql://u@h/db?sslpassword=SECRET"), "postgresql://u@h/db?sslpassword=***");
+  const std::string once = redact_secrets("--db: postgresql://u@h/db?%70assword=SECRET: refused");
+  EXPECT_EQ(once.find("SECRET"), std::string::npos) << once;
+  EXPECT_EQ(redact_secrets(once), once);
+}
+
+TEST(Redact, ADbnameHoldingAConnectionStringIsRedactedInTurn) {
+  const std::string r = redact_secrets("postgresql://h/?dbname=host%3Dh%20password%3DSECRET");
+  EXPECT_EQ(r.find("SECRET"), std::string::npos) << r;
+  EXPECT_NE(r.find("dbname="), std::string::npos) << r;
+}
+
+TEST(Redact, LibpqsOwnHostTextNeverCarriesAPieceOfThePassword) {
+  // libpq splits at the first '@': password "p4ss", host "w0rd@db.example": it says so in its error.
+  const std::string url = "postgresql://u:p4ss@w0rd@db.example:5432/db";
+  const std::string msg = redact_driver_message(
+      "could not translate host name \"w0rd@db.example\" to address: Name or service not known\n", url);
+  EXPECT_EQ(msg.find("w0rd"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("p4ss"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("could not translate host name"), std::string::npos) << msg;
+  EXPECT_EQ(redact_driver_message("connection refused", "postgresql://u@h/db"), "connection refused");
 }

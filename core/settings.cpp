@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <vector>
 
 #include "core/random.hpp"
 #include "core/redact.hpp"
@@ -228,7 +230,7 @@ void Settings::validate() const {
     const double scaled_ns = static_cast<double>(d.count()) * std::max(1.0, time_scale);
     if (d > kSettingDurationMax || scaled_ns > static_cast<double>(kSettingDurationMax.count()))
       throw SettingError(std::string("--") + name + ": '" + format_duration(d) + "'" +
-                         (time_scale > 1 ? " times --time-scale" : "") + " is too long (at most 365 days)");
+                         (time_scale > 1 ? " times --time-scale" : "") + " is too long (" + std::string(kDurationMaxText) + ")");
   }
   const double need_bytes = memory_estimate_bytes();
   const double allowed = memory_bytes_allowed();
@@ -269,6 +271,24 @@ double memory_bytes_allowed() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   const double physical = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : kMemoryBytesMax;
   return std::min(kMemoryBytesMax, kMemoryShareMax * physical);
+}
+
+void check_memory_side_by_side(const std::vector<Settings>& runs, int jobs) {
+  const std::size_t together = std::min(runs.size(), static_cast<std::size_t>(std::max(jobs, 1)));
+  if (together < 2) return;
+  std::vector<double> bytes;
+  for (const auto& s : runs) bytes.push_back(s.memory_estimate_bytes());
+  std::partial_sort(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(together), bytes.end(), std::greater<>());
+  double need = 0;
+  for (std::size_t i = 0; i < together; ++i) need += bytes[i];
+  const double allowed = memory_bytes_allowed();
+  if (need <= allowed) return;
+  char msg[320];
+  std::snprintf(msg, sizeof msg,
+                "--jobs: %zu runs side by side need about %.1f GiB of memory together; this machine allows %.1f GiB "
+                "(use a lower --jobs, e.g. --jobs 1, or a shorter --duration)",
+                together, need / (1 << 30), allowed / (1 << 30));
+  throw SettingError(msg);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 #include <vector>
 
@@ -184,7 +185,7 @@ struct Settings {
 // Every duration setting is at most this long, before and after --time-scale:
 // sums of a few of them (a run's drain bound) must stay far from the
 // nanosecond clock's 292-year range.
-inline constexpr Duration kSettingDurationMax = std::chrono::hours(24 * 365);
+inline constexpr Duration kSettingDurationMax = kDurationMax;
 // Memory a run's per-request state takes: the simulator grows by about 70 B a
 // request (`/usr/bin/time -f %M lockbench run --strategy held-tx --rate 1000
 // --duration 200s|1000s --keys 100000`: 216 MB -> 272 MB for 800 k more);
@@ -195,6 +196,9 @@ inline constexpr double kMemoryNoteBytes = 1024.0 * 1024 * 1024;  // mention abo
 inline constexpr double kMemoryShareMax = 0.5;
 inline constexpr double kMemoryBytesMax = 64.0 * 1024 * 1024 * 1024;
 double memory_bytes_allowed();
+// Runs that go `jobs` at a time must fit together: throws SettingError naming
+// --jobs when the `jobs` largest estimates add up to more than the allowance.
+void check_memory_side_by_side(const std::vector<Settings>& runs, int jobs);
 
 std::string_view arrival_name(Arrival);
 // "commit_fail:p=0.05,conn_lost:p=0.02" (either part may be left out) or "none";

@@ -1,5 +1,6 @@
 #include "core/units.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -8,6 +9,56 @@
 #include <version>
 
 namespace lockbench {
+
+SettingError::SettingError(const std::string& what) : std::runtime_error(one_line(what)) {}
+
+namespace {
+// A quoted value ('...') longer than this is cut in its middle first: it is
+// what a user gave, and the words around it say what was wrong (units.hpp).
+constexpr std::size_t kQuotedBytesMax = 120;
+
+bool continuation(std::string_view s, std::size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; }
+
+// `s` with its middle cut out, keeping about `head` and `tail` bytes (on UTF-8 boundaries).
+std::string cut_middle(std::string_view s, std::size_t head, std::size_t tail) {
+  std::size_t h = head, t = s.size() - tail;
+  while (h > 0 && continuation(s, h)) --h;
+  while (t < s.size() && continuation(s, t)) ++t;
+  return std::string(s.substr(0, h)) + " ...[" + std::to_string(t - h) + " bytes cut]... " + std::string(s.substr(t));
+}
+}  // namespace
+
+std::string one_line(std::string_view text) {
+  std::string printable;
+  printable.reserve(std::min<std::size_t>(text.size(), 4096));
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      printable.push_back(c);
+      continue;
+    }
+    char esc[8];
+    std::snprintf(esc, sizeof esc, "\\x%02x", u);
+    printable.append(esc);
+  }
+  // A quoted value is what a user gave: a long one is cut, the words around it stay.
+  std::string out;
+  for (std::size_t i = 0; i < printable.size();) {
+    const std::size_t open = printable.find('\'', i);
+    const std::size_t close = open == std::string::npos ? std::string::npos : printable.find('\'', open + 1);
+    if (close == std::string::npos) {
+      out.append(printable, i, std::string::npos);
+      break;
+    }
+    out.append(printable, i, open + 1 - i);
+    const std::string_view value = std::string_view(printable).substr(open + 1, close - open - 1);
+    out += value.size() > kQuotedBytesMax ? cut_middle(value, kQuotedBytesMax / 2, kQuotedBytesMax / 3) : std::string(value);
+    out.push_back('\'');
+    i = close + 1;
+  }
+  if (out.size() <= kOneLineBytesMax) return out;
+  return cut_middle(out, kOneLineBytesMax / 2, kOneLineBytesMax * 2 / 5);
+}
 
 namespace {
 std::string bad_duration(std::string_view text, std::string_view setting) {
@@ -40,7 +91,8 @@ Duration parse_duration(std::string_view text, std::string_view setting) {
   else if (unit == "h") ns_per_unit = 3600e9;
   else throw SettingError(bad_duration(text, setting));
   const double ns = value * ns_per_unit;
-  if (ns > 1e18) throw SettingError(std::string(setting) + ": '" + std::string(text) + "' is too long (at most 1e9 s)");
+  if (ns > static_cast<double>(kDurationMax.count()))
+    throw SettingError(std::string(setting) + ": '" + std::string(text) + "' is too long (" + std::string(kDurationMaxText) + ")");
   return Duration(static_cast<Duration::rep>(std::llround(ns)));
 }
 

@@ -1,9 +1,15 @@
 #include "real/leftovers.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
+#include "core/redact.hpp"
 #include "real/pg_conn.hpp"
 
 namespace lockbench::real {
@@ -113,6 +119,114 @@ std::int64_t terminate_run_backends(pqxx::connection& c, const std::string& run_
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return static_cast<std::int64_t>(ended.size());
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+RunRecord::RunRecord(const std::string& url, std::int64_t run, const std::string& run_id)
+    : conn_(open_session(url, application_name(run_id, "record"))), run_(run) {
+  pqxx::nontransaction tx(*conn_);
+  tx.exec_params0(
+      "INSERT INTO lockbench.runs (run, run_id, host, pid) VALUES ($1, $2, $3, $4) "
+      "ON CONFLICT (run) DO UPDATE SET run_id = $2, host = $3, pid = $4, heartbeat_at = now()",
+      run, run_id, this_host(), static_cast<int>(::getpid()));
+  heartbeat_ = std::thread([this] { beat(); });
+}
+
+void RunRecord::beat() {
+  std::unique_lock lock(mu_);
+  while (!stop_cv_.wait_for(lock, kHeartbeatPeriod, [this] { return stop_; })) {
+    lock.unlock();
+    try {
+      pqxx::nontransaction tx(*conn_);
+      tx.exec_params0("UPDATE lockbench.runs SET heartbeat_at = now() WHERE run = $1", run_);
+    } catch (const std::exception&) {
+      // A lost session: the record stays, its heartbeat ages; the pid still proves us alive here.
+    }
+    lock.lock();
+  }
+}
+
+RunRecord::~RunRecord() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
+  heartbeat_.join();
+  // The rows go with the record, whatever way the run ended (they are usually gone already).
+  try {
+    pqxx::work tx(*conn_);
+    tx.exec_params0("DELETE FROM lockbench.rows WHERE run = $1", run_);
+    tx.exec_params0("DELETE FROM lockbench.runs WHERE run = $1", run_);
+    tx.commit();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lockbench: could not remove this run's record from lockbench.runs (run %lld): %s\n",
+                 static_cast<long long>(run_), redact_secrets(e.what()).c_str());
+  }
+}
+
+void report_reclaimed(const Reclaimed& r, const std::string& shown_db) {
+  if (r.runs == 0) return;
+  std::string runs;
+  for (const auto& w : r.what) runs += (runs.empty() ? "" : ", ") + w;
+  std::fprintf(stderr, "lockbench: reclaimed %lld rows of %lld runs whose runner is gone, in %s: %s\n",
+               static_cast<long long>(r.rows), static_cast<long long>(r.runs), shown_db.c_str(), runs.c_str());
+}
+
+nlohmann::json reclaimed_json(const Reclaimed& r) {
+  return {{"runs", r.runs}, {"rows", r.rows}, {"what", r.what}, {"unowned_runs_kept", r.unowned_runs}};
+}
+
+namespace {
+bool pid_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+}  // namespace
+
+Reclaimed reclaim_dead_runs(pqxx::connection& c) {
+  Reclaimed out;
+  const std::string host = this_host();
+  struct Record {
+    std::int64_t run;
+    std::string run_id, host;
+    int pid;
+    double age_s;
+    std::int64_t sessions;
+  };
+  std::vector<Record> records;
+  {
+    pqxx::nontransaction tx(c);
+    if (!tx.exec1("SELECT to_regclass('lockbench.runs') IS NOT NULL")[0].as<bool>()) return out;
+    // Every record, with the sessions its run still has anywhere in the server.
+    for (const auto& r : tx.exec_params(
+             "SELECT r.run, r.run_id, r.host, r.pid, extract(epoch FROM now() - r.heartbeat_at)::float8, "
+             "(SELECT count(*) FROM pg_stat_activity a WHERE a.application_name LIKE $1 || r.run_id || '/%') "
+             "FROM lockbench.runs r ORDER BY r.started_at",
+             std::string(kApplicationPrefix)))
+      records.push_back({r[0].as<std::int64_t>(), r[1].as<std::string>(), r[2].as<std::string>(), r[3].as<int>(),
+                         r[4].as<double>(), r[5].as<std::int64_t>()});
+  }
+  for (const auto& rec : records) {
+    const bool gone = rec.sessions == 0 && (rec.host == host ? !pid_alive(rec.pid)
+                                                              : rec.age_s > static_cast<double>(kHeartbeatStale.count()));
+    if (!gone) continue;
+    pqxx::work w(c);
+    const auto rows = w.exec_params0("DELETE FROM lockbench.rows WHERE run = $1", rec.run).affected_rows();
+    // Only if the record is still the one judged (a runner reusing the run key registers anew).
+    w.exec_params0("DELETE FROM lockbench.runs WHERE run = $1 AND run_id = $2", rec.run, rec.run_id);
+    w.commit();
+    ++out.runs;
+    out.rows += static_cast<std::int64_t>(rows);
+    out.what.push_back(rec.run_id + " (" + rec.host + " pid " + std::to_string(rec.pid) + ")");
+  }
+  pqxx::nontransaction after(c);
+  out.unowned_runs = after.exec1(
+      "SELECT count(DISTINCT run) FROM lockbench.rows r WHERE NOT EXISTS "
+      "(SELECT 1 FROM lockbench.runs x WHERE x.run = r.run)")[0].as<std::int64_t>();
+  return out;
 }
 
 }  // namespace lockbench::real

@@ -7,14 +7,28 @@
 //    locks.leaked: session advisory locks still granted to lockbench sessions,
 //    and leases never released (a lease row whose locked_at is still set).
 //
+//  - A run's rows belong to its runner. Each runner keeps a record in
+//    lockbench.runs (host, pid, a heartbeat every kHeartbeatPeriod) on a session
+//    of its own, for as long as its rows exist. A runner killed with kill -9
+//    leaves its rows and its record; the next run's start reclaims them when
+//    the runner is proven gone (reclaim_dead_runs): no session of that run in
+//    the server, and on this host its pid no longer exists, on another host its
+//    heartbeat is older than kHeartbeatStale. A live run is never touched.
+//
 // The SQL lives here. Leases live in lockbench.rows (real/pg_conn.hpp), in
 // the rows of the run that took them.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 namespace lockbench::real {
@@ -53,5 +67,50 @@ std::int64_t release_leases(pqxx::connection& c, std::int64_t run);
 // database, except the calling session, and waits (at most 5 s) until they are
 // gone, their locks with them. Returns how many were signalled.
 std::int64_t terminate_run_backends(pqxx::connection& c, const std::string& run_id);
+
+inline constexpr std::chrono::seconds kHeartbeatPeriod{2};
+inline constexpr std::chrono::seconds kHeartbeatStale{30};
+
+// The run's record in lockbench.runs, from before its rows are seeded until
+// after they are deleted: made by the constructor (which throws DbError), its
+// heartbeat kept on a session of its own ("lockbench/<run-id>/record"),
+// deleted by the destructor together with the run's rows, whatever way the
+// run ends.
+class RunRecord {
+ public:
+  RunRecord(const std::string& url, std::int64_t run, const std::string& run_id);
+  ~RunRecord();
+  RunRecord(const RunRecord&) = delete;
+  RunRecord& operator=(const RunRecord&) = delete;
+
+ private:
+  void beat();
+  std::unique_ptr<pqxx::connection> conn_;  // used by the heartbeat thread only, then by the destructor
+  std::int64_t run_;
+  std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;  // GUARDED_BY(mu_)
+  std::thread heartbeat_;
+};
+
+// What reclaim_dead_runs removed, and what it left alone.
+struct Reclaimed {
+  std::int64_t runs = 0;           // records of runners proven gone
+  std::int64_t rows = 0;           // their rows deleted from lockbench.rows
+  std::vector<std::string> what;   // per run: "run-id (host pid N)"
+  std::int64_t unowned_runs = 0;   // runs with rows and no record (older lockbench, calibrate, serve alone): kept
+};
+
+// The host name lockbench records (gethostname).
+std::string this_host();
+
+// Deletes the rows and records of runs whose runner is proven gone (see the
+// top of this file); never a run with a session in the server, a live pid on
+// this host, or a fresh heartbeat.
+Reclaimed reclaim_dead_runs(pqxx::connection& c);
+// One line on stderr naming what was reclaimed (nothing when nothing was).
+void report_reclaimed(const Reclaimed& r, const std::string& shown_db);
+// The result's reclaimed_at_start: {runs, rows, what, unowned_runs_kept}.
+nlohmann::json reclaimed_json(const Reclaimed& r);
 
 }  // namespace lockbench::real

@@ -171,6 +171,23 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
   return reply;
 }
 
+namespace {
+// httplib names a failure in one word ("Connection"); a user needs the reason.
+std::string failure_text(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "cannot connect (nothing listens there, or the host is unreachable)";
+    case httplib::Error::ConnectionTimeout: return "the connection timed out (no answer to connect)";
+    case httplib::Error::Read: return "the connection closed or timed out before a whole answer came";
+    case httplib::Error::Write: return "the request could not be sent (connection closed)";
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification: return "TLS failed (the fake partner speaks plain http://)";
+    default: return "no HTTP answer (" + httplib::to_string(e) + ")";
+  }
+}
+}  // namespace
+
 nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, const nlohmann::json* body) {
   httplib::Client c(url_);
   c.set_tcp_nodelay(true);
@@ -182,7 +199,7 @@ nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, c
   if (m == "GET") res = c.Get(path.c_str());
   else if (m == "PUT") res = c.Put(path.c_str(), text, "application/json");
   else res = c.Post(path.c_str(), text, "application/json");
-  if (!res) throw std::runtime_error(httplib::to_string(res.error()));
+  if (!res) throw std::runtime_error(m + " " + path + ": " + failure_text(res.error()));
   if (res->status < 200 || res->status >= 300)
     throw std::runtime_error(m + " " + path + " answered " + std::to_string(res->status) + ": " + res->body);
   if (res->body.empty()) return nlohmann::json::object();

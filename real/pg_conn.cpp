@@ -151,7 +151,7 @@ std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std
     return std::make_unique<pqxx::connection>(application_name.empty() ? url
                                                                         : url_with_application_name(url, application_name));
   } catch (const std::exception& e) {
-    std::string reason = redact_secrets(e.what());
+    std::string reason = redact_driver_message(e.what(), url);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
     throw DbError(reason);
   }
@@ -180,8 +180,8 @@ void create_schema(pqxx::connection& c) {
     const std::string comment = schema[0][0].is_null() ? "" : schema[0][0].as<std::string>();
     const pqxx::result foreign = tx.exec_params(
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'f', 'p', 'S') AND c.relname <> $2 ORDER BY 1",
-        std::string(kSchema), std::string(kRowsTable));
+        "WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'f', 'p', 'S') AND c.relname NOT IN ($2, $3) ORDER BY 1",
+        std::string(kSchema), std::string(kRowsTable), std::string(kRunsTable));
     if (comment != kSchemaComment || !foreign.empty()) {
       std::string names;
       for (const auto& row : foreign) names += (names.empty() ? "" : ", ") + row[0].as<std::string>();
@@ -208,6 +208,16 @@ void create_schema(pqxx::connection& c) {
       " lease_token bigint NOT NULL DEFAULT 0,"
       " seq bigint NOT NULL DEFAULT 0,"
       " PRIMARY KEY (run, tbl, id, seq))");
+  // Who owns a run's rows: a runner that is killed leaves its record, and the
+  // next run reclaims the rows of a runner proven gone (leftovers.hpp).
+  tx.exec(
+      "CREATE TABLE IF NOT EXISTS lockbench.runs ("
+      " run bigint PRIMARY KEY,"
+      " run_id text NOT NULL,"
+      " host text NOT NULL,"
+      " pid integer NOT NULL,"
+      " started_at timestamptz NOT NULL DEFAULT now(),"
+      " heartbeat_at timestamptz NOT NULL DEFAULT now())");
   // A table made by an earlier lockbench (key (run, tbl, id), no seq): its rows
   // are per run and transient, so widening the key loses nothing. Unique
   // tables keep seq = 0, so (run, tbl, id) stays unique for them.

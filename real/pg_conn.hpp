@@ -36,6 +36,7 @@ std::unique_ptr<pqxx::connection> open_session(const std::string& url, const std
 // of a key conflicts; tables without one get a new seq per row.
 inline constexpr std::string_view kSchema = "lockbench";
 inline constexpr std::string_view kRowsTable = "rows";
+inline constexpr std::string_view kRunsTable = "runs";  // one record per live run (real/leftovers.hpp's RunRecord)
 inline constexpr std::string_view kSchemaComment = "lockbench: benchmark state (lockbench.rows); safe to drop";
 // Thrown by create_schema when a schema named lockbench holds what lockbench did not make.
 class SchemaNotOurs : public std::runtime_error {

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -51,8 +52,12 @@ namespace lockbench::real {
 namespace {
 
 // Every session the runner opens carries lockbench's application_name (real/leftovers.hpp).
+const std::string& runner_run_id() {
+  static const std::string id = new_run_id();
+  return id;
+}
 const std::string& runner_session_name() {
-  static const std::string name = application_name(new_run_id(), "runner");
+  static const std::string name = application_name(runner_run_id(), "runner");
   return name;
 }
 
@@ -115,9 +120,10 @@ class PodProcesses {
   PodProcesses& operator=(const PodProcesses&) = delete;
   ~PodProcesses() { kill_all(); }
 
-  // Starts `lockbench serve ARGS --port 0` and waits for its "listening on" line.
-  // Throws SettingError when it exits or stays silent for `wait`.
-  Child start(const std::vector<std::string>& args, Duration wait) {
+  // Starts `lockbench serve ARGS --port 0` with `env` added to our environment
+  // (NAME=VALUE; a NAME of ours is replaced) and waits for its "listening on"
+  // line. Throws SettingError when it exits or stays silent for `wait`.
+  Child start(const std::vector<std::string>& args, const std::vector<std::string>& env, Duration wait) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw SettingError(std::string("--pods: cannot create a pipe: ") + std::strerror(errno));
     std::vector<std::string> argv_s = {"lockbench", "serve"};
@@ -125,6 +131,17 @@ class PodProcesses {
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string_view entry(*e);
+      const bool replaced = std::any_of(env.begin(), env.end(), [&](const std::string& mine) {
+        return entry.substr(0, entry.find('=') + 1) == std::string_view(mine).substr(0, mine.find('=') + 1);
+      });
+      if (!replaced) env_s.emplace_back(entry);
+    }
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
     const pid_t parent = ::getpid();
     const pid_t group = pgid_;
     const pid_t pid = ::fork();
@@ -138,7 +155,7 @@ class PodProcesses {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
       ::dup2(fds[1], STDOUT_FILENO);
-      ::execv("/proc/self/exe", argv.data());
+      ::execve("/proc/self/exe", argv.data(), envp.data());
       ::_exit(127);
     }
     ::setpgid(pid, group > 0 ? group : pid);  // both sides: no race with the exec
@@ -234,11 +251,20 @@ class PodProcesses {
   std::vector<int> fds_to_close_;
 };
 
+// What a pod gets in its environment rather than in argv, where `ps` shows it to
+// every local user: the URLs that may hold a password (serve.hpp's kServe*Env).
+// Redis's store is shared by every pod of the run.
+std::vector<std::string> serve_env(const Settings& s) {
+  std::vector<std::string> env = {std::string(kServeDbEnv) + "=" + s.db_url};
+  if (!s.redis_url.empty()) env.push_back(std::string(kServeRedisEnv) + "=" + s.redis_url);
+  return env;
+}
+
 // The serve arguments of pod `index` (0-based): the scaled settings that a pod uses.
 std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int index) {
   const auto d = [](Duration x) { return format_duration(x); };
   std::vector<std::string> a = {
-      "--scenario", s.scenario, "--strategy", s.strategy, "--db", s.db_url, "--partner", s.partner_url,
+      "--scenario", s.scenario, "--strategy", s.strategy, "--partner", s.partner_url,
       "--port", "0", "--run-id", std::to_string(run), "--pod", std::to_string(index + 1),
       "--seed", std::to_string(s.seed), "--keys", std::to_string(s.keys),
       "--maximum-pool-size", std::to_string(s.maximum_pool_size), "--connection-timeout", d(s.connection_timeout),
@@ -253,10 +279,6 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
       "--duration", d(s.duration), "--pods", std::to_string(s.pods), "--outbox-pollers",
       std::to_string(s.outbox_pollers), "--outbox-poll-interval", d(s.outbox_poll_interval), "--outbox-drain-limit",
       d(s.outbox_drain_limit), "--db-faults", db_faults_text(s.db_faults)};
-  if (!s.redis_url.empty()) {  // redis-lease's store: every pod on the same one
-    a.push_back("--redis");
-    a.push_back(s.redis_url);
-  }
   // As in the simulator, pods after the first run with the skewed application
   // clock, unless --clock-skew D:POD names one.
   if (s.clock_skew != Duration::zero() && (s.skew_pod == 0 ? index >= 1 : index + 1 == s.skew_pod)) {
@@ -271,7 +293,9 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
 // Seeds this run's rows. Unlike the in-process runner it terminates no session:
 // the pods' connections are the only ones using the run, and its advisory keys
 // are salted with the run number.
-void prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run) {
+// Runs of runners proven gone are reclaimed first; `record` (when given) is
+// made before the rows exist, so a killed runner's rows are always reclaimable.
+Reclaimed prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run, std::optional<RunRecord>* record) {
   try {
     auto c = open_session(s.db_url, runner_session_name());
     try {
@@ -279,7 +303,11 @@ void prepare_rows(const Settings& s, const Scenario& scenario, std::int64_t run)
     } catch (const SchemaNotOurs& e) {
       throw SettingError("--db: " + std::string(e.what()));
     }
+    Reclaimed reclaimed = reclaim_dead_runs(*c);
+    report_reclaimed(reclaimed, redact_secrets(s.db_url));
+    if (record) record->emplace(s.db_url, run, runner_run_id());
     seed_rows(*c, run, scenario.tables(), s.keys);
+    return reclaimed;
   } catch (const SettingError&) {
     throw;
   } catch (const std::exception& e) {
@@ -530,7 +558,10 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   } else {
     run_key = new_run_key();
   }
-  if (have_rows) prepare_rows(s, *scenario, run_key);
+  // Declared before anything that ends the run: destroyed after its rows are dropped.
+  std::optional<RunRecord> record;
+  Reclaimed reclaimed;
+  if (have_rows) reclaimed = prepare_rows(s, *scenario, run_key, external ? nullptr : &record);
   // redis-lease: the pods share the run's keys in Redis ("lockbench:<run>:…"); the
   // runner counts those still held at the end and deletes them, whatever the way
   // out, unless the services are --targets (their run stays theirs).
@@ -550,7 +581,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   std::vector<pid_t> pod_pids;
   if (!external) {
     for (int p = 0; p < s.pods; ++p) {
-      const Child c = children.start(serve_args(s, run_key, p), std::chrono::seconds(15));
+      const Child c = children.start(serve_args(s, run_key, p), serve_env(s), std::chrono::seconds(15));
       urls.push_back(c.url);
       pod_pids.push_back(c.pid);
     }
@@ -841,7 +872,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     }
     if (wait_until(Duration(killed + s.restart_after))) {
       try {
-        const Child c = children.start(serve_args(s, run_key, static_cast<int>(i)), std::chrono::seconds(15));
+        const Child c = children.start(serve_args(s, run_key, static_cast<int>(i)), serve_env(s), std::chrono::seconds(15));
         {
           std::lock_guard lock(urls_mu);
           urls[i] = c.url;
@@ -1044,7 +1075,10 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     for (std::size_t i = 0; i < n_pods; ++i) {
       httplib::Client c(url_of(i));
       set_timeouts(c, Duration(std::chrono::seconds(2)), Duration(std::chrono::seconds(10)));
-      c.Post("/lockbench/requests-over", "", "text/plain");
+      httplib::Headers control;  // the pods' --control-token, when they were given one (serve.hpp)
+      if (const char* token = std::getenv("LOCKBENCH_CONTROL_TOKEN"); token != nullptr && *token != '\0')
+        control.emplace("Authorization", std::string("Bearer ") + token);
+      c.Post("/lockbench/requests-over", control, "", "text/plain");
     }
     const auto until = Clock::now() + s.outbox_drain_limit + std::chrono::seconds(10);
     for (std::size_t i = 0; i < n_pods; ++i)
@@ -1165,6 +1199,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     summary.extra["faults"] = faults;
   }
   summary.extra["strategy_info"] = strategy_info_json(info);
+  if (!external) summary.extra["reclaimed_at_start"] = reclaimed_json(reclaimed);
   return make_result(summary);
 }
 

@@ -66,7 +66,7 @@ constexpr Duration kSampleEvery = std::chrono::milliseconds(50);
 
 // SettingError is one line; driver messages may carry several (DETAIL:, HINT:).
 // Never a password: URLs and libpq messages are redacted here.
-std::string one_line(std::string text) {
+std::string driver_line(std::string text) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
   while (!text.empty() && text.back() == ' ') text.pop_back();
@@ -82,13 +82,15 @@ std::int64_t new_run_key() {
   return static_cast<std::int64_t>(rng.next() >> 1);  // positive
 }
 
-Leftovers prepare_database(const Settings& s, const std::string& run_id) {
+// Runs of runners proven gone are reclaimed first (`reclaimed`), then the rest
+// is counted.
+Leftovers prepare_database(const Settings& s, const std::string& run_id, real::Reclaimed& reclaimed) {
   const std::string shown = redact_secrets(s.db_url);
   std::unique_ptr<pqxx::connection> c;
   try {
     c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown + ": " + driver_line(e.what()));
   }
   try {
     try {
@@ -100,6 +102,8 @@ Leftovers prepare_database(const Settings& s, const std::string& run_id) {
     // terminated: a session holding an advisory lock is someone's (another
     // lockbench run's included) and only its owner ends it; other runs' rows
     // in lockbench.rows are theirs.
+    reclaimed = real::reclaim_dead_runs(*c);
+    real::report_reclaimed(reclaimed, shown);
     const Leftovers found = real::leftovers_at_start(*c, run_id);
     if (found.advisory_locks > 0 || found.leases > 0)
       std::fprintf(stderr,
@@ -110,7 +114,7 @@ Leftovers prepare_database(const Settings& s, const std::string& run_id) {
   } catch (const SettingError&) {
     throw;
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot prepare lockbench's tables at " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot prepare lockbench's tables at " + shown + ": " + driver_line(e.what()));
   }
 }
 
@@ -120,7 +124,7 @@ void seed_run_rows(const Settings& s, const Scenario& scenario, std::int64_t run
     auto c = real::open_session(s.db_url, real::application_name(run_id, "prepare"));
     real::seed_rows(*c, run, scenario.tables(), s.keys);
   } catch (const std::exception& e) {
-    throw SettingError("--db: cannot seed this run's rows at " + shown + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot seed this run's rows at " + shown + ": " + driver_line(e.what()));
   }
 }
 
@@ -136,7 +140,7 @@ struct RunRows {
       real::drop_rows(*c, run);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "lockbench: could not remove this run's rows (run %lld) from lockbench.rows: %s\n",
-                   static_cast<long long>(run), one_line(e.what()).c_str());
+                   static_cast<long long>(run), driver_line(e.what()).c_str());
     }
   }
 };
@@ -275,7 +279,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   std::unique_ptr<real::RedisStore> redis;
   if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
   const real::DropRunKeysAtExit redis_keys(redis.get());
-  const Leftovers leftovers = prepare_database(s, run_id);
+  real::Reclaimed reclaimed;
+  const Leftovers leftovers = prepare_database(s, run_id, reclaimed);
   // PostgreSQL's limit: every pod's pool opens at start; refuse what the server cannot take (one line).
   real::check_connection_budget(s, real::read_pg_limits(s.db_url, real::application_name(run_id, "prepare")), 1);
   real::PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
@@ -283,7 +288,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     partner.reset(scenario->partner_reset(s));
     partner.configure(real::partner_config(s));
   } catch (const std::exception& e) {
-    throw SettingError("--partner: cannot use " + shown_partner + ": " + one_line(e.what()));
+    throw SettingError("--partner: cannot use " + shown_partner + ": " + driver_line(e.what()));
   }
   // PgBouncer for the pools: ours (stopped when run_real returns, whatever the
   // way out), or the one --db already points through.
@@ -301,6 +306,14 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   const bool pooled = bouncer.has_value() || pooler_found;
   const bool unnamed = real::unnamed_statements(s.statements, s.pgbouncer, pooler_found);
   // This run's rows, removed when run_real returns, whatever the way out.
+  // The run's record before its rows: a runner killed from here on leaves rows the next run can reclaim.
+  std::optional<real::RunRecord> record;
+  try {
+    record.emplace(s.db_url, run_key, run_id);
+  } catch (const std::exception& e) {
+    throw SettingError("--db: cannot record this run in lockbench.runs at " + redact_secrets(s.db_url) + ": " +
+                       driver_line(e.what()));
+  }
   seed_run_rows(s, *scenario, run_key, run_id);
   const RunRows rows_guard{s.db_url, run_key, real::application_name(run_id, "finish")};
 
@@ -318,7 +331,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
       pools.push_back(std::make_unique<Pool>(cfg, epoch));
     }
   } catch (const DbError& e) {
-    throw SettingError("--db: cannot connect to " + shown_db + ": " + one_line(e.what()));
+    throw SettingError("--db: cannot connect to " + shown_db + ": " + driver_line(e.what()));
   }
   std::vector<std::unique_ptr<real::RealWorld>> worlds;
   std::vector<std::unique_ptr<real::WorkerPool>> workers;
@@ -515,7 +528,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
         auto c = real::open_session(s.db_url, real::application_name(run_id, "stop"));
         terminated = real::terminate_run_backends(*c, run_id);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", one_line(e.what()).c_str());
+        std::fprintf(stderr, "lockbench: could not end this run's sessions: %s\n", driver_line(e.what()).c_str());
       }
       // What is left waits on the partner at most: its timeouts bound each attempt.
       // (per call, every call of the request's scenario).
@@ -551,7 +564,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     leases_released = real::release_leases(*c, run_key);
     if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", one_line(e.what()).c_str());
+    std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", driver_line(e.what()).c_str());
   }
   std::vector<StoredRow> stored;
   try {
@@ -564,7 +577,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   try {
     partner_json = real::partner_block(partner, scenario->service_view(stored));
   } catch (const std::exception& e) {
-    const std::string reason = "cannot read the checks from " + shown_partner + ": " + one_line(e.what());
+    const std::string reason = "cannot read the checks from " + shown_partner + ": " + driver_line(e.what());
     std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
     partner_json = real::partner_unavailable(reason);
   }
@@ -598,6 +611,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
                        {"pgbouncer", bouncer ? s.pgbouncer : pooler_found ? "found behind --db" : "none"},
                        {"statements", unnamed ? "unnamed" : "prepared"}};
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
+  run.extra["reclaimed_at_start"] = real::reclaimed_json(reclaimed);
   run.extra["strategy_info"] = strategy_info_json(info);
   if (redis) run.extra["real"]["redis"] = redact_secrets(s.redis_url);
   nlohmann::json result = make_result(run);

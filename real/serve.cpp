@@ -20,6 +20,7 @@
 #include "core/prometheus.hpp"
 #include "core/random.hpp"
 #include "core/redact.hpp"
+#include "real/http_guard.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
@@ -102,6 +103,20 @@ std::optional<std::uint64_t> header_number(const httplib::Request& req, const ch
     out = out * 10 + static_cast<std::uint64_t>(ch - '0');
   }
   return out;
+}
+
+// Equal without a timing that tells how much of the token matched.
+bool same_secret(const std::string& given, const std::string& expected) {
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    diff |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
+  return diff == 0;
+}
+
+// The control endpoints: the token when there is one, else loopback peers only.
+bool control_allowed(const httplib::Request& req, const std::string& token) {
+  if (!token.empty()) return same_secret(req.get_header_value("Authorization"), "Bearer " + token);
+  return loopback_peer(req.remote_addr);
 }
 
 std::int64_t new_run_key() {
@@ -207,14 +222,23 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     }
   } join_background{real_world, background};
 
-  httplib::Server svr;
+  const HttpLimits limits;
+  GuardedServer svr(limits);
   // Connection threads only carry requests to the workers (Tomcat's acceptor and
   // poller): enough of them that the workers and the accept queue decide.
   const int http_threads = std::min(4096, s.max_threads + s.accept_count + 16);
   svr.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
   svr.set_keep_alive_max_count(1000);
-  svr.set_read_timeout(std::chrono::seconds(30));
   svr.set_write_timeout(std::chrono::seconds(30));
+  // Framing first: a POST without a length is refused now, not read until the client closes.
+  svr.set_pre_routing_handler([&limits](const httplib::Request& req, httplib::Response& res) {
+    const auto refused = framing_refusal(req, limits.body_bytes_max);
+    if (!refused) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = refused->status;
+    res.set_content("refused: " + refused->reason + "\n", "text/plain");
+    close_after_this_response();
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   const auto handle_op = [&](const httplib::Request& req, httplib::Response& res, std::string_view sc,
                              const std::string& key_text) {
@@ -233,6 +257,12 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     if (!id || *id == 0 || !choice || key < 1) {
       res.status = 400;
       res.set_content("need a key >= 1 in the path, X-Request-Id: N (N >= 1) and optionally X-Choice: N\n", "text/plain");
+      return;
+    }
+    if (key > s.keys) {  // no row was seeded for it: never inserted by a request
+      res.status = 404;
+      res.set_content("key " + std::to_string(key) + " is outside this run's keys 1.." + std::to_string(s.keys) + "\n",
+                      "text/plain");
       return;
     }
     Request r;
@@ -285,7 +315,7 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   });
 
   // Spring Boot's readiness: the DataSource health indicator borrows a connection.
-  svr.Get("/health/readiness", [&](const httplib::Request&, httplib::Response& res) {
+  const auto readiness = [&](const httplib::Request&, httplib::Response& res) {
     bool up = false;
     try {
       if (PgConn* c = pool->borrow(s.probe_timeout)) {
@@ -297,12 +327,11 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     }
     res.status = up ? 200 : 503;
     res.set_content(up ? R"({"status":"UP"})" : R"({"status":"DOWN"})", "application/json");
-  });
-  svr.Get("/health/liveness", [](const httplib::Request&, httplib::Response& res) {
+  };
+  const auto liveness = [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"UP"})", "application/json");
-  });
-
-  svr.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+  };
+  const auto metrics = [&](const httplib::Request&, httplib::Response& res) {
     const PoolSample now = pool->sample();
     const PoolStats st = pool->stats();
     const std::string l = "{pool=\"" + pool_name + "\"}";
@@ -317,7 +346,10 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
       << "# TYPE lockbench_partner_calls_in_flight gauge\n"
       << "lockbench_partner_calls_in_flight" << l << ' ' << world.in_partner() << '\n';
     res.set_content(m.str(), "text/plain; version=0.0.4");
-  });
+  };
+  svr.Get("/health/readiness", readiness);
+  svr.Get("/health/liveness", liveness);
+  svr.Get("/metrics", metrics);
 
   svr.Get("/lockbench/info", [&](const httplib::Request&, httplib::Response& res) {
     const nlohmann::json j = {{"run", run},
@@ -334,7 +366,14 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     res.set_content(j.dump(), "application/json");
   });
   // The runner's load is over: the background work may end once nothing is due.
-  svr.Post("/lockbench/requests-over", [&](const httplib::Request&, httplib::Response& res) {
+  svr.Post("/lockbench/requests-over", [&](const httplib::Request& req, httplib::Response& res) {
+    if (!control_allowed(req, o.control_token)) {
+      res.status = 403;
+      res.set_content(o.control_token.empty() ? "control endpoints answer loopback peers only (or set --control-token)\n"
+                                              : "control endpoints need Authorization: Bearer <--control-token>\n",
+                      "text/plain");
+      return;
+    }
     real_world.end_requests();
     res.set_content(nlohmann::json{{"background_running", background_running.load()}}.dump(), "application/json");
   });
@@ -391,6 +430,30 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     throw SettingError("--accept-count: cannot set the listen backlog to " + std::to_string(backlog) + " on " + o.host + ":" +
                        std::to_string(port));
 
+  // The management port: health and metrics on threads of their own, so that
+  // probes answer while every request thread is taken (a flood, a slow client).
+  std::unique_ptr<GuardedServer> management;
+  int management_port = -1;
+  if (o.management_port >= 0) {
+    if (o.management_port > 65535) throw SettingError("--management-port: must be a whole number from 0 to 65535");
+    management = std::make_unique<GuardedServer>(limits);
+    management->new_task_queue = [] { return new httplib::ThreadPool(8); };
+    management->set_keep_alive_max_count(100);
+    management->Get("/health/readiness", readiness);
+    management->Get("/health/liveness", liveness);
+    management->Get("/metrics", metrics);
+    management_port = o.management_port == 0 ? management->bind_to_any_port(o.host)
+                                              : (management->bind_to_port(o.host, o.management_port) ? o.management_port : -1);
+    if (management_port <= 0)
+      throw SettingError("--management-port: cannot listen on " + o.host + ":" + std::to_string(o.management_port));
+  }
+  std::thread management_thread;
+  if (management) {
+    management_thread = std::thread([&] { management->listen_after_bind(); });
+    // Running before anything may stop it (stop() before listen would be lost).
+    for (int i = 0; i < 2000 && !management->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
   // Leak detection, as the in-process pods' sampler does.
   std::atomic<bool> stopping{false};
   std::thread leak_checker([&] {
@@ -405,14 +468,20 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     sigwait(&stop_signals, &sig);
     signalled = true;
     svr.stop();
+    if (management) management->stop();
   });
   std::printf("listening on %s:%d\n", o.host.c_str(), port);
   std::printf("lockbench serve: pod %d, %s under %s, run %lld\n", o.pod, s.scenario.c_str(),
               std::string(info.spec).c_str(), static_cast<long long>(run));
+  if (management) std::printf("management on %s:%d\n", o.host.c_str(), management_port);
   std::fflush(stdout);
   svr.listen_after_bind();
   // Wake the stopper if the server ended by itself.
   if (svr.is_running()) svr.stop();
+  if (management) {
+    management->stop();
+    management_thread.join();
+  }
   if (!signalled.load()) pthread_kill(stopper.native_handle(), SIGTERM);
   stopper.join();
   workers.wait_idle();

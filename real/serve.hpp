@@ -28,7 +28,18 @@
 //                                    side effects (core/side_effects.hpp's json()) and
 //                                    background_running, for the runner's result
 //   POST /lockbench/requests-over    the load is over: the background work may end
-//                                    once nothing is due (answers at once)
+//                                    once nothing is due (answers at once). A control
+//                                    endpoint: with --control-token (from the environment,
+//                                    LOCKBENCH_CONTROL_TOKEN) it needs "Authorization:
+//                                    Bearer TOKEN", without one a loopback peer (else 403)
+//
+// Any client may reach a pod (README's --host 0.0.0.0), so its HTTP is bounded
+// (real/http_guard.hpp: headers 16 KiB -> 431, bodies 1 MiB -> 413, a POST
+// without Content-Length -> 411, smuggling framings -> 400, a request whole
+// within 10 s of its first byte); a key outside 1..--keys is 404. With
+// --management-port the health endpoints and /metrics are served on a port of
+// their own with threads of their own (Tomcat's management port), so probes
+// answer while the request threads are taken (docs/safety.md).
 //
 // The strategy's background work (Strategy::background: the outbox's pollers,
 // split-tx's and after-commit's reconcilers) runs on a thread per worker from
@@ -46,11 +57,18 @@
 
 namespace lockbench::real {
 
+// Process pods (real/run_pods.cpp) pass their --db and --redis URLs, which may
+// hold a password, in these environment variables instead of argv.
+inline constexpr const char* kServeDbEnv = "LOCKBENCH_SERVE_DB";
+inline constexpr const char* kServeRedisEnv = "LOCKBENCH_SERVE_REDIS";
+
 struct ServeOptions {
   int port = 0;                     // 0 = any free port (printed)
   std::string host = "127.0.0.1";   // loopback unless told otherwise
   std::optional<std::int64_t> run;  // lockbench.rows run; absent = a new one (seeded by the runner)
   int pod = 1;                      // 1-based: the pool's name (podN) and connection ids
+  int management_port = -1;         // -1 = health on the request port only; 0 = any free port (printed)
+  std::string control_token;        // empty: control endpoints answer loopback peers only
 };
 
 // Throws SettingError (before listening) for a bad setting or an unreachable database.

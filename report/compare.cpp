@@ -340,6 +340,11 @@ int run_compare(const std::string& a, const std::string& b, const CompareOptions
   if (!(options.max_p99_rise_pct >= 0)) throw SettingError("--max-p99-rise: give a percentage >= 0 (e.g. 20)");
   const auto ra = load_result_set(a), rb = load_result_set(b);
   const Comparison c = compare(ra, rb, options);
+  // Nothing matched is not "no regression": nothing was compared.
+  if (c.runs.empty())
+    throw SettingError("compare: 0 runs matched between " + a + " (" + std::to_string(c.only_a.size()) + " runs) and " +
+                       b + " (" + std::to_string(c.only_b.size()) +
+                       " runs): nothing was compared (runs match by world, scenario, strategy and headline settings)");
   if (format == "json") out << compare_json(c, options, a, b).dump(2) << "\n";
   else out << compare_markdown(c, options, a, b);
   return c.regressed() ? 1 : 0;

@@ -117,6 +117,20 @@ TEST(Compare, refuses_an_unknown_format_and_a_missing_set) {
   EXPECT_THROW(run_compare(s.a(), s.b() + "/absent.json", {}, "md", out), SettingError);
 }
 
+TEST(Compare, ZeroMatchedRunsAreRefusedSayingNothingWasCompared) {
+  Sets s("none_matched");
+  s.write("a", {fixtures::base_result("none", 4, 3)});
+  s.write("b", {fixtures::base_result("optimistic", 7, 3)});
+  std::ostringstream out;
+  try {
+    run_compare(s.a(), s.b(), {}, "md", out);
+    ADD_FAILURE() << "0 matched runs compared as if all were fine: " << out.str();
+  } catch (const SettingError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing was compared"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out.str(), "");  // no "No regression" half-written
+}
+
 }  // namespace
 }  // namespace lockbench::report
 

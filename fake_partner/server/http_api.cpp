@@ -1,5 +1,7 @@
 #include "fake_partner/server/http_api.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cstdio>
 #include <exception>
@@ -369,6 +371,62 @@ std::optional<json> admin_body(const HttpRequest& request, HttpResponse& error_o
 }
 
 }  // namespace
+
+namespace {
+std::string_view trimmed(std::string_view v) {
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return v;
+}
+
+// "127.0.0.1:8080" -> "127.0.0.1", "[::1]:80" -> "[::1]".
+std::string_view host_name(std::string_view host) {
+  host = trimmed(host);
+  if (!host.empty() && host.front() == '[') return host.substr(0, host.find(']') + 1);
+  return host.substr(0, host.find(':'));
+}
+
+// A DNS-rebinding page reaches us under its own domain name; an address
+// literal (or localhost) is a Host no page of another origin sends.
+bool address_host(std::string_view name) {
+  if (iequals(name, "localhost") || (name.size() > 2 && name.front() == '[' && name.back() == ']')) return true;
+  int dots = 0;
+  for (const char c : name) {
+    if (c == '.') ++dots;
+    else if (c < '0' || c > '9') return false;
+  }
+  return dots == 3;
+}
+}  // namespace
+
+std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts) {
+  if (request.target.rfind("/admin/", 0) != 0 && request.target != "/admin") return std::nullopt;
+  const std::string_view host = host_name(request.header("Host").value_or(""));
+  const bool allowed = address_host(host) || std::any_of(admin_hosts.begin(), admin_hosts.end(),
+                                                          [&](const std::string& h) { return iequals(h, host); });
+  if (!allowed)
+    return HttpApi::error(403, "forbidden_host",
+                          "The admin endpoints answer a Host that is an IP address or localhost, or a name given "
+                          "with --admin-host.",
+                          request.target);
+  if (request.method == "GET" || request.method == "HEAD") return std::nullopt;
+  const std::string_view type = trimmed(request.header("Content-Type").value_or(""));
+  if (!iequals(trimmed(type.substr(0, type.find(';'))), "application/json"))
+    return HttpApi::error(415, "unsupported_media_type",
+                          "Admin requests other than GET need Content-Type: application/json.", request.target);
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> framing_refusal(const std::vector<std::string>& transfer_encodings, bool has_content_length) {
+  if (transfer_encodings.empty()) return std::nullopt;
+  const auto bad = [](std::string_view why) {
+    return HttpApi::error(400, "bad_request", std::string("Request framing refused (RFC 9112 section 6): ") + std::string(why), "");
+  };
+  if (has_content_length) return bad("Transfer-Encoding together with Content-Length.");
+  if (transfer_encodings.size() > 1 || !iequals(trimmed(transfer_encodings.front()), "chunked"))
+    return bad("a Transfer-Encoding other than chunked.");
+  return std::nullopt;
+}
 
 HttpResponse HttpApi::handle_admin(const HttpRequest& request, const Target& target, Duration now) {
   const auto& seg = target.segments;

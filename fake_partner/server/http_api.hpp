@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "core/units.hpp"
 #include "fake_partner/server/http_message.hpp"
@@ -52,6 +53,23 @@ std::variant<ApiRequest, HttpResponse> map_api_request(const HttpRequest& reques
 
 // A model Reply as HTTP: status, X-RateLimit-*, Idempotent-Replayed, JSON body.
 HttpResponse render_reply(const partner::Reply& reply);
+
+// The admin endpoints change the oracle, so a page in a browser on the same
+// machine must not reach them: a cross-origin "simple" POST cannot set
+// Content-Type: application/json, and a DNS-rebinding page reaches us under
+// its own domain name. So every /admin/* request needs a Host that is an
+// address (127.0.0.1, 10.1.2.3, [::1]; any port), localhost, or one of
+// `admin_hosts` (the server's --admin-host, e.g. its Kubernetes service name), and every
+// /admin/* request but GET and HEAD needs Content-Type: application/json.
+// The refusal (403 forbidden_host, 415 unsupported_media_type), or nullopt.
+std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts);
+
+// RFC 9112 section 6: a request whose length cannot be told for sure is
+// refused with 400, never guessed (request smuggling): Transfer-Encoding
+// other than exactly "chunked", sent more than once, or with Content-Length.
+// `transfer_encodings`: every Transfer-Encoding field's value.
+std::optional<HttpResponse> framing_refusal(const std::vector<std::string>& transfer_encodings,
+                                            bool has_content_length);
 
 class HttpApi {
  public:

@@ -216,5 +216,38 @@ TEST(HttpApiAdmin, CheckWithTheServicesViewComparesBothSidesAndNoBodyKeepsTodays
   admin(api, "POST", "/admin/check", R"({"servce": {}})", 400);
 }
 
+TEST(AdminGuard, ACrossOriginTextPostIsRefusedAndTheRunnersOwnRequestPasses) {
+  const HeaderList runner = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
+  EXPECT_FALSE(admin_refusal(req("POST", "/admin/reset", "{}", runner), {}));
+  // What a page's form or fetch without preflight can send: text/plain.
+  const auto text = admin_refusal(req("POST", "/admin/reset", "{}", {{"Host", "127.0.0.1:8080"}, {"Content-Type", "text/plain"}}), {});
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->status, 415);
+  EXPECT_EQ(admin_refusal(req("POST", "/admin/check", "", {{"Host", "localhost"}}), {})->status, 415);  // none at all
+  EXPECT_FALSE(admin_refusal(req("GET", "/admin/state", "", {{"Host", "[::1]:9"}}), {}));  // reads need no body type
+  EXPECT_FALSE(admin_refusal(req("POST", "/v1/charges", "amount=1", {{"Host", "evil.example"}}), {}));  // the API is not admin
+}
+
+TEST(AdminGuard, AForeignHostIsRefusedUnlessNamedWithAdminHost) {
+  const HeaderList rebound = {{"Host", "evil.example:8080"}, {"Content-Type", "application/json"}};
+  const auto r = admin_refusal(req("POST", "/admin/reset", "{}", rebound), {});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_EQ(admin_refusal(req("GET", "/admin/metrics", "", {}), {})->status, 403);  // no Host at all
+  EXPECT_EQ(admin_refusal(req("GET", "/admin/state", "", {{"Host", "127.0.0.1.evil.example"}}), {})->status, 403);
+  EXPECT_FALSE(admin_refusal(req("GET", "/admin/metrics", "", {{"Host", "lockbench-partner:8080"}}), {"lockbench-partner"}));
+  EXPECT_FALSE(admin_refusal(req("GET", "/admin/state", "", {{"Host", "10.201.3.1:8080"}}), {}));  // an address: no rebinding
+  EXPECT_EQ(admin_refusal(req("GET", "/admin/state", "", {{"Host", "localhost.evil.example"}}), {})->status, 403);
+}
+
+TEST(RequestFraming, AnUnknownTransferEncodingOrOneWithContentLengthIsRefused) {
+  EXPECT_FALSE(framing_refusal({}, true));
+  EXPECT_FALSE(framing_refusal({"chunked"}, false));
+  EXPECT_EQ(framing_refusal({"xchunked"}, true)->status, 400);  // the smuggling attempt
+  EXPECT_EQ(framing_refusal({"chunked"}, true)->status, 400);
+  EXPECT_EQ(framing_refusal({"gzip, chunked"}, false)->status, 400);  // a coding we do not decode
+  EXPECT_EQ(framing_refusal({"chunked", "chunked"}, false)->status, 400);
+}
+
 }  // namespace
 }  // namespace lockbench::partner_server

@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-body-bytes", options.max_body_bytes, "request body; more gets 413")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--admin-host", options.admin_hosts,
+                 "a Host name besides addresses and localhost that /admin/* answers (e.g. the Kubernetes "
+                 "service name); repeatable")
+      ->type_name("NAME");
   app.add_option("--idle-timeout", idle_timeout, "close a connection idle (or mid-request) this long, e.g. 60s")
       ->capture_default_str();
 

@@ -128,8 +128,15 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->mark_busy();
       if (ec) return self->on_read_error(ec);
-      if (self->parser_->is_done()) return self->on_read({});
       const auto& fields = self->parser_->get();
+      std::vector<std::string> encodings;
+      for (auto [it, end] = fields.equal_range(http::field::transfer_encoding); it != end; ++it)
+        encodings.emplace_back(it->value());
+      if (auto refused = framing_refusal(encodings, fields.count(http::field::content_length) > 0)) {
+        self->keep_alive_ = false;  // the rest of the bytes cannot be framed
+        return self->write_answer(std::move(*refused));
+      }
+      if (self->parser_->is_done()) return self->on_read({});
       if (beast::iequals(fields[http::field::expect], "100-continue")) {
         asio::async_write(self->socket_, asio::buffer(kContinue), [self](beast::error_code e, std::size_t) {
           if (e) return self->close_now();
@@ -165,6 +172,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return write_answer(HttpApi::error(503, "server_busy",
                                          "Every connection is in use; this one is kept for /admin/*.", request.target));
     }
+    if (auto refused = admin_refusal(request, server_.options.admin_hosts)) return write_answer(std::move(*refused));
     if (request.target == "/admin/server") return write_answer(server_stats_answer(request));
     auto routed = server_.api.handle(request, arrived);
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));

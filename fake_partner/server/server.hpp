@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/units.hpp"
 
@@ -30,6 +31,8 @@ struct ServerOptions {
   std::size_t max_header_bytes = 8 * 1024;   // request line + headers; more -> 431
   std::size_t max_body_bytes = 1024 * 1024;  // more -> 413
   Duration idle_timeout = std::chrono::seconds(60);  // keep-alive idle or a request that never finishes
+  // Host names besides addresses and localhost that /admin/* answers (http_api.hpp's admin_refusal).
+  std::vector<std::string> admin_hosts;
 };
 
 class Server {

@@ -112,7 +112,8 @@ TEST(FakePartnerAdminRoom, WithEveryConnectionBusyTheAdminReserveServesAdminOnly
                                 std::chrono::milliseconds(3000));
   EXPECT_EQ(parse_response(api.bytes).status, 503) << api.bytes;
   // The oracle stays readable.
-  const auto check = raw_exchange(server.port(), "POST /admin/check HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+  const auto check = raw_exchange(server.port(), "POST /admin/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                  "Content-Length: 0\r\n\r\n",
                                   std::chrono::milliseconds(3000));
   EXPECT_EQ(parse_response(check.bytes).status, 200) << check.bytes;
   const json figures = server_figures(server.port());

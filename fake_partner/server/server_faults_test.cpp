@@ -252,7 +252,7 @@ TEST(FakePartnerLimits, AtTheLimitTheOldestIdleConnectionMakesRoomForANewOne) {
   b.set_keep_alive(true);
   ASSERT_TRUE(a.Get("/admin/state"));
   ASSERT_TRUE(b.Get("/admin/state"));  // a and b now idle on their keep-alive connections
-  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 2000ms);
+  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 2000ms);
   EXPECT_EQ(parse_response(r.bytes).status, 200) << r.bytes;
   auto res = b.Get("/admin/server");  // a was the oldest idle: b's connection may have gone too, httplib reconnects
   ASSERT_TRUE(res);
@@ -272,7 +272,7 @@ TEST(FakePartnerLimits, WithNoneIdleAndNoAdminReserveConnectionsBeyondTheLimitAr
       raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3000ms);
     }));
   std::this_thread::sleep_for(300ms);  // both calls in flight: nothing idle
-  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: x\r\n\r\n", 1000ms);
+  const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 1000ms);
   EXPECT_TRUE(r.bytes.empty());
   EXPECT_NE(r.ending, Ending::timeout);
   for (auto& f : busy) f.wait();  // the busy calls answered and closed

@@ -4,6 +4,7 @@
 // The role lockbench_pw must prove its password over TCP (scripts/pg).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -129,4 +130,70 @@ TEST_F(RealSafetyCli, CtrlCMidRunWritesAResultMarkedInterruptedExits130AndLeaves
   EXPECT_GT(r["requests"]["ok"].get<int>(), 10);
   EXPECT_GT(r["real"]["requests_not_sent"].get<int>(), 500);
   EXPECT_EQ(leases_held(), 0);
+}
+
+TEST_F(RealSafetyCli, APercentEncodedPasswordKeyReachesTheDatabaseButNoArtefact) {
+  // libpq decodes the key: ?%70assword= is password=.
+  std::string url = role_url(false);
+  url += (url.find('?') == std::string::npos ? "?" : "&") + std::string("%70assword=") + kPassword;
+  const auto run = run_command(lockbench() + " run --world real --quiet --db '" + url + "' --partner " + partner() +
+                               " --strategy none --rate 5 --duration 1s --out " + (dir_ / "results").string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto rep = run_command(lockbench() + " report " + (dir_ / "results").string() + " --no-charts --out " +
+                               (dir_ / "report").string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const std::string said = run.out + run.err + rep.out + rep.err;
+  EXPECT_EQ(said.find(kPassword), std::string::npos) << said;
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(slurp(e.path().string()).find(kPassword), std::string::npos) << e.path();
+  }
+  EXPECT_GE(files, 4u);  // the result, report.md, report.html, summary.csv
+}
+
+TEST_F(RealSafetyCli, AnUnencodedAtSignInThePasswordLeaksNoPieceOfItThroughLibpq) {
+  // libpq splits at the first '@': password "Xq9v", host "Zr7w@127.0.0.1", and says so in its error.
+  const std::string db = env("LOCKBENCH_TEST_DB");
+  const std::string url = db.substr(0, db.find("://") + 3) + kRole + ":Xq9v@Zr7w" + db.substr(db.find('@'));
+  const auto r = run_command(lockbench() + " run --world real --quiet --db '" + url + "' --partner " + partner() +
+                             " --strategy none --rate 5 --duration 1s");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--db"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Xq9v"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Zr7w"), std::string::npos) << r.err;
+}
+
+TEST_F(RealSafetyCli, ProcessPodsGetThePasswordInTheirEnvironmentNeverInTheirArgv) {
+  const auto p = spawn({lockbench(), "run", "--world", "real", "--quiet", "--db", role_url(true), "--partner", partner(),
+                        "--strategy", "row-lease", "--pods", "2", "--pod-mode", "process", "--rate", "10", "--duration",
+                        "4s"},
+                       (dir_ / "out.txt").string(), (dir_ / "err.txt").string());
+  ASSERT_GT(p.pid, 0);
+  // The runner's `lockbench serve` children, as `ps` shows them to every local user.
+  std::vector<std::string> argvs;
+  const auto children = [&] {
+    argvs.clear();
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string status = slurp((e.path() / "status").string());
+      if (status.find("\nPPid:\t" + std::to_string(p.pid) + "\n") == std::string::npos) continue;
+      std::string cmdline = slurp((e.path() / "cmdline").string());
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (cmdline.find(" serve ") != std::string::npos) argvs.push_back(cmdline);
+    }
+    return argvs.size() >= 2;
+  };
+  EXPECT_TRUE(wait_for(children, 15s)) << slurp(p.err_path);
+  for (const auto& a : argvs) EXPECT_EQ(a.find(kPassword), std::string::npos) << a;
+  EXPECT_EQ(wait_exit(p.pid, 60s), 0) << slurp(p.err_path);  // and the pods still reached the database
+}
+
+TEST_F(RealSafetyCli, CalibrateAgainstADeadPartnerSaysWhy) {
+  const auto r = run_command(lockbench() + " calibrate --db " + env("LOCKBENCH_TEST_DB") +
+                             " --partner http://127.0.0.1:1 --out " + (dir_ / "c.toml").string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--partner: calibration failed at http://127.0.0.1:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot connect (nothing listens there"), std::string::npos) << r.err;  // was ": Connection"
+  EXPECT_FALSE(fs::exists(dir_ / "c.toml"));
 }
