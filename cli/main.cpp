@@ -32,6 +32,7 @@
 #include "core/run.hpp"
 #include "core/result.hpp"
 #include "real/serve.hpp"
+#include "report/compact.hpp"
 #include "report/compare.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
@@ -444,6 +445,12 @@ int main(int argc, char** argv) {
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
 
+  std::string compact_in, compact_out;
+  auto* cpt = app.add_subcommand("compact", "copy results without their trace and timeline (the committed form of results/)");
+  cpt->add_option("input", compact_in, "a result file, or a directory walked recursively")->required();
+  cpt->add_option("--out", compact_out, "output directory: the same relative paths; other files copied as they are")
+      ->required();
+
   std::string cmp_a, cmp_b, cmp_format = "md";
   report::CompareOptions cmp_opt;
   auto* cmp = app.add_subcommand("compare", "two result sets side by side with deltas; exit 1 when a regression is flagged");
@@ -541,6 +548,16 @@ int main(int argc, char** argv) {
       write_report_atomically(results, report_out, opt);
       std::cout << "wrote " << (fs::path(report_out) / "report.md").string() << ", report.html, summary.csv ("
                 << results.size() << " results)\n";
+      return 0;
+    }
+    if (*cpt) {
+      try {
+        const auto plan = report::plan_compaction(compact_in, compact_out);
+        const std::size_t n = report::compact_files(plan);
+        std::cout << "compacted " << n << " results into " << compact_out << " (" << plan.size() << " files)\n";
+      } catch (const std::invalid_argument& e) {
+        throw SettingError(std::string("compact: ") + e.what());
+      }
       return 0;
     }
     if (*cmp) return report::run_compare(cmp_a, cmp_b, cmp_opt, cmp_format, std::cout);
