@@ -495,7 +495,7 @@ int main(int argc, char** argv) {
   SettingSources serve_src;
   real::ServeOptions serve_opt;
   std::int64_t serve_run = -1;
-  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see README: pods over HTTP)");
+  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see docs/how-to/real-world.md: pods as processes over HTTP)");
   add_setting_flags(srv, serve_src);
   srv->add_option("--port", serve_opt.port, "TCP port (0 = a free one; the first line printed names it)");
   srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");

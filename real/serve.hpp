@@ -4,7 +4,7 @@
 // (real::WorkerPool: --max-threads, --accept-count), a HikariCP-like pool
 // (real::Pool) on the run's rows (lockbench.rows, run = --run-id), the partner
 // over HTTP. The endpoint contract (also the "bring your own service" contract,
-// README.md) is:
+// docs/reference/service-contract.md) is:
 //
 //   POST /ops/{scenario}/{key}       one request of the scenario on record {key}
 //   POST /users/{key}/primary        the same for switch-primary

@@ -18,7 +18,7 @@ struct StrategyInfo {
   bool in_all = false;       // run by --strategy all (one variant per family, teaching order)
   bool family_default = false;  // what the bare family name means
   StrategyProps props;
-  std::string_view teaches;  // one line: the table in README and the report
+  std::string_view teaches;  // one line: the table in docs/reference/strategies.md and the report
   std::unique_ptr<Strategy> (*make)();
 };
 

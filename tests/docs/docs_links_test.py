@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""No dead link in the documentation, and no page nobody links to.
+
+Usage: docs_links_test.py ROOT       check the markdown files of the tree at ROOT
+       docs_links_test.py --self-test  check that a tree with dead links fails
+
+Checked files: every tracked *.md file (`git ls-files`; without a .git, every
+*.md under ROOT): README.md, ARCHITECTURE.md, docs/**, the parts' READMEs and
+the generated reports under results/.
+
+For every relative link and image target ([text](target), ![alt](target),
+[label]: target, <a href>, <img src>) outside code blocks and code spans, the
+target must exist; a #anchor into a markdown file (or into the page itself)
+must match one of its headings, slugged as GitHub slugs them. http(s), mailto
+and other links with a scheme are not checked. HTML comments are not
+rendered, so links inside them are not checked either.
+
+Every page under docs/ must be linked from docs/README.md or README.md.
+
+Exit status 0 when all is well; 1 with one line per problem, file:line first.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+REFERENCE_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+HTML_ATTR = re.compile(r"<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+HTML_ANCHOR = re.compile(r"<a\b[^>]*?\b(?:name|id)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def markdown_files(root):
+    """The tracked *.md files under root, as paths relative to it."""
+    if os.path.exists(os.path.join(root, ".git")):
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md"],
+                             check=True, capture_output=True, text=True).stdout
+        files = [f for f in out.split("\0") if f]
+        # A file deleted in the work tree but not yet in the index is no page.
+        return sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
+        for name in filenames:
+            if name.endswith(".md"):
+                found.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return sorted(found)
+
+
+def prose_lines(text):
+    """(line number, line) of the lines outside fenced code blocks, with HTML
+    comments blanked out (line numbers kept)."""
+    text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.DOTALL)
+    fence = None
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+            continue
+        yield number, line
+
+
+def github_slug(heading):
+    """The anchor GitHub gives a heading: its text without markup, lower case,
+    punctuation dropped (letters, digits, '_', '-' and spaces stay), spaces
+    as '-'."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # links keep their text
+    text = re.sub(r"<[^>]+>", "", text)  # inline HTML
+    text = text.replace("`", "")
+    text = re.sub(r"(\*\*|__|\*|_(?=\W)|(?<=\W)_)", "", " " + text + " ").strip()
+    text = text.lower()
+    text = "".join(c for c in text if c.isalnum() or c in "-_ ")
+    return text.replace(" ", "-")
+
+
+def anchors_of(path, cache):
+    """The anchors a markdown file offers: its headings' slugs (a repeated
+    slug gets -1, -2, ...) and <a name|id> anchors."""
+    if path not in cache:
+        slugs = set()
+        seen = {}
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for _, line in prose_lines(text):
+            m = HEADING.match(line)
+            if m:
+                slug = github_slug(m.group(2))
+                n = seen.get(slug, 0)
+                seen[slug] = n + 1
+                slugs.add(slug if n == 0 else f"{slug}-{n}")
+            slugs.update(HTML_ANCHOR.findall(CODE_SPAN.sub("", line)))
+        cache[path] = slugs
+    return cache[path]
+
+
+def links_in(text):
+    """(line number, target) of every link and image in the rendered text."""
+    for number, line in prose_lines(text):
+        line = CODE_SPAN.sub("", line)
+        for m in INLINE_LINK.finditer(line):
+            yield number, m.group(1).strip("<>")
+        m = REFERENCE_DEF.match(line)
+        if m:
+            yield number, m.group(1).strip("<>")
+        for target in HTML_ATTR.findall(line):
+            yield number, target
+
+
+def check(root):
+    """The problems found in the tree at root, one line each."""
+    root = os.path.abspath(root)
+    files = markdown_files(root)
+    problems = []
+    cache = {}
+    linked_from_index = set()
+    for rel in files:
+        path = os.path.join(root, rel)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for number, target in links_in(text):
+            if SCHEME.match(target) or target.startswith("//"):
+                continue
+            where = f"{rel}:{number}"
+            file_part, _, anchor = target.partition("#")
+            file_part = urllib.parse.unquote(file_part)
+            if file_part.startswith("/"):
+                resolved = os.path.normpath(os.path.join(root, file_part.lstrip("/")))
+            elif file_part:
+                resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+            else:
+                resolved = path
+            if not os.path.exists(resolved):
+                problems.append(f"{where}: dead link {target}: no {os.path.relpath(resolved, root)}")
+                continue
+            if rel in ("README.md", os.path.join("docs", "README.md")) and resolved.endswith(".md"):
+                linked_from_index.add(os.path.relpath(resolved, root))
+            if anchor and resolved.endswith(".md") and os.path.isfile(resolved):
+                anchor = urllib.parse.unquote(anchor).lower()
+                if anchor not in anchors_of(resolved, cache):
+                    problems.append(f"{where}: dead link {target}: no heading #{anchor} in "
+                                    f"{os.path.relpath(resolved, root)}")
+    for rel in files:
+        parts = rel.split(os.sep)
+        if parts[0] == "docs" and rel != os.path.join("docs", "README.md") and rel not in linked_from_index:
+            problems.append(f"{rel}:1: orphan page: linked from neither docs/README.md nor README.md")
+    return problems
+
+
+SELF_TEST_FILES = {
+    "README.md": "# Top\n\n[docs](docs/README.md), [ok](docs/a.md#a-heading-with-code), "
+                 "[web](https://example.com/none)\n\n```\n[in code](nowhere.md)\n```\n"
+                 "<!-- [in a comment](nowhere.md) -->\n`[in a span](nowhere.md)`\n",
+    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n\n## Part\n\n## Part\n",
+    "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
+                 "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
+                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n",
+    "docs/orphan.md": "# Nobody links here\n",
+}
+SELF_TEST_EXPECTED = [
+    "docs/a.md:3: dead link missing.md",
+    "docs/a.md:5: dead link img/none.png",
+    "docs/a.md:7: dead link ../README.md#no-such-heading: no heading #no-such-heading",
+    "docs/a.md:13: dead link none.svg",
+    "docs/a.md:15: dead link gone.md",
+    "docs/orphan.md:1: orphan page",
+]
+
+
+def self_test():
+    """A tree with five dead links (a file, an image, an anchor, an <img>, a
+    reference definition) and an orphan must give exactly those six problems,
+    and the same tree mended must give none."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel, text in SELF_TEST_FILES.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+            with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        problems = check(tmp)
+        for expected in SELF_TEST_EXPECTED:
+            if not any(p.startswith(expected) for p in problems):
+                failures.append(f"self-test: expected a problem starting {expected!r}, got {problems}")
+        if len(problems) != len(SELF_TEST_EXPECTED):
+            failures.append(f"self-test: expected {len(SELF_TEST_EXPECTED)} problems, got {problems}")
+        # Mend it: the same checker must now find nothing.
+        os.remove(os.path.join(tmp, "docs", "orphan.md"))
+        with open(os.path.join(tmp, "docs", "a.md"), "w", encoding="utf-8") as f:
+            f.write("# A heading with `code`\n\n[good](../README.md#top)\n")
+        mended = check(tmp)
+        if mended:
+            failures.append(f"self-test: the mended tree still has problems: {mended}")
+    return failures
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        failures = self_test()
+        for line in failures:
+            print(line)
+        if not failures:
+            print("self-test: dead links (file, image, anchor, <img>, reference) and an orphan page are each found")
+        return 1 if failures else 0
+    if len(argv) != 2:
+        print(__doc__.strip().split("\n\n")[1])
+        return 2
+    problems = check(argv[1])
+    for line in problems:
+        print(line)
+    if not problems:
+        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
