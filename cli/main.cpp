@@ -444,6 +444,9 @@ int main(int argc, char** argv) {
   rep->add_option("--out", report_out, "output directory")->required();
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
+  bool linked_charts = false;
+  rep->add_flag("--linked-charts", linked_charts,
+                "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
 
   std::string compact_in, compact_out;
   auto* cpt = app.add_subcommand("compact", "copy results without their trace and timeline (the committed form of results/)");
@@ -537,6 +540,7 @@ int main(int argc, char** argv) {
       report::ReportOptions opt;
       opt.title = report_title;
       opt.charts = !no_charts;
+      opt.inline_charts = !linked_charts;
       auto results = report::load_results(expand_result_paths(report_inputs));
       // Results written before lockbench redacted its settings may still carry
       // a password: the report never does.

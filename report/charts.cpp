@@ -421,9 +421,9 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
   return c;
 }
 
-// A panel is about 900 px wide: 150 points are one every 6 px, and each keeps
+// A panel is about 900 px wide: 80 points are one every 11 px, and each keeps
 // the busiest sample of the ones it stands for.
-constexpr std::size_t kTimelinePanelPointsMax = 150;
+constexpr std::size_t kTimelinePanelPointsMax = 80;
 
 Chart timeline_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"pool_timeline.svg", "Pool connections over time",

@@ -50,6 +50,16 @@ TEST(TidySvg, WritesColoursAsHexAndNeverTouchesText) {
   EXPECT_LT(t.size(), kGnuplotLike.size());
 }
 
+TEST(TidySvg, JoinsAGroupWithTheAlikeGroupThatFollowsIt) {
+  const std::string svg =
+      "<svg>\n<g stroke=\"a\">\n<path d='M1,1'/>\n</g>\n<g stroke=\"a\">\n<path d='M2,2'/>\n</g>\n"
+      "<g stroke=\"b\">\n<path d='M3,3'/>\n</g>\n</svg>\n";
+  const std::string t = tidy_svg(svg);
+  EXPECT_EQ(t, "<svg>\n<g stroke=\"a\">\n<path d='M1,1'/>\n<path d='M2,2'/>\n</g>\n<g stroke=\"b\">\n"
+               "<path d='M3,3'/>\n</g>\n</svg>\n");
+  EXPECT_EQ(count(t, "<path"), 3);
+}
+
 TEST(TidySvg, ASecondPassChangesNothing) {
   const std::string once = tidy_svg(kGnuplotLike);
   EXPECT_EQ(tidy_svg(once), once);

@@ -29,6 +29,18 @@ json compact_result(json result, std::size_t details_max) {
   return result;
 }
 
+std::string compact_dump(const json& result) {
+  if (!result.is_object() || result.empty()) return result.dump() + "\n";
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : result.items()) {
+    if (!first) out += ",\n";
+    first = false;
+    out += json(key).dump() + ":" + value.dump();
+  }
+  return out + "\n}\n";
+}
+
 std::string compact_result_text(const std::string& text) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error("not JSON");
@@ -36,11 +48,16 @@ std::string compact_result_text(const std::string& text) {
     bool any = false;
     for (auto& e : j) any = any || is_result(e);
     if (!any) return text;
-    for (auto& e : j) e = compact_result(std::move(e));
-    return j.dump(2) + "\n";
+    std::string out = "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      std::string one = compact_dump(compact_result(std::move(j[i])));
+      one.pop_back();  // the newline
+      out += (i ? ",\n" : "") + one;
+    }
+    return out + "\n]\n";
   }
   if (!is_result(j)) return text;
-  return compact_result(std::move(j)).dump(2) + "\n";
+  return compact_dump(compact_result(std::move(j)));
 }
 
 std::vector<CompactPlan> plan_compaction(const fs::path& in, const fs::path& out) {
@@ -51,15 +68,13 @@ std::vector<CompactPlan> plan_compaction(const fs::path& in, const fs::path& out
     return plan;
   }
   if (!fs::is_directory(in, ec)) throw std::invalid_argument(in.string() + ": no such file or directory");
-  const fs::path in_abs = fs::weakly_canonical(in), out_abs = fs::weakly_canonical(out);
+  // OUT inside IN: the files already under OUT are output, not input.
+  const std::string in_abs = fs::weakly_canonical(in).string() + "/", out_abs = fs::weakly_canonical(out).string() + "/";
+  const bool out_inside_in = out_abs.size() > in_abs.size() && out_abs.rfind(in_abs, 0) == 0;
   for (fs::recursive_directory_iterator it(in, ec), end; it != end && !ec; it.increment(ec)) {
     if (!it->is_regular_file()) continue;
-    const fs::path rel = fs::relative(it->path(), in);
-    // Writing into IN itself (OUT inside IN) must not compact our own output twice.
-    if (!out_abs.empty() && fs::weakly_canonical(it->path()).string().rfind(out_abs.string() + "/", 0) == 0 &&
-        out_abs != in_abs)
-      continue;
-    plan.push_back({it->path(), out / rel});
+    if (out_inside_in && fs::weakly_canonical(it->path()).string().rfind(out_abs, 0) == 0) continue;
+    plan.push_back({it->path(), out / fs::relative(it->path(), in)});
   }
   if (ec) throw std::invalid_argument(in.string() + ": " + ec.message());
   return plan;

@@ -4,7 +4,7 @@
 //   - `trace` (every traced request's steps) and `timeline` (the pool's samples
 //     over time) are dropped;
 //   - `partner.details` (the partner's examples of each violation) keeps its
-//     first `details_max`; `partner.details_total` still counts them all;
+//     first `details_max` (5); `partner.details_total` still counts them all;
 //   - `detail` is set to "compact", so the result says what it lacks and a
 //     second compaction changes nothing.
 // A full result has no `detail` field (or "full"). The report reads compact
@@ -21,13 +21,17 @@
 
 namespace lockbench::report {
 
-inline constexpr std::size_t kCompactDetailsMax = 10;
+inline constexpr std::size_t kCompactDetailsMax = 5;
 
 // True for a lockbench result object (its `schema` names lockbench.result).
 bool is_result(const nlohmann::json& j);
 
 // The compact form of one result; anything that is not a result is returned as is.
 nlohmann::json compact_result(nlohmann::json result, std::size_t details_max = kCompactDetailsMax);
+
+// A compact result as text: one line per top-level field ("key":value, the
+// value on one line), so a diff shows which fields changed and the file stays small.
+std::string compact_dump(const nlohmann::json& result);
 
 // A result file's text (an object, or an array of results), compacted; other
 // JSON is returned unchanged. Throws std::runtime_error when `text` is not JSON.

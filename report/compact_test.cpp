@@ -1,6 +1,7 @@
 // Compact results: what is dropped, what is kept, idempotence, and the files.
 #include "report/compact.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -37,12 +38,12 @@ void write(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
-TEST(CompactResult, DropsTraceAndTimelineAndKeepsTheFirstTenDetails) {
+TEST(CompactResult, DropsTraceAndTimelineAndKeepsTheFirstFiveDetails) {
   const json c = compact_result(full_result());
   EXPECT_FALSE(c.contains("trace"));
   EXPECT_FALSE(c.contains("timeline"));
   ASSERT_EQ(c["partner"]["details"].size(), kCompactDetailsMax);
-  EXPECT_EQ(c["partner"]["details"][9]["request_ids"][0], 9);
+  EXPECT_EQ(c["partner"]["details"][4]["request_ids"][0], 4);
   EXPECT_EQ(c["partner"]["details_total"], 40);
   EXPECT_EQ(c["detail"], "compact");
 }
@@ -57,8 +58,16 @@ TEST(CompactResult, KeepsEverythingTheTablesRead) {
 TEST(CompactResult, ASecondCompactionChangesNothing) {
   const json once = compact_result(full_result());
   EXPECT_EQ(compact_result(once), once);
-  const std::string text = once.dump(2) + "\n";
+  const std::string text = compact_dump(once);
   EXPECT_EQ(compact_result_text(text), text);
+  EXPECT_EQ(json::parse(text), once);
+}
+
+TEST(CompactResult, WritesOneLinePerTopLevelField) {
+  const json once = compact_result(full_result());
+  const std::string text = compact_dump(once);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), static_cast<long>(once.size()) + 2);
+  EXPECT_NE(text.find("\n\"requests\":{\"conflict\":1,\"ok\":12},\n"), std::string::npos) << text;
 }
 
 TEST(CompactResult, LeavesJsonThatIsNotAResultAsItIs) {
@@ -87,6 +96,22 @@ TEST(CompactFiles, MirrorsADirectoryTreeCompactingResultsAndCopyingTheRest) {
   EXPECT_FALSE(c.contains("timeline"));
   EXPECT_EQ(read(root / "out" / "report" / "report.md"), "# report\n");
   EXPECT_TRUE(json::parse(read(root / "in" / "a" / "001-sim.json")).contains("timeline"));  // the input is untouched
+  fs::remove_all(root);
+}
+
+TEST(CompactFiles, WritesIntoTheParentOfItsInputAndSkipsItsOwnOutputInsideIt) {
+  const fs::path root = fs::temp_directory_path() / "compact-test-nested";
+  fs::remove_all(root);
+  write(root / "results" / "full" / "sim" / "001.json", full_result().dump(2));
+  write(root / "results" / "report" / "report.md", "# old\n");
+  const auto up = plan_compaction(root / "results" / "full", root / "results");  // as scripts/demo does
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_EQ(up[0].to, root / "results" / "sim" / "001.json");
+  write(root / "in" / "a.json", full_result().dump(2));
+  write(root / "in" / "out" / "b.json", full_result().dump(2));
+  const auto down = plan_compaction(root / "in", root / "in" / "out");
+  ASSERT_EQ(down.size(), 1u);
+  EXPECT_EQ(down[0].to, root / "in" / "out" / "a.json");
   fs::remove_all(root);
 }
 

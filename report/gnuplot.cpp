@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -153,13 +154,50 @@ std::string round_attributes(const std::string& s) {
   return out;
 }
 
-// Removes lines' leading blanks, then groups with nothing inside, until none is left.
+// gnuplot wraps each path in a group of its own, most of them alike:
+// "</g><g X>" right after a group opened as "<g X>" joins the two.
+std::string join_alike_groups(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  std::vector<std::string> open;  // the opening tag of each group we are in
+  std::size_t at = 0;
+  while (at < s.size()) {
+    const std::size_t lt = s.find('<', at);
+    if (lt == std::string::npos) break;
+    out.append(s, at, lt - at);
+    const std::size_t gt = s.find('>', lt);
+    if (gt == std::string::npos) break;
+    const std::string tag = s.substr(lt, gt + 1 - lt);
+    at = gt + 1;
+    if (tag.rfind("<g ", 0) == 0 || tag == "<g>") {
+      if (tag.back() != '/' && tag[tag.size() - 2] != '/') open.push_back(tag);
+      out += tag;
+      continue;
+    }
+    if (tag == "</g>") {
+      std::size_t k = at;
+      while (k < s.size() && (s[k] == '\n' || s[k] == ' ' || s[k] == '\t')) ++k;
+      const std::size_t next_gt = s.compare(k, 3, "<g ") == 0 ? s.find('>', k) : std::string::npos;
+      if (!open.empty() && next_gt != std::string::npos && s.compare(k, next_gt + 1 - k, open.back()) == 0) {
+        at = next_gt + 1;  // the same group goes on
+        if (at < s.size() && s[at] == '\n') out += '\n', ++at;
+        continue;
+      }
+      if (!open.empty()) open.pop_back();
+    }
+    out += tag;
+  }
+  out.append(s, at, std::string::npos);
+  return out;
+}
+
+// Removes lines' leading blanks and blank lines, then groups with nothing inside, until none is left.
 std::string drop_empty_groups(const std::string& s) {
   std::string lines;
   lines.reserve(s.size());
   bool line_start = true;
   for (char c : s) {
-    if (line_start && (c == ' ' || c == '\t')) continue;
+    if (line_start && (c == ' ' || c == '\t' || c == '\n')) continue;  // indentation and blank lines
     lines += c;
     line_start = c == '\n';
   }
@@ -197,7 +235,9 @@ std::string drop_empty_groups(const std::string& s) {
 
 }  // namespace
 
-std::string tidy_svg(const std::string& svg) { return drop_empty_groups(round_attributes(rgb_to_hex(svg))); }
+std::string tidy_svg(const std::string& svg) {
+  return drop_empty_groups(join_alike_groups(drop_empty_groups(round_attributes(rgb_to_hex(svg)))));
+}
 
 std::vector<std::vector<double>> thin_by_max(const std::vector<std::vector<double>>& rows, std::size_t points_max) {
   if (points_max == 0 || rows.size() <= points_max) return rows;

@@ -17,6 +17,10 @@ struct ReportOptions {
   // place in the page says why it is missing; the report is still written.
   bool charts = true;
   std::string gnuplot = "gnuplot";  // executable, looked up on PATH
+  // report.html inlines every chart (one self-contained page). When false
+  // (`report --linked-charts`) it shows charts/NAME.svg as images instead: a
+  // page a third the size that needs its charts/ folder beside it.
+  bool inline_charts = true;
 };
 
 // Reads result JSON files (each file: one result object or an array of them)

@@ -14,17 +14,15 @@
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
 
 def results_in(root, world=None):
     found = {}
-    for d, _, files in os.walk(root):
-        for f in files:
-            if not f.endswith(".json"):
-                continue
-            p = os.path.join(d, f)
+    for p in committed_files(root):
+        if p.endswith(".json"):
             with open(p, encoding="utf-8") as fh:
                 try:
                     j = json.load(fh)
@@ -81,23 +79,35 @@ def compare(new_root, committed_root, world):
     return 1 if problems or not new else 0
 
 
+def committed_files(root):
+    """The files under root that git would commit (tracked, or new and not
+    ignored: results/full/ and charts/gnuplot/ are ignored); every file when
+    root is not in a git work tree."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z", "--", "."],
+                             capture_output=True, check=True).stdout.decode()
+        return [os.path.join(root, f) for f in out.split("\0") if f and os.path.isfile(os.path.join(root, f))]
+    except (OSError, subprocess.CalledProcessError):
+        return [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs]
+
+
 def check_size(root, limit):
-    total = 0
+    files = committed_files(root)
+    total = sum(os.path.getsize(p) for p in files)
     bulky = []
-    for d, _, files in os.walk(root):
-        if os.path.relpath(d, root).split(os.sep)[0] == "full":
-            continue  # results/full/: the demo's full detail, not committed
-        for f in files:
-            p = os.path.join(d, f)
-            total += os.path.getsize(p)
-    for rel, j in results_in(root).items():
-        if rel.split(os.sep)[0] == "full":
+    for p in files:
+        if not p.endswith(".json"):
             continue
-        if "trace" in j or "timeline" in j:
-            bulky.append(rel)
+        with open(p, encoding="utf-8") as fh:
+            try:
+                j = json.load(fh)
+            except ValueError:
+                continue
+        if isinstance(j, dict) and ("trace" in j or "timeline" in j):
+            bulky.append(os.path.relpath(p, root))
     for rel in bulky:
         print(f"{rel}: holds a trace or a timeline; commit `lockbench compact` output")
-    print(f"results/: {total} bytes (limit {limit})")
+    print(f"{root}: {total} bytes in {len(files)} files (limit {limit})")
     return 1 if bulky or total >= limit else 0
 
 
