@@ -53,9 +53,12 @@ function(lockbench_add_test name)
   gtest_discover_tests(${name} PROPERTIES ${props} DISCOVERY_TIMEOUT 30)
 endfunction()
 
-# Test sources at -O1 in optimised builds (after the build type's -O3/-O2, so it wins).
+# Test sources at -O1 in optimised builds (after the build type's -O3/-O2, so it
+# wins), with sibling calls still optimised: a coroutine's symmetric transfer is
+# a tail call, and without it a long synchronous chain of Tasks (core/task.hpp)
+# grows the stack until it overflows (Task.SynchronousChainsRunToTheEnd).
 function(lockbench_test_optimisation target)
-  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O1>)
+  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O1 -foptimize-sibling-calls>)
 endfunction()
 
 # Adds a source folder when it has a CMakeLists.txt (parts land one at a time).
