@@ -41,6 +41,7 @@
 #include "core/run.hpp"
 #include "core/result.hpp"
 #include "real/serve.hpp"
+#include "report/compact.hpp"
 #include "report/compare.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
@@ -521,6 +522,15 @@ int lockbench_main(int argc, char** argv) {
   rep->add_option("--out", report_out, "output directory")->required();
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
+  bool linked_charts = false;
+  rep->add_flag("--linked-charts", linked_charts,
+                "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
+
+  std::string compact_in, compact_out;
+  auto* cpt = app.add_subcommand("compact", "copy results without their trace and timeline (the committed form of results/)");
+  cpt->add_option("input", compact_in, "a result file, or a directory walked recursively")->required();
+  cpt->add_option("--out", compact_out, "output directory: the same relative paths; other files copied as they are")
+      ->required();
 
   std::string cmp_a, cmp_b, cmp_format = "md";
   report::CompareOptions cmp_opt;
@@ -643,6 +653,7 @@ int lockbench_main(int argc, char** argv) {
       opt.title = report_title;
       opt.charts = !no_charts;
       warn_mixed_sweeps(report_inputs, std::cerr);
+      opt.inline_charts = !linked_charts;
       auto results = report::load_results(expand_result_paths(report_inputs));
       for (const auto& in : report_inputs)  // a sweep's knees (sweep --knee-p99) beside its results
         if (const fs::path k = fs::path(in) / "knees.json"; opt.knees.is_null() && fs::is_directory(in) && fs::exists(k)) {
@@ -660,6 +671,16 @@ int lockbench_main(int argc, char** argv) {
       write_report_atomically(results, report_out, opt);
       std::cout << "wrote " << (fs::path(report_out) / "report.md").string() << ", report.html, summary.csv ("
                 << results.size() << " results)\n";
+      return 0;
+    }
+    if (*cpt) {
+      try {
+        const auto plan = report::plan_compaction(compact_in, compact_out);
+        const std::size_t n = report::compact_files(plan);
+        std::cout << "compacted " << n << " results into " << compact_out << " (" << plan.size() << " files)\n";
+      } catch (const std::invalid_argument& e) {
+        throw SettingError(std::string("compact: ") + e.what());
+      }
       return 0;
     }
     if (*cmp) return report::run_compare(cmp_a, cmp_b, cmp_opt, cmp_format, std::cout);

@@ -94,7 +94,12 @@ class ChartWriter {
       return;
     }
     c.svg = read_file(dir_ / c.file);
-    if (c.svg.empty()) c.missing = "gnuplot wrote an empty chart.";
+    if (c.svg.empty()) {
+      c.missing = "gnuplot wrote an empty chart.";
+      return;
+    }
+    c.svg = tidy_svg(c.svg);  // the same drawing in about two thirds of the bytes
+    write_file(dir_ / c.file, c.svg);
   }
 
   fs::path svg(const Chart& c) const { return c.file; }
@@ -449,6 +454,10 @@ Chart p99_chart(const std::vector<json>& views, const std::vector<StrategyGroup>
   return c;
 }
 
+// A panel is about 900 px wide: 80 points are one every 11 px, and each keeps
+// the busiest sample of the ones it stands for.
+constexpr std::size_t kTimelinePanelPointsMax = 80;
+
 Chart timeline_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"pool_timeline.svg", "Pool connections over time",
           "One panel per strategy and world at the headline load: active (borrowed) connections, thick, and "
@@ -462,16 +471,17 @@ Chart timeline_chart(const std::vector<json>& views, ChartWriter& w) {
     const json& r = *rows[i].run;
     const json* tl = find(r, "timeline");
     if (tl == nullptr || !tl->is_array() || tl->empty()) continue;
+    std::vector<std::vector<double>> samples;
+    samples.reserve(tl->size());
+    for (const auto& s : *tl) samples.push_back({num_or(s, "t_s", 0), num_or(s, "active", 0), num_or(s, "pending", 0)});
     std::string data;
-    double y_max = 0;
-    for (const auto& s : *tl) {
-      const double t = num_or(s, "t_s", 0), active = num_or(s, "active", 0), pending = num_or(s, "pending", 0);
-      data += fmt::format("{} {} {}\n", t, active, pending);
-      y_max = std::max(y_max, active);
+    double y_max = 0, pending_max = 0;
+    for (const auto& s : thin_by_max(samples, kTimelinePanelPointsMax)) {
+      data += fmt::format("{} {} {}\n", s[0], s[1], s[2]);
+      y_max = std::max(y_max, s[1]);
+      pending_max = std::max(pending_max, s[2]);
     }
     const double size = num_or(r, "pool.size", 0);
-    double pending_max = 0;
-    for (const auto& s : *tl) pending_max = std::max(pending_max, num_or(s, "pending", 0));
     const auto file = w.data(fmt::format("timeline_{}.dat", i), data).string();
     // Active against the pool size on the left axis; the queue, often ten
     // times the pool, on an axis of its own at the right so it cannot flatten them.

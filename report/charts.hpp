@@ -30,4 +30,15 @@ std::vector<Chart> make_charts(const std::vector<nlohmann::json>& results, const
 std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script,
                         const std::filesystem::path& cwd);
 
+// gnuplot's SVG made smaller without changing the drawing: groups that hold
+// nothing are dropped, rgb(r, g, b) colours become #rrggbb, lines lose their
+// indentation, and coordinates in path data and transforms are rounded to a
+// tenth of a pixel (charts are 960 px wide). Text is never touched.
+std::string tidy_svg(const std::string& svg);
+
+// A series of (t, values...) samples thinned to at most `points_max` rows:
+// consecutive rows are merged in equal runs, each keeping its first t and the
+// largest of each value, so peaks survive (as the result's timeline does).
+std::vector<std::vector<double>> thin_by_max(const std::vector<std::vector<double>>& rows, std::size_t points_max);
+
 }  // namespace lockbench::report::detail

@@ -112,7 +112,10 @@ std::string html(const std::vector<json>& views, const ReportOptions& options, c
     h += fmt::format("<figure id=\"chart-{}\">\n<h3>{}</h3>\n", c.file.substr(0, c.file.find('.')),
                      html_escape(c.title));
     if (c.svg.empty()) h += "<p class=\"missing\">" + html_escape(c.missing) + "</p>\n";
-    else h += inline_svg(c.svg, i) + "\n<figcaption>" + html_escape(c.caption) + "</figcaption>\n";
+    else if (options.inline_charts) h += inline_svg(c.svg, i) + "\n<figcaption>" + html_escape(c.caption) + "</figcaption>\n";
+    else
+      h += fmt::format("<img src=\"charts/{}\" alt=\"{}\" style=\"max-width:100%\">\n<figcaption>{}</figcaption>\n",
+                       html_escape(c.file), html_escape(c.title), html_escape(c.caption));
     h += "</figure>\n";
   }
 

@@ -19,6 +19,10 @@ struct ReportOptions {
   std::string gnuplot = "gnuplot";  // executable, looked up on PATH
   // `sweep --knee-p99`'s knees.json (report/knee.hpp), shown after the verdict; null = none.
   nlohmann::json knees;
+  // report.html inlines every chart (one self-contained page). When false
+  // (`report --linked-charts`) it shows charts/NAME.svg as images instead: a
+  // page a third the size that needs its charts/ folder beside it.
+  bool inline_charts = true;
 };
 
 // Reads result JSON files (each file: one result object or an array of them)

@@ -97,11 +97,30 @@ TEST(ResultSchema, results_of_the_lockbench_binary_validate_against_docs_result_
   bool race = false, timeout = false;
   for (const auto& r : results) {
     EXPECT_TRUE(errors_of(schema, r).empty()) << r["strategy"] << ":\n" << joined(errors_of(schema, r));
+    // A full result (no `detail`) has both; only a compact one may lack them (schema: `detail`).
+    EXPECT_FALSE(r.contains("detail")) << r["strategy"];
+    EXPECT_TRUE(r["trace"].is_object() && r["timeline"].is_array()) << r["strategy"];
     race = race || r["trace"]["race"].is_object();
     timeout = timeout || r["requests"]["pool_timeout"].get<int>() > 0;
   }
   EXPECT_TRUE(race) << "no run captured a race: the schema's race branch went unchecked";
   EXPECT_TRUE(timeout) << "no run timed out on the pool";
+}
+
+TEST(ResultSchema, CommittedCompactResultsValidateToo) {
+  // results/ holds `lockbench compact` output: every result there must still validate.
+  const json schema = load_schema();
+  int checked = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(LOCKBENCH_SOURCE_DIR) + "/results")) {
+    if (e.path().extension() != ".json" || e.path().string().find("/results/full/") != std::string::npos) continue;
+    std::ifstream f(e.path());
+    const json r = json::parse(f, nullptr, false);
+    if (!r.is_object() || !r.contains("schema")) continue;
+    EXPECT_EQ(r.value("detail", ""), "compact") << e.path();
+    EXPECT_TRUE(errors_of(schema, r).empty()) << e.path() << ":\n" << joined(errors_of(schema, r));
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
 }
 
 TEST(ResultSchema, json_output_is_an_array_for_one_result_as_for_many) {

@@ -25,6 +25,10 @@ Settings checkout(const std::string& strategy) {
   s.maximum_pool_size = 10;
   s.connection_timeout = 30s;
   s.partner_latency = Distribution::fixed(1800);
+  // No read timeout within reach (60 s, 600 ms scaled): on a busy machine an
+  // 18 ms charge answered after 100 ms (the default 10 s, scaled) would be an
+  // orphan charge, which these tests do not provoke.
+  s.partner_read_timeout = 60s;
   s.max_threads = 64;
   s.accept_count = 200;
   s.probe_interval = 1s;
