@@ -27,7 +27,7 @@ using nlohmann::json;
 using testing::run_command;
 
 // The workload, in configured units, time-scaled by half: 3 s of 200 requests/s
-// on 40 keys (row-lease conflicts stay few, none still overlaps), a 10 ms partner call, over two pods of 4 connections each.
+// on 40 keys (row-lease's conflicts stay few), a 10 ms partner call, over two pods of 4 connections each.
 const std::string kLoad =
     " --scenario single-call --keys 40 --rate 100 --duration 6s --time-scale 0.5 --partner-latency fixed:20ms"
     " --maximum-pool-size 4 --seed 7 --probe-interval 0s";
