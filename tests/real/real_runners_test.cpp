@@ -29,7 +29,7 @@ using testing::run_command;
 // The workload, in configured units, time-scaled by half: 3 s of 200 requests/s
 // on 40 keys (row-lease's conflicts stay few), a 10 ms partner call, over two pods of 4 connections each.
 const std::string kLoad =
-    " --scenario single-call --keys 40 --rate 100 --duration 6s --time-scale 0.5 --partner-latency fixed:20ms"
+    " --keys 40 --rate 100 --duration 6s --time-scale 0.5 --partner-latency fixed:20ms"
     " --maximum-pool-size 4 --seed 7 --probe-interval 0s";
 
 std::string servers() { return " --db " + test::test_db() + " --partner " + test::test_partner(); }
@@ -37,10 +37,10 @@ std::string servers() { return " --db " + test::test_db() + " --partner " + test
 // One `lockbench serve` pod of `run`, killed and reaped with the object.
 class Pod {
  public:
-  Pod(const std::string& strategy, std::int64_t run, int index) {
+  Pod(const std::string& scenario, const std::string& strategy, std::int64_t run, int index) {
     int fds[2];
     if (::pipe(fds) != 0) return;
-    std::vector<std::string> args = {"lockbench", "serve", "--scenario", "single-call", "--strategy", strategy,
+    std::vector<std::string> args = {"lockbench", "serve", "--scenario", scenario, "--strategy", strategy,
                                      "--db", test::test_db(), "--partner", test::test_partner(), "--port", "0",
                                      "--run-id", std::to_string(run), "--pod", std::to_string(index), "--keys", "40",
                                      "--maximum-pool-size", "4", "--pods", "2"};
@@ -99,8 +99,10 @@ class Runners : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string runner(const std::string& strategy, const std::string& targets, const std::string& extra) {
-  return std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + servers() + kLoad + " --strategy " + strategy +
+std::string runner(const std::string& scenario, const std::string& strategy, const std::string& targets,
+                   const std::string& extra) {
+  return std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + servers() + kLoad + " --scenario " + scenario +
+         " --strategy " + strategy +
          " --targets " + targets + extra;
 }
 
@@ -125,11 +127,12 @@ json verdicts(const json& r) {
 }
 
 // Three runner processes started together, each with its slice; their merged result.
-json three_runners(const std::string& strategy, const std::string& targets, const std::string& dir) {
+json three_runners(const std::string& scenario, const std::string& strategy, const std::string& targets,
+                   const std::string& dir) {
   std::vector<testing::Spawned> procs;
   for (int i = 0; i < 3; ++i) {
     const std::string out = dir + "/runner-" + std::to_string(i) + ".json";
-    procs.push_back(testing::spawn({"/bin/sh", "-c", runner(strategy, targets, " --shard " + std::to_string(i) + "/3 --out " + out)},
+    procs.push_back(testing::spawn({"/bin/sh", "-c", runner(scenario, strategy, targets, " --shard " + std::to_string(i) + "/3 --out " + out)},
                                    dir + "/out-" + std::to_string(i), dir + "/err-" + std::to_string(i)));
   }
   for (int i = 0; i < 3; ++i)
@@ -155,15 +158,19 @@ void expect_same_run(const json& one, const json& merged, const std::string& str
 
 TEST_F(Runners, ThreeRunnersAtAThirdOfTheRateGiveTheVerdictsOfOneRunnerAtTheFullRate) {
   LOCKBENCH_NEED_PARTNER();
-  for (const std::string strategy : {"row-lease", "none"}) {
+  // row-lease holds exclusion on single-call; none breaks it on switch-primary.
+  for (const auto& [scenario, strategy] : {std::pair<std::string, std::string>{"single-call", "row-lease"}, {"switch-primary", "none"}}) {
     const std::int64_t run = test::private_run_id();
-    Pod a(strategy, run, 1), b(strategy, run, 2);
+    Pod a(scenario, strategy, run, 1), b(scenario, strategy, run, 2);
     ASSERT_FALSE(a.url().empty() || b.url().empty());
     const std::string targets = a.url() + "," + b.url();
-    const json one = first_result(run_command(runner(strategy, targets, "")));
+    const json one = first_result(run_command(runner(scenario, strategy, targets, "")));
+    if (strategy == "none") {
+      EXPECT_GT(violations(one), 0);  // a broken verdict, to be found again
+    }
     const std::string dir = at(strategy);
     fs::create_directories(dir);
-    const json merged = three_runners(strategy, targets, dir);
+    const json merged = three_runners(scenario, strategy, targets, dir);
     ASSERT_TRUE(merged.contains("requests"));
     expect_same_run(one, merged, strategy);
     // Each runner held a third of the schedule (⌊n/3⌋ or ⌈n/3⌉) and offered a third of the load.
@@ -181,13 +188,13 @@ TEST_F(Runners, ThreeRunnersAtAThirdOfTheRateGiveTheVerdictsOfOneRunnerAtTheFull
 TEST_F(Runners, AShardWithoutShardZeroWaitsABoundedTimeAndSaysSoInOneLine) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
-  Pod a("row-lease", run, 1);
+  Pod a("single-call", "row-lease", run, 1);
   ASSERT_FALSE(a.url().empty());
-  const auto r = run_command(runner("row-lease", a.url(), " --shard 1/2 --shard-wait 1s"));
+  const auto r = run_command(runner("single-call", "row-lease", a.url(), " --shard 1/2 --shard-wait 1s"));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("shard 0 did not announce run " + std::to_string(run)), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  const auto lonely = run_command(runner("row-lease", a.url(), " --shard 0/2 --shard-wait 1s"));
+  const auto lonely = run_command(runner("single-call", "row-lease", a.url(), " --shard 0/2 --shard-wait 1s"));
   EXPECT_EQ(lonely.status, 2) << lonely.err;
   EXPECT_NE(lonely.err.find("shard(s) 1 did not join run"), std::string::npos) << lonely.err;
   EXPECT_EQ(std::count(lonely.err.begin(), lonely.err.end(), '\n'), 1) << lonely.err;
@@ -196,9 +203,9 @@ TEST_F(Runners, AShardWithoutShardZeroWaitsABoundedTimeAndSaysSoInOneLine) {
 TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
-  Pod a("row-lease", run, 1), b("row-lease", run, 2);
+  Pod a("single-call", "row-lease", run, 1), b("single-call", "row-lease", run, 2);
   ASSERT_FALSE(a.url().empty() || b.url().empty());
-  const json merged = three_runners("row-lease", a.url() + "," + b.url(), dir_.string());
+  const json merged = three_runners("single-call", "row-lease", a.url() + "," + b.url(), dir_.string());
   ASSERT_TRUE(merged.contains("requests"));
   const std::string bin = LOCKBENCH_BIN;
   const auto missing = run_command(bin + " merge " + at("runner-0.json") + " " + at("runner-2.json") + " --out " + at("m2"));
