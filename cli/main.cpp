@@ -247,7 +247,9 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
         if (r.is_null()) return;  // not started: stopped before it
         if (show_steps && parallel) std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << " done\n";
         if (sink) sink->write(i, r);
-        if (!r.value("complete", true) && !r.value("interrupted", false)) ++incomplete;
+        // A runner's slice (run --shard I/N, I > 0) leaves the partner's checks to shard 0: not a failure.
+        const bool slice_only = r.contains("shard") && !r["shard"].value("partner_read", true);
+        if (!r.value("complete", true) && !r.value("interrupted", false) && !slice_only) ++incomplete;
         o.results.push_back(keep(std::move(r)));
         next = static_cast<std::size_t>(std::lower_bound(mine.begin(), mine.end(), i) - mine.begin()) + 1;
       });
@@ -461,6 +463,19 @@ int lockbench_main(int argc, char** argv) {
                   "probe_failures, ok_per_s, p50, p99, p999, max, ok_p50, ok_p99)")
       ->type_name("THRESHOLDS")->group(output_group);
 
+  std::string run_shard_text, run_shards_text, run_shard_wait;
+  run->add_option("--shard", run_shard_text,
+                  "real run with --targets: drive slice I of N of the one arrival schedule (requests p with p % N == I; "
+                  "closed loop: those users); N runners share the run, shard 0 prepares it and reads the partner's "
+                  "checks after the others end; lockbench merge puts their results together")
+      ->type_name("I/N");
+  run->add_option("--shards", run_shards_text, "as --shard, I taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+      ->type_name("N");
+  run->add_option("--shard-wait", run_shard_wait,
+                  "how long a shard waits for the others to join, for shard 0's start, or (shard 0) for the others "
+                  "to end (default 60s)")
+      ->type_name("DURATION");
+
   std::vector<std::string> vary;
   SettingSources sweep_src;
   std::string sweep_out;
@@ -507,8 +522,9 @@ int lockbench_main(int argc, char** argv) {
   MergeOptions merge_opt;
   bool merge_no_charts = false;
   auto* mrg = app.add_subcommand("merge", "put the shards of one sweep (sweep --shard I/N) together: their results, "
-                                          "the manifest, report.md, report.html and summary.csv");
-  mrg->add_option("dirs", merge_dirs, "the shards' --out directories, every shard once")->required();
+                                          "the manifest, report.md, report.html and summary.csv; or the results of "
+                                          "one real run's runners (run --shard I/N) into one result");
+  mrg->add_option("dirs", merge_dirs, "the shards' --out directories (a real run's runners: their result files), every shard once")->required();
   mrg->add_option("--out", merge_out, "output directory")->required();
   mrg->add_option("--title", merge_opt.title, "report title");
   mrg->add_flag("--no-charts", merge_no_charts, "skip gnuplot charts");
@@ -629,6 +645,17 @@ int lockbench_main(int argc, char** argv) {
     const auto progress_mode = [](bool q, bool json, bool forced) {
       return q || (json && !forced) ? ProgressMode::off : forced ? ProgressMode::forced : ProgressMode::tty;
     };
+    if (*run && run->count("--shard") && run->count("--shards"))
+      throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
+    if (*run && (run->count("--shard") || run->count("--shards") || run->count("--shard-wait"))) {
+      const Shard shard = run->count("--shard")    ? parse_shard(run_shard_text)
+                          : run->count("--shards") ? shard_from_index(run_shards_text, std::getenv("JOB_COMPLETION_INDEX"))
+                                                   : Shard{};
+      Settings sharded = settings_from(run_src, *run);
+      apply_runner_shard(sharded, shard, run_shard_wait);
+      return cmd_run(sharded, out, metrics_out, json_out, progress_mode(quiet, json_out, force_progress), 0, judged,
+                     run_claim);
+    }
     if (*run)
       return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
                      progress_mode(quiet, json_out, force_progress),
@@ -646,6 +673,7 @@ int lockbench_main(int argc, char** argv) {
                        judged, sweep_claim);
     if (*mrg) {
       merge_opt.charts = !merge_no_charts;
+      if (are_runner_results(merge_dirs)) return cmd_merge_runners(merge_dirs, merge_out, merge_opt, std::cout);
       return cmd_merge(merge_dirs, merge_out, merge_opt, std::cout);
     }
     if (*rep) {

@@ -86,6 +86,20 @@ struct MergeOptions {
 int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, const MergeOptions& options,
               std::ostream& log);
 
+// run --shard I/N (real, --targets): the slice and --shard-wait (empty: 60s)
+// into `s`. Throws SettingError: a shard needs --world real, --targets and one
+// strategy (the runners share the services under test; with pods of its own
+// every runner would bring its own pools).
+void apply_runner_shard(Settings& s, Shard shard, const std::string& wait_text);
+
+// True when every input is a result file (*.json, not a directory): a real
+// run's runners, for cmd_merge_runners; directories are a sweep's shards.
+bool are_runner_results(const std::vector<std::string>& inputs);
+// `lockbench merge RESULT... --out OUT` for the N results of one real run's
+// runners (run --shard I/N): one result (cli/runner_merge.hpp) and its report.
+int cmd_merge_runners(const std::vector<std::string>& inputs, const std::string& out, const MergeOptions& options,
+                      std::ostream& log);
+
 // `report`: one line per input directory holding results its manifest does
 // not list, and one when the inputs come from several sweeps.
 void warn_mixed_sweeps(const std::vector<std::string>& inputs, std::ostream& err);

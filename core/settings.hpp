@@ -52,6 +52,14 @@ struct Settings {
   // already running: the load goes there and no pod is started.
   std::string pod_mode = "thread";
   std::string targets;
+  // run --shard I/N (with --targets only): this runner drives the requests of
+  // the one arrival schedule whose position p has p % shard_count ==
+  // shard_index (closed loop: those virtual users); real/shard_marks.hpp has
+  // how the N runners meet. Not a setting of the run's result: a shard's result
+  // says which slice it holds in its `shard` block.
+  int shard_index = 0;
+  int shard_count = 1;
+  Duration shard_wait = 60s;  // how long a runner waits for the others
 
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;

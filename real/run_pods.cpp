@@ -45,6 +45,7 @@
 #include "real/run_common.hpp"
 #include "real/redis_store.hpp"
 #include "real/serve.hpp"
+#include "real/shard_marks.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench::real {
@@ -489,6 +490,65 @@ json merge_effects(const std::vector<json>& pods) {
   return out;
 }
 
+// The requests of this runner's slice of the one schedule: position p with
+// p % N == I, every request when unsharded. A stride over the time-ordered
+// schedule gives each slice ⌊n/N⌋ or ⌈n/N⌉ requests spread over the whole run
+// (as k6's striped execution segments do), and the union is the schedule.
+std::vector<Request> slice_of(std::vector<Request> all, const Settings& s) {
+  if (s.shard_count <= 1) return all;
+  std::vector<Request> mine;
+  for (auto p = static_cast<std::size_t>(s.shard_index); p < all.size(); p += static_cast<std::size_t>(s.shard_count))
+    mine.push_back(all[p]);
+  return mine;
+}
+
+// A database failure while the runners meet is a --db line like any other.
+template <class F>
+auto with_db_line(const Settings& s, F f) {
+  try {
+    return f();
+  } catch (const SettingError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SettingError("--db: the runners cannot meet at " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
+  }
+}
+
+// Every runner at the agreed start (Unix ms): shard 0 announces it once the
+// others have joined, the others wait for it; then all sleep until it.
+std::int64_t meet_the_other_runners(const ShardMarks& marks, const Settings& s, const RunHooks& hooks) {
+  const std::int64_t start = with_db_line(s, [&] {
+    return s.shard_index == 0 ? marks.announce(s.shard_wait, hooks.should_stop)
+                              : marks.await_start(s.shard_wait, hooks.should_stop);
+  });
+  sleep_until_unix_ms(start, hooks.should_stop);
+  return start;
+}
+
+// A runner's load is over: shard k says so; shard 0 waits for them all (the
+// shards still running after --shard-wait are named, on stderr and in the result).
+std::vector<int> end_of_slice(const ShardMarks& marks, const Settings& s, std::int64_t start, const RunHooks& hooks) {
+  return with_db_line(s, [&] {
+    if (s.shard_index != 0) {
+      marks.ended(start);
+      return std::vector<int>{};
+    }
+    const std::vector<int> missing = marks.await_ended(start, s.shard_wait, hooks.should_stop);
+    if (!missing.empty())
+      std::fprintf(stderr, "lockbench: --shard 0/%d: %zu shard(s) had not ended after %s; the partner's checks are "
+                   "read without them (merge refuses this run)\n", s.shard_count, missing.size(),
+                   format_duration(s.shard_wait).c_str());
+    return missing;
+  });
+}
+
+// The result block that says which slice a runner held and how it met the others.
+json shard_block(const Settings& s, std::int64_t run, std::int64_t start, const std::vector<int>& not_ended) {
+  return {{"index", s.shard_index},  {"count", s.shard_count}, {"slice", std::to_string(s.shard_index) + "/" + std::to_string(s.shard_count)},
+          {"run", run},              {"start_unix_ms", start},  {"partner_read", s.shard_index == 0},
+          {"not_ended", not_ended}};
+}
+
 }  // namespace
 
 bool pods_over_http(const Settings& s) { return s.pod_mode == "process" || !s.targets.empty(); }
@@ -561,7 +621,13 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   // Declared before anything that ends the run: destroyed after its rows are dropped.
   std::optional<RunRecord> record;
   Reclaimed reclaimed;
-  if (have_rows) reclaimed = prepare_rows(s, *scenario, run_key, external ? nullptr : &record);
+  // Sharded (--shard I/N, only with --targets): shard 0 alone prepares the run
+  // (old marks, rows, partner) and reads its checks at the end; the others only send.
+  const bool sharded = s.shard_count > 1, leader = s.shard_index == 0;
+  std::optional<ShardMarks> marks;
+  if (sharded) marks.emplace(s.db_url, runner_session_name(), run_key, s.shard_index, s.shard_count);
+  if (sharded && leader) with_db_line(s, [&] { marks->clear(); });
+  if (have_rows && leader) reclaimed = prepare_rows(s, *scenario, run_key, external ? nullptr : &record);
   // redis-lease: the pods share the run's keys in Redis ("lockbench:<run>:…"); the
   // runner counts those still held at the end and deletes them, whatever the way
   // out, unless the services are --targets (their run stays theirs).
@@ -571,8 +637,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   const DropRunKeysAtExit redis_keys(redis.get());
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
-    partner.reset(scenario->partner_reset(s));
-    partner.configure(partner_config(s));
+    if (leader) partner.reset(scenario->partner_reset(s));
+    if (leader) partner.configure(partner_config(s));
   } catch (const std::exception& e) {
     throw SettingError("--partner: cannot use " + redact_secrets(s.partner_url) + ": " + one_line(e.what()));
   }
@@ -601,6 +667,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     return urls[i];
   };
   const std::size_t n_pods = urls.size();
+  const std::int64_t start_ms = sharded ? meet_the_other_runners(*marks, s, hooks) : 0;
 
   const Duration step = std::clamp<Duration>(s.duration / 40, std::chrono::milliseconds(50), std::chrono::seconds(1));
   Recorder recorder(step);
@@ -1032,7 +1099,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   if (s.arrival == Arrival::closed) {
     std::mutex workload_mu;  // guards workload: the users share it
     std::vector<std::thread> users;
-    for (int u = 0; u < s.users; ++u)
+    for (int u = s.shard_index; u < s.users; u += s.shard_count)  // this runner's virtual users
       users.emplace_back([&, u] {
         Duration at = Duration::zero();
         while (at < s.duration) {
@@ -1049,7 +1116,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       });
     for (auto& t : users) t.join();
   } else {
-    const std::vector<Request> schedule = workload.schedule();
+    const std::vector<Request> schedule = slice_of(workload.schedule(), s);
     planned = static_cast<std::int64_t>(schedule.size());
     const std::int64_t per_pod_capacity = static_cast<std::int64_t>(s.max_threads) + s.accept_count + 8;
     const int n_senders = static_cast<int>(std::clamp<std::int64_t>(
@@ -1071,7 +1138,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
 
   // --- the strategy's background work: told that the requests are over, then
   // waited for (each ends by itself once nothing is due, or at its drain limit) ---
-  if (!interrupted && info.make()->background_workers(s) > 0) {
+  const std::vector<int> not_ended = sharded ? end_of_slice(*marks, s, start_ms, hooks) : std::vector<int>{};
+  if (!interrupted && leader && info.make()->background_workers(s) > 0) {
     for (std::size_t i = 0; i < n_pods; ++i) {
       httplib::Client c(url_of(i));
       set_timeouts(c, Duration(std::chrono::seconds(2)), Duration(std::chrono::seconds(10)));
@@ -1140,7 +1208,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
     std::fprintf(stderr, "lockbench: could not count leaked advisory locks: %s\n", one_line(e.what()).c_str());
   }
   std::vector<StoredRow> stored;
-  if (have_rows) {
+  if (have_rows && leader) {
     try {
       auto c = open_session(s.db_url, runner_session_name());
       stored = stored_rows(*c, run_key, scenario->tables());
@@ -1153,13 +1221,18 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   children.kill_all();
   json partner_json;
   try {
+    if (!leader)
+      throw std::runtime_error("read once, by shard 0 of " + std::to_string(s.shard_count) +
+                               ", after every runner ended (lockbench merge takes them from its result)");
     partner_json = partner_block(partner, have_rows ? std::optional<json>(scenario->service_view(stored)) : std::nullopt);
   } catch (const std::exception& e) {
     // A partner lost mid-run: the result still comes, with no verdict and no count pretending to be 0.
-    const std::string reason = "cannot read the checks from " + redact_secrets(s.partner_url) + ": " + one_line(e.what());
-    std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
+    const std::string reason = leader ? "cannot read the checks from " + redact_secrets(s.partner_url) + ": " + one_line(e.what())
+                                      : std::string(e.what());
+    if (leader) std::fprintf(stderr, "lockbench: --partner: %s; the oracle's verdict is unavailable\n", reason.c_str());
     partner_json = partner_unavailable(reason);
   }
+  if (sharded && leader) with_db_line(s, [&] { marks->clear(); });
 
   RunSummary summary;
   summary.settings = &configured;
@@ -1200,7 +1273,13 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   }
   summary.extra["strategy_info"] = strategy_info_json(info);
   if (!external) summary.extra["reclaimed_at_start"] = reclaimed_json(reclaimed);
-  return make_result(summary);
+  if (!sharded) return make_result(summary);
+  // The N runners share one run id; each result offers its slice's share of the load.
+  summary.run_id = "targets-" + std::to_string(run_key) + "-" + std::to_string(start_ms);
+  summary.extra["shard"] = shard_block(s, run_key, start_ms, not_ended);
+  json result = make_result(summary);
+  result["offered_per_s"] = result["offered_per_s"].get<double>() / s.shard_count;
+  return result;
 }
 
 }  // namespace lockbench::real

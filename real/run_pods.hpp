@@ -17,6 +17,15 @@
 // (GET /lockbench/stats, effects summed); the partner's oracle and the database
 // check; one result of the usual contract (core/result.hpp).
 //
+// --shard I/N (with --targets; real/shard_marks.hpp): this runner sends the
+// schedule's positions p with p % N == I (closed loop: those users). Shard 0
+// alone seeds the rows and resets the partner, announces a wall-clock start
+// once every runner has joined, and after every runner's `ended` mark tells the
+// pods the requests are over and reads their figures, the rows and the checks;
+// the others' results say the checks were read by shard 0 (partner
+// unavailable, not an error). Each result has a `shard` block and offers its
+// slice's share of the load; all share one run_id.
+//
 // A stop (hooks.should_stop): no new request, the queued ones rejected, a grace
 // period for those in flight (connectionTimeout clamped to 2..10 s), then the
 // pods' figures read, the pods stopped and their sessions terminated (process

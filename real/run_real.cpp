@@ -249,6 +249,8 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   if (configured.pgbouncer != "none" && real::pods_over_http(configured))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
                        "run PgBouncer yourself and point the pods' --db at it)");
+  if (configured.shard_count > 1 && configured.targets.empty())
+    throw SettingError("--shard: a real run's shards need --targets (the runners share the services under test)");
   // --- hook: pods as HTTP services (real/run_pods.cpp); faults only there ---
   if (real::pods_over_http(configured)) return real::run_pods(configured, hooks);
   real::refuse_faults_in_threads(configured);

@@ -333,3 +333,24 @@ TEST_F(Shards, MergeRefusesAnOutHoldingAnotherSweepsResultsUnlessForced) {
   EXPECT_EQ(results, 13u);  // the sweep's 12 and the user's own notes.json, untouched
   EXPECT_TRUE(fs::exists(dir_ / "m" / "notes.json"));
 }
+
+// run --shard (real load from several runners): bad input is one line and exit
+// 2, before any server is touched (issue 34's bad input).
+TEST_F(Shards, ARunnersShardOutOfRangeOfZeroOrWithoutTargetsIsOneLineAndExit2) {
+  const std::string real = kBin + " run --world real --db postgresql://nobody@127.0.0.1:1/none --partner http://127.0.0.1:1";
+  expect_one_line_exit_2(run_command(real + " --targets http://127.0.0.1:1 --shard 3/3"), "index 3 is out of range");
+  expect_one_line_exit_2(run_command(real + " --targets http://127.0.0.1:1 --shard 0/0"), "--shard");
+  expect_one_line_exit_2(run_command(real + " --shard 0/2"), "need --world real and --targets");
+  expect_one_line_exit_2(run_command(kBin + " run --world sim --shard 0/2"), "need --world real and --targets");
+  expect_one_line_exit_2(run_command(real + " --targets http://127.0.0.1:1 --shard 0/2 --shards 2"), "give one");
+  expect_one_line_exit_2(run_command(real + " --targets http://127.0.0.1:1 --shard 0/2 --shard-wait 0s"), "--shard-wait");
+  expect_one_line_exit_2(run_command("env -u JOB_COMPLETION_INDEX " + real + " --targets http://127.0.0.1:1 --shards 2"),
+                         "JOB_COMPLETION_INDEX is not set");
+}
+
+// merge given result files that are no runner's shards: one line, exit 2.
+TEST_F(Shards, MergeOfResultFilesThatAreNoRunnersShardsIsOneLineAndExit2) {
+  ASSERT_EQ(run_command(kBin + " run --world sim --quiet --duration 5s --out " + at("plain.json")).status, 0);
+  expect_one_line_exit_2(run_command(kBin + " merge " + at("plain.json") + " --out " + at("m")),
+                         "not the shards of a real run");
+}

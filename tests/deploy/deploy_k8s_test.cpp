@@ -161,9 +161,9 @@ void expect_a_coherent_sweep(const std::vector<YAML::Node>& docs, int shards) {
 }
 
 // The kustomization's literals, by key.
-std::map<std::string, std::string> literals() {
+std::map<std::string, std::string> literals(const std::string& dir = "/sweep") {
   std::map<std::string, std::string> out;
-  const YAML::Node k = YAML::LoadFile(kDeploy + "/sweep/kustomization.yaml");
+  const YAML::Node k = YAML::LoadFile(kDeploy + dir + "/kustomization.yaml");
   for (const auto& l : k["configMapGenerator"][0]["literals"]) {
     const std::string s = l.as<std::string>();
     out[s.substr(0, s.find('='))] = s.substr(s.find('=') + 1);
@@ -175,12 +175,12 @@ std::map<std::string, std::string> literals() {
 
 TEST(DeployK8s, EveryObjectPassesTheSchemaCheck) {
   std::size_t objects = 0;
-  for (const char* file : {"/lockbench.yaml", "/sweep/sweep-job.yaml"})
+  for (const char* file : {"/lockbench.yaml", "/sweep/sweep-job.yaml", "/runners/runner-job.yaml"})
     for (const auto& doc : documents(slurp(kDeploy + file))) {
       for (const auto& e : schema_errors(doc)) ADD_FAILURE() << file << ": " << e;
       ++objects;
     }
-  EXPECT_GE(objects, 8u);
+  EXPECT_GE(objects, 11u);
 }
 
 TEST(DeployK8s, TheSchemaCheckFindsWhatAClusterWouldRefuse) {
@@ -235,3 +235,39 @@ TEST(DeployK8s, KubectlKustomizeRendersACoherentSweepOffline) {
   expect_a_coherent_sweep(docs, std::stoi(literals().at("shards")));
 }
 #endif
+
+// The runners' Indexed Job: every runner at once (parallelism = completions =
+// N), each its slice by --shards and its own result file, no retry (the start
+// has passed), and a merge that reads runner-0 .. runner-(N-1) from one claim.
+TEST(DeployK8s, TheRunnersJobItsMergeAndTheKustomizeVariablesAgree) {
+  const auto vars = literals("/runners");
+  ASSERT_TRUE(vars.count("runners") && vars.count("flags"));
+  const int n = std::stoi(vars.at("runners"));
+  for (const char* given_by_the_job : {"--out", "--shard"}) EXPECT_EQ(vars.at("flags").find(given_by_the_job), std::string::npos);
+  for (const char* needed : {"--world real", "--targets", "--db", "--partner"}) EXPECT_NE(vars.at("flags").find(needed), std::string::npos);
+  const auto docs = documents(slurp(kDeploy + "/runners/runner-job.yaml"));
+  const YAML::Node job = find(docs, "Job", "lockbench-runners");
+  ASSERT_TRUE(job);
+  EXPECT_EQ(at(job, "spec.completionMode").as<std::string>(), "Indexed");
+  EXPECT_EQ(at(job, "spec.completions").as<int>(), n);
+  EXPECT_EQ(at(job, "spec.parallelism").as<int>(), n);
+  EXPECT_EQ(at(job, "spec.backoffLimit").as<int>(), 0);
+  const std::string runner = script_of(job);
+  EXPECT_NE(runner.find("lockbench run $RUN_FLAGS"), std::string::npos) << runner;
+  EXPECT_NE(runner.find("--shards \"$RUNNERS\""), std::string::npos) << runner;
+  EXPECT_NE(runner.find("/results/runners/runner-$JOB_COMPLETION_INDEX.json"), std::string::npos) << runner;
+  const YAML::Node merge = find(docs, "Job", "lockbench-runners-merge");
+  ASSERT_TRUE(merge);
+  const std::string m = script_of(merge);
+  EXPECT_NE(m.find("lockbench merge"), std::string::npos) << m;
+  EXPECT_NE(m.find("/results/runners/runner-$i.json"), std::string::npos) << m;
+  for (const YAML::Node& j : {job, merge})
+    EXPECT_EQ(at(j, "spec.template.spec.volumes")[0]["persistentVolumeClaim"]["claimName"].as<std::string>(),
+              "lockbench-runners-results");
+  const YAML::Node k = YAML::LoadFile(kDeploy + "/runners/kustomization.yaml");
+  std::set<std::string> replaced;
+  for (const auto& r : k["replacements"])
+    for (const auto& t : r["targets"])
+      for (const auto& f : t["fieldPaths"]) replaced.insert(r["source"]["fieldPath"].as<std::string>() + "->" + f.as<std::string>());
+  EXPECT_EQ(replaced, (std::set<std::string>{"data.runners->spec.completions", "data.runners->spec.parallelism"}));
+}

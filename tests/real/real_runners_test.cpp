@@ -1,0 +1,222 @@
+// Real load from several runners (run --targets ... --shard I/N, lockbench
+// merge of their results), against a real PostgreSQL, the fake partner and
+// `lockbench serve` pods on loopback: three runner processes, each driving a
+// third of the one schedule, give the verdicts of one runner at the full rate,
+// the same requests, and ok/s within 10 %; a shard alone waits for shard 0 a
+// bounded time and says so in one line; merge refuses a missing runner.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/cli/run_command.hpp"
+#include "tests/real/test_env.hpp"
+
+namespace lockbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::run_command;
+
+// The workload, in configured units, time-scaled by half: 3 s of 200 requests/s
+// on 40 keys (row-lease's conflicts stay few), a 10 ms partner call, over two pods of 4 connections each.
+const std::string kLoad =
+    " --keys 40 --rate 100 --duration 6s --time-scale 0.5 --partner-latency fixed:20ms"
+    " --maximum-pool-size 4 --seed 7 --probe-interval 0s";
+
+std::string servers() { return " --db " + test::test_db() + " --partner " + test::test_partner(); }
+
+// One `lockbench serve` pod of `run`, killed and reaped with the object.
+class Pod {
+ public:
+  Pod(const std::string& scenario, const std::string& strategy, std::int64_t run, int index) {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    std::vector<std::string> args = {"lockbench", "serve", "--scenario", scenario, "--strategy", strategy,
+                                     "--db", test::test_db(), "--partner", test::test_partner(), "--port", "0",
+                                     "--run-id", std::to_string(run), "--pod", std::to_string(index), "--keys", "40",
+                                     "--maximum-pool-size", "4", "--pods", "2"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[0]);
+      ::execv(LOCKBENCH_BIN, argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    fd_ = fds[0];
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 200) <= 0) continue;
+      char buf[256];
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      line.append(buf, static_cast<std::size_t>(n));
+    }
+    const std::string prefix = "listening on ";
+    if (const auto at = line.find(prefix); at != std::string::npos)
+      url_ = "http://" + line.substr(at + prefix.size(), line.find('\n') - at - prefix.size());
+  }
+  Pod(const Pod&) = delete;
+  Pod& operator=(const Pod&) = delete;
+  ~Pod() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& url() const { return url_; }
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::string url_;
+};
+
+class Runners : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("lockbench-runners-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string at(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::string runner(const std::string& scenario, const std::string& strategy, const std::string& targets,
+                   const std::string& extra) {
+  return std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + servers() + kLoad + " --scenario " + scenario +
+         " --strategy " + strategy +
+         " --targets " + targets + extra;
+}
+
+json first_result(const testing::CommandResult& r) {
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out).at(0) : json::object();
+}
+
+std::int64_t violations(const json& r) {
+  std::int64_t n = 0;
+  for (const auto& [kind, v] : r["partner"]["violations"].items())
+    if (v.is_number()) n += v.get<std::int64_t>();
+  return n;
+}
+
+// What the report's verdict table judges: exclusion held, pool-safe, nothing leaked, the oracle read.
+json verdicts(const json& r) {
+  return {{"exclusion_held", violations(r) == 0},
+          {"pool_timeouts", r["requests"]["pool_timeout"].get<std::int64_t>() > 0},
+          {"leaked", r["locks"]["leaked"].get<std::int64_t>() > 0},
+          {"partner_available", r["partner"]["available"]}};
+}
+
+// Three runner processes started together, each with its slice; their merged result.
+json three_runners(const std::string& scenario, const std::string& strategy, const std::string& targets,
+                   const std::string& dir) {
+  std::vector<testing::Spawned> procs;
+  for (int i = 0; i < 3; ++i) {
+    const std::string out = dir + "/runner-" + std::to_string(i) + ".json";
+    procs.push_back(testing::spawn({"/bin/sh", "-c", runner(scenario, strategy, targets, " --shard " + std::to_string(i) + "/3 --out " + out)},
+                                   dir + "/out-" + std::to_string(i), dir + "/err-" + std::to_string(i)));
+  }
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(testing::wait_exit(procs[i].pid, std::chrono::seconds(60)), 0) << testing::slurp(procs[i].err_path);
+  const auto m = run_command(std::string(LOCKBENCH_BIN) + " merge " + dir + "/runner-0.json " + dir + "/runner-1.json " +
+                             dir + "/runner-2.json --no-charts --out " + dir + "/merged");
+  EXPECT_EQ(m.status, 0) << m.err;
+  if (m.status != 0) return json::object();
+  return json::parse(testing::slurp(dir + "/merged/merged.json"));
+}
+
+void expect_same_run(const json& one, const json& merged, const std::string& strategy) {
+  SCOPED_TRACE(strategy);
+  EXPECT_EQ(verdicts(merged), verdicts(one));
+  // The same schedule, sliced: every request sent once, by one runner.
+  EXPECT_EQ(merged["requests"]["total"], one["requests"]["total"]);
+  EXPECT_EQ(merged["latency_histogram_ms"]["all"]["count"], one["requests"]["total"]);
+  const double a = one["throughput_ok_per_s"].get<double>(), b = merged["throughput_ok_per_s"].get<double>();
+  EXPECT_NEAR(b / a, 1.0, 0.10) << "one runner " << a << " ok/s, three runners " << b << " ok/s";
+  EXPECT_EQ(merged["runners"].size(), 3u);
+  EXPECT_TRUE(merged["complete"].get<bool>());
+}
+
+TEST_F(Runners, ThreeRunnersAtAThirdOfTheRateGiveTheVerdictsOfOneRunnerAtTheFullRate) {
+  LOCKBENCH_NEED_PARTNER();
+  // row-lease holds exclusion on single-call; none breaks it on switch-primary.
+  for (const auto& [scenario, strategy] : {std::pair<std::string, std::string>{"single-call", "row-lease"}, {"switch-primary", "none"}}) {
+    const std::int64_t run = test::private_run_id();
+    Pod a(scenario, strategy, run, 1), b(scenario, strategy, run, 2);
+    ASSERT_FALSE(a.url().empty() || b.url().empty());
+    const std::string targets = a.url() + "," + b.url();
+    const json one = first_result(run_command(runner(scenario, strategy, targets, "")));
+    if (strategy == "none") {
+      EXPECT_GT(violations(one), 0);  // a broken verdict, to be found again
+    }
+    const std::string dir = at(strategy);
+    fs::create_directories(dir);
+    const json merged = three_runners(scenario, strategy, targets, dir);
+    ASSERT_TRUE(merged.contains("requests"));
+    expect_same_run(one, merged, strategy);
+    // Each runner held a third of the schedule (⌊n/3⌋ or ⌈n/3⌉) and offered a third of the load.
+    for (int i = 0; i < 3; ++i) {
+      const json r = json::parse(testing::slurp(dir + "/runner-" + std::to_string(i) + ".json"));
+      const auto n = one["requests"]["total"].get<std::int64_t>();
+      EXPECT_LE(std::abs(r["requests"]["total"].get<std::int64_t>() * 3 - n), 3);
+      EXPECT_NEAR(r["offered_per_s"].get<double>() * 3, one["offered_per_s"].get<double>(), 1e-9);
+      EXPECT_EQ(r["run_id"], merged["run_id"]);
+      EXPECT_EQ(r["partner"]["available"].get<bool>(), i == 0);  // the checks are read once, by shard 0
+    }
+  }
+}
+
+TEST_F(Runners, AShardWithoutShardZeroWaitsABoundedTimeAndSaysSoInOneLine) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::int64_t run = test::private_run_id();
+  Pod a("single-call", "row-lease", run, 1);
+  ASSERT_FALSE(a.url().empty());
+  const auto r = run_command(runner("single-call", "row-lease", a.url(), " --shard 1/2 --shard-wait 1s"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("shard 0 did not announce run " + std::to_string(run)), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const auto lonely = run_command(runner("single-call", "row-lease", a.url(), " --shard 0/2 --shard-wait 1s"));
+  EXPECT_EQ(lonely.status, 2) << lonely.err;
+  EXPECT_NE(lonely.err.find("shard(s) 1 did not join run"), std::string::npos) << lonely.err;
+  EXPECT_EQ(std::count(lonely.err.begin(), lonely.err.end(), '\n'), 1) << lonely.err;
+}
+
+TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::int64_t run = test::private_run_id();
+  Pod a("single-call", "row-lease", run, 1), b("single-call", "row-lease", run, 2);
+  ASSERT_FALSE(a.url().empty() || b.url().empty());
+  const json merged = three_runners("single-call", "row-lease", a.url() + "," + b.url(), dir_.string());
+  ASSERT_TRUE(merged.contains("requests"));
+  const std::string bin = LOCKBENCH_BIN;
+  const auto missing = run_command(bin + " merge " + at("runner-0.json") + " " + at("runner-2.json") + " --out " + at("m2"));
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  EXPECT_NE(missing.err.find("shard 1/3 is missing"), std::string::npos) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  const auto twice = run_command(bin + " merge " + at("runner-0.json") + " " + at("runner-1.json") + " " +
+                                 at("runner-1.json") + " --out " + at("m3"));
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("shard 1/3 is given twice"), std::string::npos) << twice.err;
+}
+
+}  // namespace
+}  // namespace lockbench
