@@ -653,7 +653,10 @@ int lockbench_main(int argc, char** argv) {
                                                    : Shard{};
       Settings sharded = settings_from(run_src, *run);
       apply_runner_shard(sharded, shard, run_shard_wait);
-      return cmd_run(sharded, out, metrics_out, json_out, progress_mode(quiet, json_out, force_progress), 0, judged,
+      if (run_repetitions != 1)
+        throw SettingError("--repetitions, --shard: the runners of a shard drive one real run together; repeat it by "
+                           "starting the runners again");
+      return cmd_run(sharded, out, metrics_out, json_out, progress_mode(quiet, json_out, force_progress), 0, 1, judged,
                      run_claim);
     }
     if (*run)
