@@ -39,6 +39,8 @@ std::vector<const json*> checked_shards(const std::vector<json>& results) {
     const json sh = r.is_object() ? r.value("shard", json()) : json();
     if (!sh.is_object()) refuse("a result without a `shard` block is not a runner's (run --shard I/N)");
     const std::string slice = sh.value("slice", std::string("?"));
+    if (!r.contains("latency_histogram_ms"))  // lockbench compact drops it: the latencies cannot be added up
+      refuse("shard " + slice + " is a compact result (no latency_histogram_ms); merge the runners' full results");
     if (sh.value("count", std::size_t{0}) != n) refuse("shard " + slice + " is of " + std::to_string(sh.value("count", 0)) + " runners, not " + std::to_string(n));
     if (sh.value("run", json()) != first["shard"].value("run", json()) ||
         sh.value("start_unix_ms", json()) != first["shard"].value("start_unix_ms", json()))

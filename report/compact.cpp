@@ -22,6 +22,7 @@ json compact_result(json result, std::size_t details_max) {
   if (!is_result(result)) return result;
   result.erase("trace");
   result.erase("timeline");
+  result.erase("latency_histogram_ms");  // read only by merge, of full runner results
   if (auto p = result.find("partner"); p != result.end() && p->is_object())
     if (auto d = p->find("details"); d != p->end() && d->is_array() && d->size() > details_max)
       d->erase(d->begin() + static_cast<std::ptrdiff_t>(details_max), d->end());

@@ -1,10 +1,11 @@
 // The committed form of a result (`lockbench compact`, results/ in the
 // repository): everything the report's tables, summary.csv, compare and --fail-on
 // read, without the bulk that only the charts and the sequence diagrams read.
-//   - `trace` (every traced request's steps) and `timeline` (the pool's samples
-//     over time) are dropped;
+//   - `trace` (every traced request's steps), `timeline` (the pool's samples
+//     over time) and `latency_histogram_ms` (the buckets `merge` adds up for
+//     the runners of one real run, which it reads from full results) are dropped;
 //   - `partner.details` (the partner's examples of each violation) keeps its
-//     first `details_max` (5); `partner.details_total` still counts them all;
+//     first `details_max` (none: the committed reports list them); `partner.details_total` still counts them all;
 //   - `detail` is set to "compact", so the result says what it lacks and a
 //     second compaction changes nothing.
 // A full result has no `detail` field (or "full"). The report reads compact
@@ -21,7 +22,7 @@
 
 namespace lockbench::report {
 
-inline constexpr std::size_t kCompactDetailsMax = 5;
+inline constexpr std::size_t kCompactDetailsMax = 0;
 
 // True for a lockbench result object (its `schema` names lockbench.result).
 bool is_result(const nlohmann::json& j);

@@ -99,7 +99,8 @@ TEST(ResultSchema, results_of_the_lockbench_binary_validate_against_docs_result_
     EXPECT_TRUE(errors_of(schema, r).empty()) << r["strategy"] << ":\n" << joined(errors_of(schema, r));
     // A full result (no `detail`) has both; only a compact one may lack them (schema: `detail`).
     EXPECT_FALSE(r.contains("detail")) << r["strategy"];
-    EXPECT_TRUE(r["trace"].is_object() && r["timeline"].is_array()) << r["strategy"];
+    EXPECT_TRUE(r["trace"].is_object() && r["timeline"].is_array() && r["latency_histogram_ms"].is_object())
+        << r["strategy"];
     race = race || r["trace"]["race"].is_object();
     timeout = timeout || r["requests"]["pool_timeout"].get<int>() > 0;
   }

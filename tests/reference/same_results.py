@@ -7,7 +7,8 @@
       result of that world must have been regenerated (no stale file).
       Prints each difference (file, first differing field) and exits 1.
   same_results.py --check-size DIR BYTES
-      DIR holds no result with a trace or a timeline, and is under BYTES in all.
+      DIR holds no result with a trace or a timeline, and its committed files
+      take under BYTES on disk (whole 4 KiB blocks, as du counts).
   same_results.py --self-test
       proves the comparison fails on a changed figure, a missing file and a
       stale file, and passes on equal ones.
@@ -93,7 +94,8 @@ def committed_files(root):
 
 def check_size(root, limit):
     files = committed_files(root)
-    total = sum(os.path.getsize(p) for p in files)
+    # As `du` counts them: each file takes whole 4 KiB blocks on disk.
+    total = sum(-(-os.path.getsize(p) // 4096) * 4096 for p in files)
     bulky = []
     for p in files:
         if not p.endswith(".json"):
@@ -107,7 +109,7 @@ def check_size(root, limit):
             bulky.append(os.path.relpath(p, root))
     for rel in bulky:
         print(f"{rel}: holds a trace or a timeline; commit `lockbench compact` output")
-    print(f"{root}: {total} bytes in {len(files)} files (limit {limit})")
+    print(f"{root}: {total} bytes in 4 KiB blocks, {len(files)} files (limit {limit})")
     return 1 if bulky or total >= limit else 0
 
 
