@@ -91,14 +91,6 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) 
 
 namespace {
 
-// The simulator's settings for the machine `c` describes (what calibrate writes).
-void apply_costs(Settings& s, const real::StackCosts& c) {
-  s.db_latency = Distribution::lognormal(c.statement.p50_ms, std::max(c.statement.p99_ms, c.statement.p50_ms * 1.01));
-  s.partner_overhead = from_ms(c.partner_call.p50_ms);
-  s.pool_handoff = from_ms(c.pool_handoff.p50_ms);
-  s.worker_handoff = from_ms(c.worker_handoff.p50_ms);
-}
-
 // One figure in both worlds: repetition i of each world ran with the same seed (the same
 // arrivals and partner delays), so the ratios pair up: sim_i / real_i.
 struct Ratio {
@@ -174,7 +166,7 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int re
   const bool calibrated = !unset("db-latency") || !unset("partner-overhead");
   if (!calibrated) {
     std::cerr << "validate: measuring the real stack's own costs (as lockbench calibrate)...\n";
-    apply_costs(s, real::measure_stack(s));
+    real::apply_stack_costs(s, real::measure_stack(s));
   }
   // Mean connection hold of held-tx on single-call: the partner call and its
   // HTTP cost, five statements (begin, lock, read, update, commit).

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "plan/paper.hpp"
 #include "plan/prometheus_input.hpp"
 #include "plan/render.hpp"
+#include "real/calibrate.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 
@@ -109,6 +111,86 @@ std::string slurp(const std::string& path) {
   return t.str();
 }
 
+// "25%" or "25": a share from 0 to 400 %.
+double margin_of(const std::string& text) {
+  if (text.empty()) return 0;
+  std::string digits = text;
+  if (digits.back() == '%') digits.pop_back();
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(digits, &used);
+    if (used == digits.size() && !digits.empty() && v >= 0 && v <= 400) return v / 100;
+  } catch (const std::exception&) {
+  }
+  throw SettingError("--margin: '" + text + "' is not a share from 0% to 400% (e.g. 25%)");
+}
+
+// plan --world real: the real stack's own costs, measured (as calibrate) unless
+// --db-latency or --partner-overhead was given, in the plan's time: a run at
+// time scale F compresses every configured duration by F but not the
+// database's statements, so a 0.5 ms statement is a 5 ms one at F = 0.1.
+void plan_for_the_real_stack(Settings& s, const std::function<bool(const std::string&)>& flag_given,
+                             std::vector<std::string>& inputs) {
+  if (s.db_url.empty() || s.partner_url.empty())
+    throw SettingError("--db and --partner: plan --world real confirms in a real database and partner; give both");
+  if (flag_given("db-latency") || flag_given("partner-overhead")) {
+    inputs.push_back("the real stack's costs as given: --db-latency " + s.db_latency.to_string());
+    return;
+  }
+  std::cerr << "lockbench: plan: measuring the real stack's own costs (as lockbench calibrate)...\n";
+  const real::StackCosts c = real::measure_stack(s);
+  const double f = 1 / s.time_scale;
+  real::apply_stack_costs(s, c, f);
+  inputs.push_back(fmt::format(
+      "the real stack, measured: a statement p50 {:.2f} ms, p99 {:.2f} ms; at time scale {:g} the plan sizes for "
+      "--db-latency {} (x {:g})",
+      c.statement.p50_ms, c.statement.p99_ms, s.time_scale, s.db_latency.to_string(), f));
+}
+
+// Each strategy the simulator confirmed, run once in the real world at the given rate and time scale.
+void confirm_in_real_world(plan::PlanResult& p, const Settings& real_base, double given_rate, const plan::Judge& judge,
+                           const std::string& fail_on) {
+  for (auto& c : p.confirmed) {
+    if (!c.feasible) continue;
+    Settings r = c.chosen.settings;
+    r.world = "real";
+    r.db_url = real_base.db_url;
+    r.partner_url = real_base.partner_url;
+    r.redis_url = real_base.redis_url;
+    r.time_scale = real_base.time_scale;
+    r.rate_per_s = given_rate;
+    r.seed = real_base.seed;
+    r.validate();
+    std::cerr << fmt::format("lockbench: plan: {} in the real world, time scale {:g}, {}...\n", c.strategy,
+                             r.time_scale, format_duration(std::chrono::duration_cast<Duration>(r.duration * r.time_scale)));
+    const nlohmann::json res = run_real(r);
+    plan::Evidence e;
+    e.settings = r;
+    e.broken = judge(res);
+    e.met = e.broken.empty();
+    const auto num = [&res](std::initializer_list<const char*> path) {
+      const nlohmann::json* j = &res;
+      for (const char* k : path) {
+        if (!j->is_object() || !j->contains(k)) return 0.0;
+        j = &(*j)[k];
+      }
+      return j->is_number() ? j->get<double>() : 0.0;
+    };
+    // In the plan's time, as the targets are: a time-scaled run's latencies divided by its scale.
+    const double p99 = res.contains("unscaled") ? num({"unscaled", "latency_ok_ms", "p99"}) : num({"latency_ok_ms", "p99"});
+    e.p99_ms.push_back(p99 > 0 ? p99 : std::numeric_limits<double>::quiet_NaN());
+    e.lease_steals = num({"locks", "lease_steals"});
+    e.run_lines.push_back(plan::run_line(r, fail_on));
+    c.real_counts = {{"ok", num({"requests", "ok"})},
+                     {"pool_timeouts", num({"requests", "pool_timeout"})},
+                     {"violations", num({"partner", "violations", "total"})},
+                     {"probe_failures", num({"probes", "failed"})},
+                     {"lease_steals", e.lease_steals}};
+    c.real = std::move(e);
+    c.real_time_scale = r.time_scale;
+  }
+}
+
 int positive(const std::string& text, const char* flag, int hi) {
   try {
     std::size_t used = 0;
@@ -148,6 +230,10 @@ void add_plan_flags(CLI::App& plan, PlanOptions& o) {
                   "write the plan as one HTML page (the table, the diff, the safe envelope inline, the arithmetic and "
                   "run lines per strategy); the envelope's SVG is written beside it unless --svg names one")
       ->type_name("FILE");
+  plan.add_option("--margin", o.margin,
+                  "plan for the rate plus this share (e.g. 25%): the settings keep that headroom; a real-world "
+                  "confirmation still runs at the given rate")
+      ->type_name("PERCENT");
   plan.add_option("--jobs", o.jobs,
                   "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) + ")")
       ->type_name("N");
@@ -192,9 +278,25 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   if (s.duration == default_duration && !flag_given("duration")) s.duration = kPlanDuration;
   if (s.arrival != Arrival::open)
     throw SettingError("--rate: plan sizes for an open-loop rate (requests per second), not --users or --burst");
-  if (s.world != "sim") throw SettingError("--world: plan confirms in the simulator only (accepted: sim)");
   const std::vector<std::string> names = candidates(s.strategy, s.scenario);
   s.strategy = names.front();  // validate() checks one strategy; each candidate runs as itself
+  const double margin = margin_of(o.margin);
+  const bool real = s.world == "real";
+  const Settings real_base = s;
+  if (real) {
+    plan_for_the_real_stack(s, flag_given, p.inputs);
+    s.world = "sim";
+    s.db_url.clear(), s.partner_url.clear(), s.redis_url.clear();
+    s.time_scale = 1;  // the simulator plans in the service's own time
+  }
+  p.given_rate_per_s = s.rate_per_s;
+  p.margin = margin;
+  if (margin > 0) {
+    s.rate_per_s *= 1 + margin;
+    p.inputs.push_back(fmt::format("--margin {:g} %: planned for {:.2f}/s, the given {:.2f}/s + {:g} %{}", margin * 100,
+                                   s.rate_per_s, p.given_rate_per_s, margin * 100,
+                                   real ? "; the real-world runs offer the given rate" : ""));
+  }
   s.validate();
 
   p.base = s;
@@ -222,6 +324,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   co.recovery_ms_max = recovery_ms;
   co.fail_on = o.fail_on;
   p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
+  if (real) confirm_in_real_world(p, real_base, p.given_rate_per_s, judge, o.fail_on);
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   const int rec = plan::recommended(p);
@@ -234,7 +337,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
     // The envelope of the settings the simulator confirmed: its pool, only the strategies it found feasible.
     std::vector<plan::PaperVerdict> drawn;
     for (std::size_t i = 0; i < p.paper.size(); ++i) {
-      if (!p.confirmed[i].feasible) continue;
+      if (!plan::meets(p.confirmed[i])) continue;
       drawn.push_back(p.paper[i]);
       drawn.back().feasible = true;
       drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;

@@ -7,7 +7,11 @@
 // scenario; a strategy named by the files is the service's current one (the
 // diff's "before"). Targets: --fail-on (a point fails when a threshold holds,
 // as for run) and --recovery-max. The simulator's runs last 2 minutes unless
-// --duration (or a file) says otherwise.
+// --duration (or a file) says otherwise. --margin plans for a higher rate than
+// given. --world real (with --db, --partner, usually --time-scale) measures the
+// real stack's costs first, plans for them, and runs each strategy the
+// simulator confirmed once in the real world at the given rate: a strategy is
+// recommended only when that run meets the targets too.
 // Exit 0: a strategy meets the targets; 1: none does (the closest point is
 // named); 2: bad input, one line.
 #pragma once
@@ -31,6 +35,7 @@ struct PlanOptions {
   std::string svg;              // the safe-envelope chart
   std::string html;             // plan.html: everything on one page, the envelope inline
   std::string jobs;             // parallel simulator runs (default: the cores)
+  std::string margin;           // plan for the rate plus this share ("25%"); empty = none
 };
 
 // plan's own flags (the settings' flags are added by the caller, as for run).

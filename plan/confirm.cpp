@@ -295,7 +295,11 @@ nlohmann::json to_json(const Confirmed& c) {
           {"headroom", to_json(c.headroom)},
           {"slow_partner", to_json(c.slow_partner)},
           {"crash", to_json(c.crash)},
-          {"simulator_runs", c.runs}};
+          {"simulator_runs", c.runs},
+          {"real", c.real.run_lines.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json{{"time_scale", c.real_time_scale},
+                                                            {"counts", c.real_counts},
+                                                            {"run", to_json(c.real)}}}};
 }
 
 }  // namespace lockbench::plan

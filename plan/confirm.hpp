@@ -62,6 +62,11 @@ struct Confirmed {
   Evidence slow_partner;  // lease strategies: every call at the partner's p99.9
   Evidence crash;         // with a recovery target
   int runs = 0;           // simulator runs made for this strategy
+  // plan --world real: the chosen point run once in the real world, time-scaled
+  // (empty run_lines when it was not run: infeasible in the simulator, or no --world real).
+  Evidence real;
+  double real_time_scale = 0;
+  nlohmann::json real_counts;  // the real run's pool timeouts, violations, failed probes, lease steals
 };
 
 struct ConfirmOptions {

@@ -419,5 +419,46 @@ TEST(PlanRender, PropertiesDiffUsesTheFilesOwnKeysAndOnlyChangedSettings) {
   EXPECT_EQ(diff.find("max-attempts"), std::string::npos) << diff;  // unchanged (3)
 }
 
+TEST(PlanRender, AStrategyTheRealWorldRunBreaksIsNotRecommended) {
+  PlanResult p;
+  for (const char* name : {"row-lease", "advisory-xact:try"}) {
+    PaperVerdict v;
+    v.strategy = name;
+    v.feasible = true;
+    p.paper.push_back(v);
+    Confirmed c;
+    c.strategy = name;
+    c.feasible = true;
+    c.headroom_per_s = name == std::string("row-lease") ? 30 : 20;  // row-lease is the simulator's pick
+    c.chosen.run_lines = {"lockbench run"};
+    c.chosen.met = true;
+    p.confirmed.push_back(c);
+  }
+  EXPECT_EQ(recommended(p), 0);
+  EXPECT_FALSE(confirmed_in_real_world(p));
+  for (auto& c : p.confirmed) {
+    c.real.run_lines = {"lockbench run --world real"};
+    c.real.met = true;
+    c.real_time_scale = 0.1;
+  }
+  p.confirmed[0].real.met = false;  // row-lease broke a target in the real world
+  p.confirmed[0].real.broken = {"row-lease (real, switch-primary): pool_timeouts = 289, fails pool_timeouts>0"};
+  EXPECT_TRUE(confirmed_in_real_world(p));
+  EXPECT_FALSE(meets(p.confirmed[0]));
+  EXPECT_EQ(recommended(p), 1);
+  const std::string text = render_text(p);
+  EXPECT_NE(text.find("row-lease: meets the targets in the simulator, not in the real world"), std::string::npos) << text;
+  EXPECT_NE(text.find("real world, time scale 0.1"), std::string::npos) << text;
+  EXPECT_NE(text.find("pool_timeouts = 289"), std::string::npos) << text;
+  EXPECT_NE(text.find("recommended: advisory-xact:try"), std::string::npos) << text;
+  p.confirmed[1].real.met = false;
+  EXPECT_EQ(recommended(p), -1);
+  EXPECT_EQ(exit_code(p), 1);  // none meets the targets in both worlds: an answer, exit 1
+  const nlohmann::json j = render_json(p);
+  EXPECT_TRUE(j["real_world"].get<bool>());
+  EXPECT_TRUE(j["recommended"].is_null());
+  EXPECT_FALSE(j["strategies"][0]["simulator"]["real"]["run"]["met"].get<bool>());
+}
+
 }  // namespace
 }  // namespace lockbench::plan

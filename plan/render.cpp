@@ -88,10 +88,16 @@ std::string evidence_html(const Evidence& e, const char* what) {
 
 }  // namespace
 
+bool meets(const Confirmed& c) { return c.feasible && (c.real.run_lines.empty() || c.real.met); }
+
+bool confirmed_in_real_world(const PlanResult& p) {
+  return std::any_of(p.confirmed.begin(), p.confirmed.end(), [](const Confirmed& c) { return !c.real.run_lines.empty(); });
+}
+
 int recommended(const PlanResult& p) {
   int best = -1;
   for (std::size_t i = 0; i < p.confirmed.size(); ++i) {
-    if (!p.confirmed[i].feasible) continue;
+    if (!meets(p.confirmed[i])) continue;
     if (best < 0) {
       best = static_cast<int>(i);
       continue;
@@ -165,26 +171,33 @@ std::string render_text(const PlanResult& p) {
                                 : std::string())
       << "\n";
   for (const auto& line : p.inputs) out << "input: " << line << "\n";
+  const bool real = confirmed_in_real_world(p);
   out << "\n"
-      << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}\n", "strategy", "paper", "simulator",
-                     "pool", "conn.tmo", "read x tries", "lease TTL", "threads", "headroom/s");
+      << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}{}\n", "strategy", "paper", "simulator",
+                     "pool", "conn.tmo", "read x tries", "lease TTL", "threads", "headroom/s", real ? "  real" : "");
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
     const auto& r = pv.settings;
-    out << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}\n", pv.strategy,
+    const std::string real_cell = !real ? "" : c.real.run_lines.empty() ? "  -" : c.real.met ? "  meets" : "  fails";
+    out << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}{}\n", pv.strategy,
                        pv.feasible ? "meets" : "fails", c.feasible ? "meets" : "fails",
                        c.chosen.run_lines.empty() ? r.pool_size : c.chosen.settings.maximum_pool_size,
                        format_duration(r.connection_timeout),
                        format_duration(r.read_timeout) + " x " + std::to_string(r.attempts),
                        r.lease_ttl.count() > 0 ? format_duration(r.lease_ttl) : "-", r.max_threads,
                        c.feasible ? fmt::format("{}{:.2f}", c.headroom_at_least ? ">=" : "", c.headroom_per_s)
-                                  : std::string("-"));
+                                  : std::string("-"),
+                       real_cell);
   }
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
-    out << "\n" << pv.strategy << ": " << (c.feasible ? "meets the targets" : "does not meet the targets") << "\n";
+    out << "\n" << pv.strategy << ": "
+        << (meets(c)      ? "meets the targets"
+            : c.feasible ? "meets the targets in the simulator, not in the real world"
+                         : "does not meet the targets")
+        << "\n";
     for (const auto& w : pv.why_not) out << "  paper: fails " << w << "\n";
     if (c.no_exclusion && c.chosen.met)
       out << "  the simulator saw no violation in these runs; that proves nothing for a lock that does not exclude\n";
@@ -196,6 +209,8 @@ std::string render_text(const PlanResult& p) {
     if (!c.slow_partner.run_lines.empty())
       out << evidence_text(c.slow_partner, "every call at the partner's p99.9, one hot key");
     if (!c.crash.run_lines.empty()) out << evidence_text(c.crash, "crash at half time");
+    if (!c.real.run_lines.empty())
+      out << evidence_text(c.real, fmt::format("real world, time scale {:g}", c.real_time_scale).c_str());
   }
   const int rec = recommended(p);
   out << "\n";
@@ -234,6 +249,9 @@ nlohmann::json render_json(const PlanResult& p) {
   return {{"schema", "lockbench.plan/1"},
           {"scenario", p.base.scenario},
           {"rate_per_s", p.base.rate_per_s},
+          {"margin", p.margin},
+          {"given_rate_per_s", p.given_rate_per_s > 0 ? p.given_rate_per_s : p.base.rate_per_s},
+          {"real_world", confirmed_in_real_world(p)},
           {"pods", p.base.pods},
           {"partner_latency", p.base.partner_latency.to_string()},
           {"current_strategy", p.current.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.current)},
@@ -267,8 +285,10 @@ std::string render_html(const PlanResult& p, const std::string& diff, const std:
                                 : std::string())
       << ".</p>\n";
   for (const auto& line : p.inputs) out << "<p>Input: " << esc(line) << "</p>\n";
+  const bool real = confirmed_in_real_world(p);
   out << "<table><tr><th>strategy</th><th>paper</th><th>simulator</th><th>pool</th><th>connectionTimeout</th>"
-         "<th>read timeout x attempts</th><th>lease TTL</th><th>threads</th><th>headroom/s</th></tr>\n";
+         "<th>read timeout x attempts</th><th>lease TTL</th><th>threads</th><th>headroom/s</th>"
+      << (real ? "<th>real world</th>" : "") << "</tr>\n";
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
@@ -282,7 +302,7 @@ std::string render_html(const PlanResult& p, const std::string& diff, const std:
         << r.attempts << "</td><td>" << (r.lease_ttl.count() > 0 ? format_duration(r.lease_ttl) : "-") << "</td><td>"
         << r.max_threads << "</td><td>"
         << (c.feasible ? fmt::format("{}{:.2f}", c.headroom_at_least ? "&ge;" : "", c.headroom_per_s) : "-")
-        << "</td></tr>\n";
+        << "</td>" << (!real ? "" : c.real.run_lines.empty() ? "<td>-</td>" : verdict(c.real.met)) << "</tr>\n";
   }
   out << "</table>\n";
   const int rec = recommended(p);
@@ -304,7 +324,10 @@ std::string render_html(const PlanResult& p, const std::string& diff, const std:
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
-    out << "<h3>" << esc(pv.strategy) << ": " << (c.feasible ? "meets the targets" : "does not meet the targets")
+    out << "<h3>" << esc(pv.strategy) << ": "
+        << (meets(c)      ? "meets the targets"
+            : c.feasible ? "meets the targets in the simulator, not in the real world"
+                         : "does not meet the targets")
         << "</h3>\n<ul>\n";
     for (const auto& w : pv.why_not) out << "<li>paper: fails " << esc(w) << "</li>\n";
     for (const auto& w : pv.why) out << "<li>" << esc(w) << "</li>\n";
@@ -312,7 +335,8 @@ std::string render_html(const PlanResult& p, const std::string& diff, const std:
         << evidence_html(c.chosen, c.feasible ? "chosen" : "closest tried")
         << evidence_html(c.below, "one connection fewer") << evidence_html(c.headroom, "headroom")
         << evidence_html(c.slow_partner, "every call at the partner's p99.9, one hot key")
-        << evidence_html(c.crash, "crash at half time");
+        << evidence_html(c.crash, "crash at half time")
+        << evidence_html(c.real, fmt::format("real world, time scale {:g}", c.real_time_scale).c_str());
   }
   out << "</body></html>\n";
   return out.str();

@@ -25,10 +25,17 @@ struct PlanResult {
   std::vector<PaperVerdict> paper;
   std::vector<Confirmed> confirmed;  // same order as paper
   std::vector<std::string> inputs;   // where the numbers came from, one line each
+  double margin = 0;                 // --margin: planned for rate x (1 + margin)
+  double given_rate_per_s = 0;       // the rate before the margin
   double elapsed_s = 0;
 };
 
-// The recommended strategy's index: feasible in the simulator, the highest
+// A strategy meets the targets: in the simulator, and in the real world when
+// the plan confirmed it there (plan --world real).
+bool meets(const Confirmed& c);
+bool confirmed_in_real_world(const PlanResult& p);
+
+// The recommended strategy's index: meets the targets (above), the highest
 // headroom, then the service's current strategy, then registry order; -1 when none is.
 int recommended(const PlanResult& p);
 // When none is feasible: the point that broke the fewest targets (its index).

@@ -224,4 +224,12 @@ std::string calibration_toml(const StackCosts& c, const std::string& where) {
   return t.str();
 }
 
+void apply_stack_costs(Settings& s, const StackCosts& c, double factor) {
+  const double p50 = c.statement.p50_ms * factor;
+  s.db_latency = Distribution::lognormal(p50, std::max(c.statement.p99_ms * factor, p50 * 1.01));
+  s.partner_overhead = from_ms(c.partner_call.p50_ms * factor);
+  s.pool_handoff = from_ms(c.pool_handoff.p50_ms * factor);
+  s.worker_handoff = from_ms(c.worker_handoff.p50_ms * factor);
+}
+
 }  // namespace lockbench::real

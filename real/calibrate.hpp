@@ -42,6 +42,12 @@ struct StackCosts {
 // Throws SettingError naming --db or --partner when a server cannot be used.
 StackCosts measure_stack(const Settings& s, int repetitions = 400);
 
+// The simulator's settings for the stack `c` describes (what calibrate
+// writes): db-latency as a lognormal with the measured p50 and p99,
+// partner-overhead, pool-handoff, worker-handoff, each times `factor` (1/F to
+// express them in the time of a run at time scale F).
+void apply_stack_costs(Settings& s, const StackCosts& c, double factor = 1);
+
 // The settings file the simulator reads (--config): db-latency as a lognormal
 // with the measured p50 and p99, partner-overhead, pool-handoff,
 // worker-handoff, each with a comment saying what was measured and where.

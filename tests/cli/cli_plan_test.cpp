@@ -206,7 +206,9 @@ TEST(CliPlan, AHistogramWithoutBucketsExitsTwoNamingWhatIsMissing) {
 
 TEST(CliPlan, BadTargetsAndFormatsExitTwoWithOneLine) {
   for (const std::string& args : {std::string("--fail-on 'p99>>2s'"), std::string("--format yaml"),
-                                  std::string("--seeds 0"), std::string("--users 5")}) {
+                                  std::string("--seeds 0"), std::string("--users 5"), std::string("--margin 25x"),
+                                  std::string("--margin 500%"), std::string("--margin -5%"),
+                                  std::string("--world real --partner http://127.0.0.1:1")}) {
     const auto r = run_command(kBin + " plan " + args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
