@@ -25,6 +25,7 @@
 #include "plan/prometheus_input.hpp"
 #include "plan/render.hpp"
 #include "real/calibrate.hpp"
+#include "real/pg_limits.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 
@@ -191,6 +192,20 @@ void confirm_in_real_world(plan::PlanResult& p, const Settings& real_base, doubl
   }
 }
 
+// A chosen pool that the database cannot give every pod breaks a target of its own.
+void apply_connection_budget(plan::PlanResult& p, int pods, int budget) {
+  if (budget <= 0) return;
+  for (auto& c : p.confirmed) {
+    if (c.chosen.run_lines.empty()) continue;
+    const int needed = pods * c.chosen.settings.maximum_pool_size;
+    if (needed <= budget) continue;
+    c.feasible = false;
+    c.chosen.met = false;
+    c.chosen.broken.push_back(fmt::format("connections: {} pod(s) x {} = {}, above the database's {} (--max-connections)",
+                                          pods, c.chosen.settings.maximum_pool_size, needed, budget));
+  }
+}
+
 int positive(const std::string& text, const char* flag, int hi) {
   try {
     std::size_t used = 0;
@@ -199,6 +214,25 @@ int positive(const std::string& text, const char* flag, int hi) {
   } catch (const std::exception&) {
   }
   throw SettingError(fmt::format("{}: '{}' is not a whole number from 1 to {}", flag, text, hi));
+}
+
+// The database's connection budget (0 = none): --max-connections, or with
+// --world real what the server has left (max_connections less the reserved and
+// the sessions already there, less lockbench's own).
+int connection_budget(const Settings& s, const Settings& real_base, bool real, std::vector<std::string>& inputs) {
+  if (s.pg_max_connections > 0) {
+    inputs.push_back(fmt::format("the database's connections: {} (--max-connections), for every pod's pool together",
+                                 s.pg_max_connections));
+    return s.pg_max_connections;
+  }
+  if (!real) return 0;
+  constexpr int kOwn = 4;  // lockbench's own sessions beside the pools (run record, heartbeat, setup)
+  const real::PgLimits l = real::read_pg_limits(real_base.db_url, "lockbench-plan");
+  const int n = std::max(1, l.max_connections - l.reserved_connections - l.in_use - kOwn);
+  inputs.push_back(fmt::format("the database's connections: {}, read from the server (max_connections {} - "
+                               "superuser_reserved_connections {} - {} sessions there - {} of lockbench's own)",
+                               n, l.max_connections, l.reserved_connections, l.in_use, kOwn));
+  return n;
 }
 
 }  // namespace
@@ -283,6 +317,9 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   const double margin = margin_of(o.margin);
   const bool real = s.world == "real";
   const Settings real_base = s;
+  if (real && (s.db_url.empty() || s.partner_url.empty()))
+    throw SettingError("--db and --partner: plan --world real confirms in a real database and partner; give both");
+  const int budget = connection_budget(s, real_base, real, p.inputs);
   if (real) {
     plan_for_the_real_stack(s, flag_given, p.inputs);
     s.world = "sim";
@@ -324,6 +361,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   co.recovery_ms_max = recovery_ms;
   co.fail_on = o.fail_on;
   p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
+  apply_connection_budget(p, s.pods, budget);
   if (real) confirm_in_real_world(p, real_base, p.given_rate_per_s, judge, o.fail_on);
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -11,7 +11,9 @@
 // given. --world real (with --db, --partner, usually --time-scale) measures the
 // real stack's costs first, plans for them, and runs each strategy the
 // simulator confirmed once in the real world at the given rate: a strategy is
-// recommended only when that run meets the targets too.
+// recommended only when that run meets the targets too. --max-connections
+// (the settings' flag, as lint reads it) bounds pods x pool; with --world real
+// the server's own limits are read when it is not given.
 // Exit 0: a strategy meets the targets; 1: none does (the closest point is
 // named); 2: bad input, one line.
 #pragma once

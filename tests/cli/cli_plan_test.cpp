@@ -204,11 +204,34 @@ TEST(CliPlan, AHistogramWithoutBucketsExitsTwoNamingWhatIsMissing) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+TEST(CliPlan, APoolAboveTheDatabasesConnectionsIsNotFeasible) {
+  // held-tx needs about 75 connections at the incident's 20/s; row-lease needs 1.
+  const auto r = run_command(kBin + " plan --from " + kIncident +
+                             " --strategy held-tx:wait,row-lease --max-connections 50 --seeds 1 --duration 30s --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json plan = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(plan.is_discarded()) << r.out;
+  const json& held = strategy_of(plan, "held-tx:wait");
+  ASSERT_TRUE(held.is_object()) << r.out;
+  EXPECT_FALSE(held["simulator"]["feasible"].get<bool>());
+  EXPECT_GT(held["simulator"]["chosen"]["maximum-pool-size"].get<int>(), 50);
+  EXPECT_NE(held["simulator"]["chosen"]["broken"].dump().find("above the database's 50 (--max-connections)"),
+            std::string::npos) << held["simulator"]["chosen"]["broken"];
+  EXPECT_TRUE(strategy_of(plan, "row-lease")["simulator"]["feasible"].get<bool>());
+  EXPECT_EQ(plan["recommended"], "row-lease");
+  // Without the bound, the same held-tx point is feasible: the bound alone made it fail.
+  const auto free = run_command(kBin + " plan --from " + kIncident +
+                                " --strategy held-tx:wait --seeds 1 --duration 30s --format json");
+  ASSERT_EQ(free.status, 0) << free.err;
+  EXPECT_TRUE(strategy_of(json::parse(free.out), "held-tx:wait")["simulator"]["feasible"].get<bool>());
+}
+
 TEST(CliPlan, BadTargetsAndFormatsExitTwoWithOneLine) {
   for (const std::string& args : {std::string("--fail-on 'p99>>2s'"), std::string("--format yaml"),
                                   std::string("--seeds 0"), std::string("--users 5"), std::string("--margin 25x"),
                                   std::string("--margin 500%"), std::string("--margin -5%"),
-                                  std::string("--world real --partner http://127.0.0.1:1")}) {
+                                  std::string("--world real --partner http://127.0.0.1:1"),
+                                  std::string("--max-connections 0"), std::string("--max-connections many")}) {
     const auto r = run_command(kBin + " plan " + args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
