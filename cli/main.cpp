@@ -538,6 +538,11 @@ int lockbench_main(int argc, char** argv) {
   rep->add_option("--out", report_out, "output directory")->required();
   rep->add_option("--title", report_title, "report title");
   rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
+  std::string report_plan;
+  rep->add_option("--plan", report_plan,
+                  "a `lockbench plan --format json` document whose safe envelope the report draws (default: "
+                  "plan.json in a results directory)")
+      ->type_name("FILE");
   bool linked_charts = false;
   rep->add_flag("--linked-charts", linked_charts,
                 "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
@@ -686,12 +691,11 @@ int lockbench_main(int argc, char** argv) {
       warn_mixed_sweeps(report_inputs, std::cerr);
       opt.inline_charts = !linked_charts;
       auto results = report::load_results(expand_result_paths(report_inputs));
-      for (const auto& in : report_inputs)  // a sweep's knees (sweep --knee-p99) beside its results
-        if (const fs::path k = fs::path(in) / "knees.json"; opt.knees.is_null() && fs::is_directory(in) && fs::exists(k)) {
-          std::ifstream f(k);
-          opt.knees = json::parse(f, nullptr, false);
-          if (opt.knees.is_discarded()) throw SettingError(k.string() + ": not valid JSON");
-        }
+      opt.knees = document_beside_results(report_inputs, "knees.json");  // sweep --knee-p99's, beside its results
+      opt.plan = document_beside_results(report_inputs, "plan.json", report_plan);  // its safe envelope
+      if (!opt.plan.is_null() && (!opt.plan.is_object() || opt.plan.value("schema", "") != "lockbench.plan/1"))
+        throw SettingError("--plan: " + (report_plan.empty() ? std::string("plan.json") : report_plan) +
+                           " is not a lockbench plan --format json document (schema lockbench.plan/1)");
       // Results written before lockbench redacted its settings may still carry
       // a password: the report never does.
       for (auto& r : results)

@@ -496,9 +496,22 @@ bool is_aggregates_file(const fs::path& p) {
   const auto ends = [&](std::string_view tail) {
     return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
   };
-  return ends("aggregates.json") || ends("knees.json");
+  return ends("aggregates.json") || ends("knees.json") || name == "plan.json";
 }
 }  // namespace
+
+nlohmann::json document_beside_results(const std::vector<std::string>& inputs, const std::string& name,
+                                       const std::string& given) {
+  std::string path = given;
+  for (const auto& in : inputs)
+    if (path.empty() && fs::is_directory(in) && fs::exists(fs::path(in) / name)) path = (fs::path(in) / name).string();
+  if (path.empty()) return nullptr;
+  std::ifstream f(path);
+  if (!f) throw SettingError(path + ": cannot be read");
+  nlohmann::json doc = nlohmann::json::parse(f, nullptr, false);
+  if (doc.is_discarded()) throw SettingError(path + ": not valid JSON");
+  return doc;
+}
 
 std::vector<std::string> expand_result_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;

@@ -108,6 +108,12 @@ void write_report_atomically(const std::vector<nlohmann::json>& results, const s
 // Files as given; a directory stands for the *.json files in it (sorted).
 std::vector<std::string> expand_result_paths(const std::vector<std::string>& paths);
 
+// A document that sits beside results and is not one (knees.json, plan.json):
+// `given` when named (a file), else NAME in the first input directory that has
+// it; null when there is none. Throws SettingError for a file that is not JSON.
+nlohmann::json document_beside_results(const std::vector<std::string>& inputs, const std::string& name,
+                                       const std::string& given = "");
+
 void apply_setting_or_strategy(Settings& s, const std::string& name, const std::string& value);
 
 // lint: one report of findings; exit 1 when something is flagged. `strategy_known`:

@@ -371,17 +371,18 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   std::string svg_note, svg_missing;
   const std::string svg_path =
       !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
+  // The envelope of the settings the simulator confirmed: its pool, only the strategies that meet the targets.
+  std::vector<plan::PaperVerdict> drawn;
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    if (!plan::meets(p.confirmed[i])) continue;
+    drawn.push_back(p.paper[i]);
+    drawn.back().feasible = true;
+    drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
+  }
+  const std::vector<plan::EnvelopeCurve> curves = plan::envelope(drawn, load, targets);
+  const double planned_p99_ms = plan::quantile_ms(s.partner_latency, 0.99);
   if (!svg_path.empty()) {
-    // The envelope of the settings the simulator confirmed: its pool, only the strategies it found feasible.
-    std::vector<plan::PaperVerdict> drawn;
-    for (std::size_t i = 0; i < p.paper.size(); ++i) {
-      if (!plan::meets(p.confirmed[i])) continue;
-      drawn.push_back(p.paper[i]);
-      drawn.back().feasible = true;
-      drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
-    }
-    svg_missing = plan::write_envelope_svg(plan::envelope(drawn, load, targets),
-                                           plan::quantile_ms(s.partner_latency, 0.99), s.rate_per_s, svg_path);
+    svg_missing = plan::write_envelope_svg(curves, planned_p99_ms, s.rate_per_s, svg_path);
     svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
   }
   if (!o.html.empty()) {
@@ -392,6 +393,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   if (o.format == "json") {
     nlohmann::json j = plan::render_json(p);
     j["properties_diff"] = diff.empty() ? nlohmann::json(nullptr) : nlohmann::json(diff);
+    j["envelope"] = plan::envelope_json(curves, planned_p99_ms, s.rate_per_s);  // report.html draws it (DIR/plan.json)
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << plan::render_text(p);

@@ -29,6 +29,16 @@ std::vector<EnvelopeCurve> envelope(const std::vector<PaperVerdict>& paper, cons
   return out;
 }
 
+nlohmann::json envelope_json(const std::vector<EnvelopeCurve>& curves, double planned_p99_ms, double planned_rate_per_s) {
+  nlohmann::json c = nlohmann::json::array();
+  for (const auto& curve : curves) {
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& [x, y] : curve.points) pts.push_back({x, y});
+    c.push_back({{"strategy", curve.strategy}, {"points", pts}});
+  }
+  return {{"planned", {{"partner_p99_ms", planned_p99_ms}, {"rate_per_s", planned_rate_per_s}}}, {"curves", c}};
+}
+
 std::string write_envelope_svg(const std::vector<EnvelopeCurve>& curves, double planned_p99_ms,
                                double planned_rate_per_s, const std::string& svg_path, const std::string& gnuplot) {
   namespace fs = std::filesystem;
@@ -38,28 +48,13 @@ std::string write_envelope_svg(const std::vector<EnvelopeCurve>& curves, double 
   const std::string stem = svg.stem().string();
   std::error_code ec;
   fs::create_directories(dir, ec);
+  const report::detail::EnvelopeDrawing d = report::detail::envelope_drawing(
+      envelope_json(curves, planned_p99_ms, planned_rate_per_s), stem + ".svg", stem + ".dat");
   {
     std::ofstream dat(dir / (stem + ".dat"));
-    dat << "# partner_p99_s highest_rate_per_s, one block per strategy\n";
-    for (const auto& c : curves) {
-      dat << "# " << c.strategy << "\n";
-      for (const auto& [x, y] : c.points) dat << x / 1000 << " " << y << "\n";
-      dat << "\n\n";
-    }
+    dat << d.data;
     std::ofstream gp(dir / (stem + ".gp"));
-    gp << "set terminal svg size 800,480 dynamic enhanced font 'sans,12'\n"
-       << "set output '" << stem << ".svg'\n"
-       << "set title 'Safe envelope: where each strategy meets the targets (paper)'\n"
-       << "set xlabel 'partner p99 (s)'\nset ylabel 'offered rate (requests/s)'\n"
-       << "set logscale x\nset grid\nset key outside right top\nset style fill transparent solid 0.25 noborder\n"
-       << "set label 1 'planned' at " << planned_p99_ms / 1000 << "," << planned_rate_per_s << " point pt 7 ps 1.2 offset 1,0\n"
-       << "plot ";
-    for (std::size_t i = 0; i < curves.size(); ++i) {
-      gp << (i ? ", \\\n     " : "") << "'" << stem << ".dat' index " << i << " using 1:(0):2 with filledcurves lc " << i + 1
-         << " title '" << curves[i].strategy << "'";
-      gp << ", '' index " << i << " using 1:2 with lines lc " << i + 1 << " lw 2 notitle";
-    }
-    gp << "\n";
+    gp << d.script;
     if (!dat || !gp) return "cannot write beside " + svg.string();
   }
   const std::string err = report::detail::run_gnuplot(gnuplot, stem + ".gp", dir);

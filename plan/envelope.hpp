@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/paper.hpp"
 
 namespace lockbench::plan {
@@ -24,7 +26,12 @@ struct EnvelopeCurve {
 std::vector<EnvelopeCurve> envelope(const std::vector<PaperVerdict>& paper, const Load& load,
                                     const PaperTargets& targets, int points = 24);
 
-// Writes the SVG (and its .dat and .gp beside it); "" on success, else why not.
+// The curves and the planned point as plan's JSON carries them ("envelope"),
+// which report.html reads (report/charts' envelope_drawing).
+nlohmann::json envelope_json(const std::vector<EnvelopeCurve>& curves, double planned_p99_ms, double planned_rate_per_s);
+
+// Writes the SVG (and its .dat and .gp beside it, drawn as report.html draws
+// it); "" on success, else why not.
 std::string write_envelope_svg(const std::vector<EnvelopeCurve>& curves, double planned_p99_ms,
                                double planned_rate_per_s, const std::string& svg_path,
                                const std::string& gnuplot = "gnuplot");

@@ -722,13 +722,58 @@ Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
 
 }  // namespace
 
+EnvelopeDrawing envelope_drawing(const json& envelope, const std::string& svg_file, const std::string& data_file) {
+  EnvelopeDrawing d;
+  d.data = "# partner_p99_s highest_rate_per_s, one block per strategy\n";
+  const json none = json::array();
+  const json& curves = envelope.contains("curves") ? envelope["curves"] : none;
+  for (const auto& c : curves) {
+    d.data += "# " + str(c, "strategy") + "\n";
+    for (const auto& pt : c["points"]) d.data += fmt::format("{:.6g} {:.6g}\n", pt[0].get<double>() / 1000, pt[1].get<double>());
+    d.data += "\n\n";
+  }
+  d.script = preamble(svg_file, "Safe envelope: where each strategy meets the targets (paper)", "partner p99 (s)",
+                      "offered rate (requests/s)", 520);
+  d.script += "set logscale x\nset style fill transparent solid 0.25 noborder\n";
+  if (const json* at = find(envelope, "planned"); at != nullptr && at->is_object())
+    d.script += fmt::format("set label 1 'planned' at {:.6g},{:.6g} point pt 7 ps 1.2 offset 1,0\n",
+                            num_or(*at, "partner_p99_ms", 0) / 1000, num_or(*at, "rate_per_s", 0));
+  std::string plots;
+  for (std::size_t i = 0; i < curves.size(); ++i)
+    plots += fmt::format("{}{} index {} using 1:(0):2 with filledcurves lc {} title {}, '' index {} using 1:2 with lines "
+                         "lc {} lw 2 notitle",
+                         i ? ", \\\n     " : "", q(data_file), i, i + 1, q(str(curves[i], "strategy")), i, i + 1);
+  d.script += "plot " + (plots.empty() ? std::string("NaN notitle") : plots) + "\n";
+  return d;
+}
+
+namespace {
+
+// The plan's safe envelope beside the results (report --plan, or DIR/plan.json).
+Chart envelope_chart(const json& plan, ChartWriter& w) {
+  Chart c{"envelope.svg", "Safe envelope (lockbench plan)",
+          "Offered rate against the partner's p99: below its line, a strategy's planned settings meet the plan's "
+          "targets on paper when the partner's whole latency distribution is scaled to that p99 (only the strategies "
+          "the simulator confirmed). The dot is the planned point.",
+          "", ""};
+  const EnvelopeDrawing d = envelope_drawing(plan["envelope"], w.svg(c).string(), "gnuplot/envelope.dat");
+  w.data("envelope.dat", d.data);
+  w.draw(c, d.script);
+  return c;
+}
+
+}  // namespace
+
 std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path& charts_dir,
                                const ReportOptions& options) {
   fs::create_directories(charts_dir);
   ChartWriter w(charts_dir, options);
   const auto groups = group_by_strategy(results);
-  return {throughput_chart(results, groups, w), p99_chart(results, groups, w), timeline_chart(results, w),
-          time_split_chart(results, w), violations_chart(results, w), race_chart(results, w)};
+  std::vector<Chart> charts = {throughput_chart(results, groups, w), p99_chart(results, groups, w),
+                               timeline_chart(results, w),           time_split_chart(results, w),
+                               violations_chart(results, w),         race_chart(results, w)};
+  if (options.plan.is_object() && options.plan.contains("envelope")) charts.push_back(envelope_chart(options.plan, w));
+  return charts;
 }
 
 }  // namespace lockbench::report::detail

@@ -25,6 +25,18 @@ struct Chart {
 std::vector<Chart> make_charts(const std::vector<nlohmann::json>& results, const std::filesystem::path& charts_dir,
                                const ReportOptions& options);
 
+// The safe envelope of `lockbench plan` (its JSON's "envelope": "planned"
+// {partner_p99_ms, rate_per_s} and "curves" [{strategy, points [[p99 ms,
+// rate]...]}]) as gnuplot draws it: the data file's text (one block per
+// strategy) and the script that reads `data_file` and writes `svg_file`, both
+// relative to where gnuplot runs. plan --svg and report.html draw it alike.
+struct EnvelopeDrawing {
+  std::string data;
+  std::string script;
+};
+EnvelopeDrawing envelope_drawing(const nlohmann::json& envelope, const std::string& svg_file,
+                                 const std::string& data_file);
+
 // Runs `gnuplot script` in directory `cwd` with a time limit; returns "" on
 // success, else why it failed.
 std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path& script,

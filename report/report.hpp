@@ -19,6 +19,9 @@ struct ReportOptions {
   std::string gnuplot = "gnuplot";  // executable, looked up on PATH
   // `sweep --knee-p99`'s knees.json (report/knee.hpp), shown after the verdict; null = none.
   nlohmann::json knees;
+  // A `lockbench plan --format json` document (DIR/plan.json or report --plan): its
+  // safe envelope becomes one more chart; null = none.
+  nlohmann::json plan;
   // report.html inlines every chart (one self-contained page). When false
   // (`report --linked-charts`) it shows charts/NAME.svg as images instead: a
   // page a third the size that needs its charts/ folder beside it.

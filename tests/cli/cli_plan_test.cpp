@@ -226,6 +226,42 @@ TEST(CliPlan, APoolAboveTheDatabasesConnectionsIsNotFeasible) {
   EXPECT_TRUE(strategy_of(json::parse(free.out), "held-tx:wait")["simulator"]["feasible"].get<bool>());
 }
 
+TEST(CliPlan, ReportDrawsThePlansSafeEnvelopeFromPlanJsonBesideTheResults) {
+  const std::string dir = temp_dir() + "/with-plan";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run_command(kBin + " run --quiet --strategy row-lease,held-tx --duration 20s --out " + dir + "/results").status, 0);
+  const auto p = run_command(kBin + " plan --from " + kIncident +
+                             " --strategy row-lease,held-tx:wait --seeds 1 --duration 30s --format json");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json plan = json::parse(p.out);
+  ASSERT_EQ(plan["envelope"]["curves"].size(), 2u) << plan["envelope"];
+  EXPECT_DOUBLE_EQ(plan["envelope"]["planned"]["rate_per_s"].get<double>(), 20);
+  {
+    std::ofstream f(dir + "/results/plan.json");
+    f << p.out;
+  }
+  const auto r = run_command(kBin + " report " + dir + "/results --out " + dir + "/report");
+  ASSERT_EQ(r.status, 0) << r.err;  // plan.json beside the results is not read as a result
+  const std::string html = slurp(dir + "/report/report.html");
+  EXPECT_NE(html.find("Safe envelope (lockbench plan)"), std::string::npos);
+  const std::string gp = slurp(dir + "/report/charts/gnuplot/envelope.gp");
+  EXPECT_NE(gp.find("title 'row-lease'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'held-tx:wait'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'planned' at 4,20"), std::string::npos) << gp;  // the incident's partner p99 4 s, 20/s
+  // Without a plan the report has no envelope; a file that is not a plan is refused in one line.
+  std::filesystem::remove(dir + "/results/plan.json");
+  ASSERT_EQ(run_command(kBin + " report " + dir + "/results --out " + dir + "/report2").status, 0);
+  EXPECT_EQ(slurp(dir + "/report2/report.html").find("Safe envelope"), std::string::npos);
+  {
+    std::ofstream f(dir + "/other.json");
+    f << "{\"schema\": \"lockbench.result/1\"}";
+  }
+  const auto bad = run_command(kBin + " report " + dir + "/results --out " + dir + "/report3 --plan " + dir + "/other.json");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--plan:"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
 TEST(CliPlan, BadTargetsAndFormatsExitTwoWithOneLine) {
   for (const std::string& args : {std::string("--fail-on 'p99>>2s'"), std::string("--format yaml"),
                                   std::string("--seeds 0"), std::string("--users 5"), std::string("--margin 25x"),
