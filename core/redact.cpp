@@ -15,41 +15,48 @@ bool url_char(char c) {
   return std::isalnum(u) || std::string_view("-._~%!$&'()*+,;=:").find(c) != std::string_view::npos;
 }
 
-// scheme://user:password@ -> scheme://user:***@
-std::string redact_userinfo(std::string_view in) {
+bool url_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '<' || c == '>'; }
+
+// The one URL scanner: every "scheme://" in `in`, its rest up to the first
+// character for which `ends` holds handed to `edit`, which returns what
+// replaces it; the text between URLs is kept as it is.
+template <class Ends, class Edit>
+std::string for_each_url(std::string_view in, Ends ends, Edit edit) {
   std::string out;
   out.reserve(in.size());
   std::size_t i = 0;
   while (i < in.size()) {
     const std::size_t sep = in.find("://", i);
     if (sep == std::string_view::npos) break;
-    const std::size_t start = sep + 3;
-    // The authority's user-info ends at its last '@' before any '/', '?', '#'
-    // or space (libpq splits there too, so "p@ss" stays whole).
-    std::size_t at = std::string_view::npos;
-    for (std::size_t j = start; j < in.size(); ++j) {
-      const char c = in[j];
-      if (c == '@') at = j;
-      else if (!url_char(c)) break;
-    }
-    out.append(in.substr(i, start - i));
-    if (at == std::string_view::npos) {
-      i = start;
-      continue;
-    }
-    const std::string_view userinfo = in.substr(start, at - start);
-    const std::size_t colon = userinfo.find(':');
-    if (colon == std::string_view::npos) {
-      out.append(userinfo);
-    } else {
-      out.append(userinfo.substr(0, colon + 1));
-      out.append(kRedacted);
-    }
-    out.push_back('@');
-    i = at + 1;
+    std::size_t end = sep + 3;
+    while (end < in.size() && !ends(in[end])) ++end;
+    out.append(in.substr(i, sep + 3 - i));
+    out.append(edit(in.substr(sep + 3, end - sep - 3)));
+    i = end;
   }
   out.append(in.substr(i));
   return out;
+}
+
+// Where an authority's user-info can run: over user-info characters and '@'.
+// It ends at its last '@' before any '/', '?', '#' or space (libpq splits
+// there too, so "p@ss" stays whole).
+bool userinfo_ends(char c) { return c != '@' && !url_char(c); }
+
+// The user-info of a URL's rest (after "://"): empty when it has no '@'.
+std::string_view userinfo_of(std::string_view rest) {
+  const std::size_t at = rest.rfind('@');
+  return at == std::string_view::npos ? std::string_view() : rest.substr(0, at);
+}
+
+// scheme://user:password@ -> scheme://user:***@
+std::string redact_userinfo(std::string_view in) {
+  return for_each_url(in, userinfo_ends, [](std::string_view rest) {
+    const std::string_view userinfo = userinfo_of(rest);
+    const std::size_t colon = userinfo.find(':');
+    if (userinfo.empty() || colon == std::string_view::npos) return std::string(rest);
+    return std::string(userinfo.substr(0, colon + 1)) + std::string(kRedacted) + std::string(rest.substr(userinfo.size()));
+  });
 }
 
 int hex_value(char c) {
@@ -79,30 +86,16 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool url_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '<' || c == '>'; }
-
 // A URL's query as libpq reads it: each key percent-decoded, so
 // ?%70assword=X is a password; a dbname may itself be a connection string or
 // URI (libpq expands it), so its decoded value is redacted in turn.
 std::string redact_queries(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  std::size_t i = 0;
-  while (i < in.size()) {
-    const std::size_t sep = in.find("://", i);
-    if (sep == std::string_view::npos) break;
-    std::size_t end = sep + 3;
-    while (end < in.size() && !url_end(in[end])) ++end;
-    const std::string_view url = in.substr(sep + 3, end - sep - 3);
+  return for_each_url(in, url_end, [](std::string_view url) {
     const std::size_t q = url.find('?');
-    if (q == std::string_view::npos) {
-      out.append(in.substr(i, end - i));
-      i = end;
-      continue;
-    }
-    out.append(in.substr(i, sep + 3 + q + 1 - i));
-    const std::string_view query = url.substr(q + 1, url.find('#', q) == std::string_view::npos ? std::string_view::npos
-                                                                                                  : url.find('#', q) - q - 1);
+    if (q == std::string_view::npos) return std::string(url);
+    std::string out(url.substr(0, q + 1));
+    const std::size_t hash = url.find('#', q);
+    const std::string_view query = url.substr(q + 1, hash == std::string_view::npos ? std::string_view::npos : hash - q - 1);
     std::size_t p = 0;
     while (p <= query.size()) {
       const std::size_t amp = std::min(query.find('&', p), query.size());
@@ -123,10 +116,9 @@ std::string redact_queries(std::string_view in) {
       if (amp < query.size()) out.push_back('&');
       p = amp + 1;
     }
-    i = sep + 3 + q + 1 + query.size();
-  }
-  out.append(in.substr(i));
-  return out;
+    if (hash != std::string_view::npos) out.append(url.substr(hash));
+    return out;
+  });
 }
 
 // password=VALUE (conninfo keyword or URL query parameter; VALUE may be quoted).
@@ -189,10 +181,9 @@ std::string redact_driver_message(std::string_view message, std::string_view url
   std::vector<std::string> secrets;
   const std::size_t sep = url.find("://");
   if (sep != std::string_view::npos) {
-    std::size_t at = std::string_view::npos;
-    for (std::size_t j = sep + 3; j < url.size() && (url_char(url[j]) || url[j] == '@'); ++j)
-      if (url[j] == '@') at = j;
-    const std::string_view userinfo = at == std::string_view::npos ? std::string_view() : url.substr(sep + 3, at - sep - 3);
+    std::size_t end = sep + 3;
+    while (end < url.size() && !userinfo_ends(url[end])) ++end;
+    const std::string_view userinfo = userinfo_of(url.substr(sep + 3, end - sep - 3));
     const std::size_t colon = userinfo.find(':');
     if (colon != std::string_view::npos) {
       const std::string_view password = userinfo.substr(colon + 1);
