@@ -17,6 +17,7 @@
 
 #include "real/partner_http.hpp"
 #include "real/pg_conn.hpp"
+#include "real/pod_protocol.hpp"
 #include "scenarios/registry.hpp"
 #include "tests/cli/run_command.hpp"
 #include "tests/real/test_env.hpp"
@@ -177,6 +178,39 @@ TEST(RealPods, ServeAnswersEachOutcomeContractAndItsMetricsParse) {
   EXPECT_EQ(pod.stop(), 0);
   auto c2 = real::open_session(test::test_db());
   real::drop_rows(*c2, run);
+}
+
+// The runner's flags for a pod (real/pod_protocol.hpp's pod_args, generated from
+// the settings table) reach a real `lockbench serve`: settings the old
+// hand-written list left out (email-latency, statements) among them.
+TEST(RealPods, APodStartedWithTheRunnersFlagsSeesTheirNonDefaultValues) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s;
+  s.world = "real";
+  s.scenario = "checkout";
+  s.strategy = "after-commit";
+  s.partner_url = test::test_partner();
+  s.keys = 4;
+  s.email_latency = std::chrono::milliseconds(75);
+  s.statements = "unnamed";
+  s.lease_ttl = std::chrono::seconds(7);
+  std::vector<std::string> args = real::pod_args(s, test::private_run_id(), 1);
+  args.insert(args.end(), {"--db", test::test_db()});  // pod_env's, given as the flag here
+  ServeChild pod(args);
+  ASSERT_FALSE(pod.url().empty()) << "serve printed no 'listening on' line";
+  httplib::Client c(pod.url());
+  c.set_read_timeout(std::chrono::seconds(10));
+  auto info = c.Get("/lockbench/info");
+  ASSERT_TRUE(info);
+  const json seen = json::parse(info->body);
+  EXPECT_EQ(seen.at("pod"), 2);
+  EXPECT_EQ(seen.at("strategy"), "after-commit");
+  EXPECT_EQ(seen.at("settings").at("email-latency"), "75ms");
+  EXPECT_EQ(seen.at("settings").at("statements"), "unnamed");
+  EXPECT_EQ(seen.at("settings").at("lease-ttl"), "7s");
+  EXPECT_EQ(seen.at("settings").at("keys"), 4);
+  EXPECT_EQ(seen.at("settings").at("world"), "real");
+  EXPECT_EQ(pod.stop(), 0);
 }
 
 TEST(RealPods, TwoProcessPodsLetOneOfEightOnOneKeyThroughAndLeaveNoChild) {
