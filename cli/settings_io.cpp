@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -373,6 +374,23 @@ void apply_setting(Settings& s, std::string_view name, const std::string& value)
   const SettingDef* d = find_setting(name);
   if (!d) throw SettingError(flag(name) + ": unknown setting (see `lockbench run --help`)");
   d->apply(s, value);
+}
+
+std::vector<std::string> setting_args(const Settings& s, const std::vector<std::string_view>& leave_out) {
+  const Settings defaults;
+  const auto chooser = [](Arrival a) { return a == Arrival::open ? "rate" : a == Arrival::closed ? "users" : "burst"; };
+  std::vector<std::string> out;
+  for (const auto& d : setting_defs()) {
+    if (std::find(leave_out.begin(), leave_out.end(), d.name) != leave_out.end()) continue;
+    if (!d.show) throw std::logic_error("setting '" + d.name + "' has no show(): it cannot be passed to a child process");
+    const bool arrival_row = d.name == "rate" || d.name == "users" || d.name == "burst";
+    if (arrival_row && d.name != chooser(s.arrival)) continue;
+    const std::string value = d.show(s);
+    if (value == d.show(defaults) && !(arrival_row && s.arrival != defaults.arrival)) continue;
+    out.push_back(flag(d.name));
+    out.push_back(value);
+  }
+  return out;
 }
 
 void apply_given(Settings& s, const std::map<std::string, std::string>& given) {

@@ -68,6 +68,16 @@ void apply_given(Settings& s, const std::map<std::string, std::string>& given);
 // names and strategies the scenario cannot take, in one line.
 std::vector<std::string> strategies_of(const Settings& s);
 
+// The settings of `s` as flags ("--name", "value", ...), generated from the
+// table so that a new row reaches a child process (real/pod_protocol.hpp: the
+// flags of a `lockbench serve` pod) without a line of its own: every row whose
+// value differs from Settings{}'s, in the table's order, as its `show` writes
+// it (apply_given(show(s)) gives s back); of --rate, --users and --burst only
+// the one that chooses s.arrival. `leave_out` names rows passed another way
+// (the URLs that may hold a password go in the environment). Throws
+// std::logic_error for a row without `show`: it could not be passed on.
+std::vector<std::string> setting_args(const Settings& s, const std::vector<std::string_view>& leave_out = {});
+
 // Applies every key of a TOML scenario file. Unknown keys, unreadable files and
 // bad values are refused with one line naming the file and the key.
 void apply_toml_file(Settings& s, const std::string& path);

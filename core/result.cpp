@@ -275,4 +275,17 @@ nlohmann::json make_result(const RunSummary& run) {
   return j;
 }
 
+nlohmann::json faults_block(const Settings& s, nlohmann::json recovery_ms, std::int64_t crashed_requests,
+                            std::int64_t keys_held_at_crash) {
+  nlohmann::json f;
+  f["crash_at_s"] = s.crash_at ? nlohmann::json(to_s(*s.crash_at)) : nlohmann::json(nullptr);
+  f["pause_at_s"] = s.pause_at ? nlohmann::json(to_s(*s.pause_at)) : nlohmann::json(nullptr);
+  f["pause_for_s"] = to_s(s.pause_for);
+  f["clock_skew_ms"] = to_ms(s.clock_skew);
+  f["recovery_ms"] = std::move(recovery_ms);
+  f["crashed_requests"] = crashed_requests;
+  f["keys_held_at_crash"] = keys_held_at_crash;
+  return f;
+}
+
 }  // namespace lockbench

@@ -39,6 +39,15 @@ struct RunSummary {
 // violation count is null and partner.verdict is "unavailable").
 nlohmann::json make_result(const RunSummary& run);
 
+// The result's `faults` block as both worlds write it (docs/result.schema.json
+// "faults"): the faults configured (crash_at_s, pause_at_s: null when none;
+// pause_for_s, clock_skew_ms) and what a crash left behind: recovery_ms (how
+// long the crashed requests' keys stayed blocked; null when no crash struck or
+// it was not measured), crashed_requests, keys_held_at_crash. The real world
+// adds its runner's measurements (`crash`, `pause`, `skew_pod`; real/faults.hpp).
+nlohmann::json faults_block(const Settings& s, nlohmann::json recovery_ms, std::int64_t crashed_requests,
+                            std::int64_t keys_held_at_crash);
+
 // Where a result came from: {lockbench_version, git_commit (at configure
 // time; "unknown" outside a git checkout), created_at (UTC, ISO 8601), host,
 // cores, postgresql_version, partner_version (null when unknown)}.

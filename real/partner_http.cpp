@@ -64,6 +64,94 @@ std::string PartnerHttp::encode_segment(std::string_view s) {
   return out;
 }
 
+namespace {
+
+httplib::Headers headers_of(const PartnerCall& call, Duration read_timeout) {
+  httplib::Headers headers = {{"X-Op-Id", std::to_string(call.op_id)}};
+  if (call.op_step > 0) headers.emplace("X-Op-Step", std::to_string(call.op_step));
+  if (call.fencing_token) headers.emplace("X-Fencing-Token", std::to_string(*call.fencing_token));
+  if (!call.idempotency_key.empty()) headers.emplace("Idempotency-Key", call.idempotency_key);
+  // The oracle tells a call this client abandoned (overlap_abandoned) from one it still waits for.
+  headers.emplace("X-Client-Timeout-Ms", std::to_string(std::chrono::ceil<std::chrono::milliseconds>(read_timeout).count()));
+  return headers;
+}
+
+// The call as the partner's API takes it (partner-api.md): Auth0's JSON, Stripe's form encoding.
+httplib::Result send_call(httplib::Client& client, const PartnerCall& call, const httplib::Headers& headers) {
+  const std::string user = "/api/v2/users/" + PartnerHttp::encode_segment(call.subject);
+  // Stripe's form encoding: amount, currency and metadata[...] as a body.
+  const auto form = [&](const char* meta, const std::string& value) {
+    return "amount=" + std::to_string(call.amount) + "&currency=" + PartnerHttp::encode_segment(call.currency) + "&metadata%5B" +
+           meta + "%5D=" + PartnerHttp::encode_segment(value);
+  };
+  constexpr const char* kForm = "application/x-www-form-urlencoded";
+  switch (call.kind) {
+    case PartnerCall::Kind::charge: return client.Post("/v1/charges", headers, form("order_id", call.subject), kForm);
+    case PartnerCall::Kind::payout: return client.Post("/v1/payouts", headers, form("account_id", call.subject), kForm);
+    case PartnerCall::Kind::credit: {
+      const std::string path = "/v1/customers/" + PartnerHttp::encode_segment(call.subject) + "/balance_transactions";
+      return client.Post(path.c_str(), headers, form("reward", call.identity), kForm);
+    }
+    case PartnerCall::Kind::get_user: return client.Get(user.c_str(), headers);
+    case PartnerCall::Kind::unlink: {
+      const auto [provider, uid] = split_identity(call.identity);
+      const std::string path = user + "/identities/" + PartnerHttp::encode_segment(provider) + "/" + PartnerHttp::encode_segment(uid);
+      return client.Delete(path.c_str(), headers);
+    }
+    case PartnerCall::Kind::link: {
+      const auto [provider, uid] = split_identity(call.identity);
+      const std::string body = nlohmann::json{{"provider", provider}, {"user_id", uid}}.dump();
+      return client.Post((user + "/identities").c_str(), headers, body, "application/json");
+    }
+  }
+  return httplib::Result{nullptr, httplib::Error::Unknown};
+}
+
+// An answer: its status, and what its body says (an error code, the object made).
+PartnerReply reply_of(const httplib::Response& res) {
+  PartnerReply reply;
+  reply.status = res.status;
+  if (reply.status < 100) {
+    reply.status = 0;
+    reply.failure = CallFailure::bad_response;
+    return reply;
+  }
+  reply.replayed = res.get_header_value("Idempotent-Replayed") == "true";
+  const auto body = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) return reply;
+  if (reply.status >= 400) {
+    // Auth0: {"statusCode","error","message","errorCode"}: the code tells a 409
+    // "identity exists" (done) from a 409 "stale token" (refused).
+    // Stripe: {"error": {"type", "code", "message"}}: idempotency_key_in_use, lock_timeout, ...
+    if (body.contains("errorCode") && body["errorCode"].is_string()) {
+      reply.error_code = body["errorCode"].get<std::string>();
+    } else if (body.contains("error") && body["error"].is_object() && body["error"].contains("code") &&
+               body["error"]["code"].is_string()) {
+      reply.error_code = body["error"]["code"].get<std::string>();
+    }
+  } else if (body.contains("id") && body["id"].is_string()) {
+    reply.object_id = body["id"].get<std::string>();  // ch_..., po_..., txn_...
+  }
+  return reply;
+}
+
+// No answer: which failure, told apart by how long it took.
+CallFailure failure_of(httplib::Error error, Duration elapsed, Duration connect_timeout, Duration read_timeout) {
+  switch (error) {
+    case httplib::Error::Connection:
+    case httplib::Error::ConnectionTimeout:
+      // A refused connection fails at once; one that hangs ends at the connect timeout.
+      return elapsed >= connect_timeout * 9 / 10 ? CallFailure::timeout : CallFailure::connect;
+    case httplib::Error::Read:
+      // httplib says "Read" for both a read timeout and a closed or reset socket.
+      return elapsed >= read_timeout * 9 / 10 ? CallFailure::timeout : CallFailure::reset;
+    case httplib::Error::Write: return CallFailure::reset;
+    default: return CallFailure::bad_response;
+  }
+}
+
+}  // namespace
+
 PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
   ThreadClient& tc = thread_client();
   if (tc.generation != generation_ || !tc.client) {
@@ -77,96 +165,11 @@ PartnerReply PartnerHttp::attempt(const PartnerCall& call) {
     tc.client->set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(read_timeout_));
     tc.generation = generation_;
   }
-  httplib::Headers headers = {{"X-Op-Id", std::to_string(call.op_id)}};
-  if (call.op_step > 0) headers.emplace("X-Op-Step", std::to_string(call.op_step));
-  if (call.fencing_token) headers.emplace("X-Fencing-Token", std::to_string(*call.fencing_token));
-  if (!call.idempotency_key.empty()) headers.emplace("Idempotency-Key", call.idempotency_key);
-  // The oracle tells a call this client abandoned (overlap_abandoned) from one it still waits for.
-  headers.emplace("X-Client-Timeout-Ms", std::to_string(std::chrono::ceil<std::chrono::milliseconds>(read_timeout_).count()));
-
-  const std::string user = "/api/v2/users/" + encode_segment(call.subject);
-  // Stripe's form encoding: amount, currency and metadata[...] as a body.
-  const auto form = [&](const char* meta, const std::string& value) {
-    return "amount=" + std::to_string(call.amount) + "&currency=" + encode_segment(call.currency) + "&metadata%5B" +
-           meta + "%5D=" + encode_segment(value);
-  };
-  constexpr const char* kForm = "application/x-www-form-urlencoded";
   const auto start = std::chrono::steady_clock::now();
-  httplib::Result res{nullptr, httplib::Error::Unknown};
-  switch (call.kind) {
-    case PartnerCall::Kind::charge:
-      res = tc.client->Post("/v1/charges", headers, form("order_id", call.subject), kForm);
-      break;
-    case PartnerCall::Kind::payout:
-      res = tc.client->Post("/v1/payouts", headers, form("account_id", call.subject), kForm);
-      break;
-    case PartnerCall::Kind::credit: {
-      const std::string path = "/v1/customers/" + encode_segment(call.subject) + "/balance_transactions";
-      const std::string body = "amount=" + std::to_string(call.amount) + "&currency=" + encode_segment(call.currency) +
-                               "&metadata%5Breward%5D=" + encode_segment(call.identity);
-      res = tc.client->Post(path.c_str(), headers, body, kForm);
-      break;
-    }
-    case PartnerCall::Kind::get_user:
-      res = tc.client->Get(user.c_str(), headers);
-      break;
-    case PartnerCall::Kind::unlink: {
-      const auto [provider, uid] = split_identity(call.identity);
-      const std::string path = user + "/identities/" + encode_segment(provider) + "/" + encode_segment(uid);
-      res = tc.client->Delete(path.c_str(), headers);
-      break;
-    }
-    case PartnerCall::Kind::link: {
-      const auto [provider, uid] = split_identity(call.identity);
-      const std::string body = nlohmann::json{{"provider", provider}, {"user_id", uid}}.dump();
-      res = tc.client->Post((user + "/identities").c_str(), headers, body, "application/json");
-      break;
-    }
-  }
+  const httplib::Result res = send_call(*tc.client, call, headers_of(call, read_timeout_));
+  if (res) return reply_of(*res);
   PartnerReply reply;
-  if (res) {
-    reply.status = res->status;
-    if (reply.status < 100) {
-      reply.status = 0;
-      reply.failure = CallFailure::bad_response;
-      return reply;
-    }
-    reply.replayed = res->get_header_value("Idempotent-Replayed") == "true";
-    const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-    if (!body.is_object()) return reply;
-    if (reply.status >= 400) {
-      // Auth0: {"statusCode","error","message","errorCode"}: the code tells a 409
-      // "identity exists" (done) from a 409 "stale token" (refused).
-      // Stripe: {"error": {"type", "code", "message"}}: idempotency_key_in_use, lock_timeout, ...
-      if (body.contains("errorCode") && body["errorCode"].is_string()) {
-        reply.error_code = body["errorCode"].get<std::string>();
-      } else if (body.contains("error") && body["error"].is_object() && body["error"].contains("code") &&
-                 body["error"]["code"].is_string()) {
-        reply.error_code = body["error"]["code"].get<std::string>();
-      }
-    } else if (body.contains("id") && body["id"].is_string()) {
-      reply.object_id = body["id"].get<std::string>();  // ch_..., po_..., txn_...
-    }
-    return reply;
-  }
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  switch (res.error()) {
-    case httplib::Error::Connection:
-    case httplib::Error::ConnectionTimeout:
-      // A refused connection fails at once; one that hangs ends at the connect timeout.
-      reply.failure = elapsed >= connect_timeout_ * 9 / 10 ? CallFailure::timeout : CallFailure::connect;
-      break;
-    case httplib::Error::Read:
-      // httplib says "Read" for both a read timeout and a closed or reset socket.
-      reply.failure = elapsed >= read_timeout_ * 9 / 10 ? CallFailure::timeout : CallFailure::reset;
-      break;
-    case httplib::Error::Write:
-      reply.failure = CallFailure::reset;
-      break;
-    default:
-      reply.failure = CallFailure::bad_response;
-      break;
-  }
+  reply.failure = failure_of(res.error(), std::chrono::steady_clock::now() - start, connect_timeout_, read_timeout_);
   tc.client.reset();  // never reuse a connection in an unknown state
   return reply;
 }

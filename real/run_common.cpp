@@ -1,9 +1,17 @@
 #include "real/run_common.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 
+#include <httplib.h>
+#include <unistd.h>
+
+#include "core/random.hpp"
+#include "core/redact.hpp"
 #include "fake_partner/model/call.hpp"
 #include "real/pg_conn.hpp"
+#include "real/pod_protocol.hpp"
 
 namespace lockbench::real {
 
@@ -53,11 +61,81 @@ nlohmann::json partner_unavailable(const std::string& reason) {
 std::string postgresql_version(const std::string& url, const std::string& application_name) {
   try {
     auto c = open_session(url, application_name);
-    pqxx::nontransaction tx(*c);
+    return server_version(*c);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::string server_version(pqxx::connection& c) {
+  try {
+    pqxx::nontransaction tx(c);
     return tx.exec1("SHOW server_version")[0].as<std::string>();
   } catch (const std::exception&) {
     return "";
   }
+}
+
+namespace {
+void set_timeouts(httplib::Client& c, Duration timeout) {
+  c.set_connection_timeout(timeout);
+  c.set_read_timeout(timeout);
+  c.set_write_timeout(timeout);
+}
+}  // namespace
+
+std::optional<nlohmann::json> get_json(const std::string& url, const std::string& path, Duration timeout) {
+  httplib::Client c(url);
+  set_timeouts(c, timeout);
+  auto r = c.Get(path);
+  if (!r || r->status != 200) return std::nullopt;
+  try {
+    return nlohmann::json::parse(r->body);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool ready(const std::string& url, Duration timeout) {
+  httplib::Client c(url);
+  set_timeouts(c, timeout);
+  auto r = c.Get(kPathReadiness);
+  return r && r->status == 200;
+}
+
+std::string one_line(std::string text) {
+  for (char& ch : text)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.pop_back();
+  return redact_secrets(text);
+}
+
+std::int64_t new_run_key() {
+  static std::atomic<std::uint64_t> counter{0};
+  const auto t = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  Rng rng(t ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^ counter.fetch_add(1), "run");
+  return static_cast<std::int64_t>(rng.next() >> 1);  // positive
+}
+
+Ticker::Ticker(Duration every, std::function<void()> f) : f_(std::move(f)), every_(every), thread_([this] { loop(); }) {}
+
+void Ticker::loop() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    lock.unlock();
+    f_();
+    lock.lock();
+    cv_.wait_for(lock, every_, [&] { return stop_; });
+  }
+}
+
+void Ticker::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
 }  // namespace lockbench::real

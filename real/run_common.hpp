@@ -1,13 +1,20 @@
-// What both real-world runners share (run_real: pods as threads; run_pods:
-// pods as processes or the user's own services): the partner's configuration
-// for a run, the result's partner block from the oracle, and the database's
-// version for provenance.
+// What the real world's runners and `lockbench serve` share (real/real_run.hpp:
+// pods as threads, pods as processes or the user's own services): the
+// partner's configuration for a run, the result's partner block from the
+// oracle, the database's version for provenance, and the small tools every
+// one of them needs once: one_line, new_run_key, Ticker.
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
 
 #include "core/settings.hpp"
 #include "real/partner_http.hpp"
@@ -30,5 +37,41 @@ nlohmann::json partner_unavailable(const std::string& reason);
 
 // The server's version for the result's provenance; "" when it cannot be read.
 std::string postgresql_version(const std::string& url, const std::string& application_name);
+std::string server_version(pqxx::connection& c);  // the same on a session already open
+
+// GET url+path as JSON within `timeout`; nullopt when unreachable, not 200 or not JSON.
+std::optional<nlohmann::json> get_json(const std::string& url, const std::string& path, Duration timeout);
+// GET url/health/readiness answers 200 within `timeout`.
+bool ready(const std::string& url, Duration timeout);
+
+// A driver's or a child's message as one printable line: line breaks become
+// spaces, trailing blanks go, and secrets (URL passwords, libpq's password=)
+// are redacted (core/redact.hpp). SettingError and stderr lines pass through it.
+std::string one_line(std::string text);
+
+// A positive number naming a run's rows in lockbench.rows and salting its
+// advisory keys: distinct for runs started at the same instant in one process
+// (a counter), in two processes (the pid) or on two machines (the clock).
+std::int64_t new_run_key();
+
+// Runs f on its own thread at once and then every `every` until stop() (or
+// destruction); stop() wakes it at once and joins.
+class Ticker {
+ public:
+  Ticker(Duration every, std::function<void()> f);
+  ~Ticker() { stop(); }
+  Ticker(const Ticker&) = delete;
+  Ticker& operator=(const Ticker&) = delete;
+  void stop();
+
+ private:
+  void loop();
+  const std::function<void()> f_;
+  const Duration every_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;   // GUARDED_BY(mu_)
+  std::thread thread_;  // last: starts once the fields above exist
+};
 
 }  // namespace lockbench::real

@@ -1,8 +1,13 @@
-// serve: one pod over HTTP (contract in serve.hpp). Errors become HTTP statuses
-// here, at the edge: the strategy's Outcome maps to 200/409/503/429/500.
+// serve: one pod over HTTP (contract in serve.hpp), as a ServePod with the
+// steps of a RealRun (real/real_run.hpp): prepare (schema, pool, partner,
+// store), start_background (the strategy's work, leak detection), listen (the
+// routes; requests go to the workers), drain (in-flight requests finish, the
+// background work is told the requests are over and joined). Errors become
+// HTTP statuses here, at the edge (real/pod_protocol.hpp's status_of).
 #include "real/serve.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -18,7 +23,6 @@
 
 #include "core/context.hpp"
 #include "core/prometheus.hpp"
-#include "core/random.hpp"
 #include "core/redact.hpp"
 #include "real/http_guard.hpp"
 #include "real/leftovers.hpp"
@@ -26,20 +30,18 @@
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
 #include "real/redis_store.hpp"
+#include "real/run_common.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
+#include "scenarios/registry.hpp"
 
 namespace lockbench::real {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string one_line(std::string text) {
-  for (char& ch : text)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  return text;
-}
+using nlohmann::json;
+using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
 // RealWorld plus a count of requests inside a partner call: the runner's crash
 // fault waits for one, so that the pod dies holding its lock or lease.
@@ -79,19 +81,6 @@ class PodWorld final : public World {
   std::atomic<int> in_partner_{0};
 };
 
-int status_of(Outcome o) {
-  switch (o) {
-    case Outcome::ok: return 200;
-    case Outcome::conflict: return 409;
-    case Outcome::pool_timeout: return 503;
-    case Outcome::rejected: return 429;
-    case Outcome::error: return 500;
-  }
-  return 500;
-}
-
-std::int64_t us(Duration d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
-
 // A positive decimal header, or nullopt.
 std::optional<std::uint64_t> header_number(const httplib::Request& req, const char* name) {
   if (!req.has_header(name)) return std::nullopt;
@@ -119,375 +108,463 @@ bool control_allowed(const httplib::Request& req, const std::string& token) {
   return loopback_peer(req.remote_addr);
 }
 
-std::int64_t new_run_key() {
-  const auto t = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  Rng rng(t ^ (static_cast<std::uint64_t>(::getpid()) << 32), "run");
-  return static_cast<std::int64_t>(rng.next() >> 1);
-}
-
-}  // namespace
-
-std::string op_path(std::string_view scenario, std::int64_t key) {
-  return "/ops/" + std::string(scenario) + "/" + std::to_string(key);
-}
-
-int serve_pod(const Settings& configured, const ServeOptions& o) {
+const Settings& checked(const Settings& configured, const ServeOptions& o) {
   configured.validate();
   if (configured.db_url.empty()) throw SettingError("--db: serve needs a PostgreSQL URL (postgresql://user@host:port/db)");
   if (configured.partner_url.empty()) throw SettingError("--partner: serve needs the partner's URL (http://127.0.0.1:PORT)");
   if (o.port < 0 || o.port > 65535) throw SettingError("--port: must be a whole number from 0 to 65535");
   if (o.pod < 1 || o.pod > 64) throw SettingError("--pod: must be a whole number from 1 to 64");
-  const Settings s = configured.scaled();
+  if (o.management_port > 65535) throw SettingError("--management-port: must be a whole number from 0 to 65535");
+  return configured;
+}
+
+const StrategyInfo& applying(const Settings& s) {
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
-  const auto strategy = info.make();
-  const auto scenario = make_scenario(s.scenario);
-  const std::int64_t run = o.run ? *o.run : new_run_key();
-  const std::string pool_name = "pod" + std::to_string(o.pod);
-  const std::string session_name = application_name("serve-" + std::to_string(run), pool_name);
+  return info;
+}
 
-  // Block the stop signals in every thread (the ones started below inherit the
-  // mask); one thread takes them with sigwait and stops the server.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+class ServePod {
+ public:
+  ServePod(const Settings& configured, const ServeOptions& o);
+  ~ServePod();
+  int run();
 
-  // The schema may not exist yet (pods started before their runner): create it
-  // so that the pool's prepared statements find lockbench.rows.
-  bool pooler_found = false;  // --db through PgBouncer: unnamed statements (--statements auto)
-  for (int attempt = 0;; ++attempt) {
-    try {
-      auto c = open_session(s.db_url, session_name);
-      create_schema(*c);
-      pooler_found = behind_pooler(*c);
-      break;
-    } catch (const SchemaNotOurs& e) {
-      throw SettingError("--db: " + std::string(e.what()));
-    } catch (const std::exception& e) {
-      if (attempt >= 2) throw SettingError("--db: cannot prepare lockbench's schema at " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // two pods creating it at once
-    }
-  }
-  std::unique_ptr<Pool> pool;
-  try {
-    PoolConfig cfg{s.db_url,       s.maximum_pool_size, s.connection_timeout, s.leak_detection_threshold,
-                   s.max_lifetime, (o.pod - 1) * s.maximum_pool_size, pool_name, run, session_name,
-                   unnamed_statements(s.statements, s.pgbouncer, pooler_found)};
-    pool = std::make_unique<Pool>(cfg, Clock::now());
-  } catch (const std::exception& e) {
-    throw SettingError("--db: cannot connect to " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
-  }
-  PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
+ private:
+  void block_stop_signals();
+  void prepare();
+  void prepare_schema();
+  void open_pool();
+  void start_background();
+  void route();
+  void route_ops();
+  void route_health(httplib::Server& server);
+  void route_lockbench();
+  void handle_op(const httplib::Request& req, httplib::Response& res, std::string_view sc, const std::string& key_text);
+  std::optional<Request> parse_op(const httplib::Request& req, httplib::Response& res, std::string_view sc,
+                                  const std::string& key_text);
+  std::pair<Outcome, TimeSplit> serve_on_a_worker(const Request& r, Duration arrived);
+  void readiness(httplib::Response& res);
+  void metrics(httplib::Response& res);
+  void requests_over(const httplib::Request& req, httplib::Response& res);
+  json stats();
+  int listen_port();
+  void start_management();
+  void serve_until_stopped(int port);
+  void drain();
+
+  const Settings s_;
+  const ServeOptions o_;
+  const StrategyInfo& info_;
+  const std::unique_ptr<Strategy> strategy_;
+  const std::unique_ptr<Scenario> scenario_;
+  const std::int64_t run_;
+  const std::string pool_name_, session_name_;
+  sigset_t stop_signals_{};
+  bool pooler_found_ = false;  // --db through PgBouncer: unnamed statements (--statements auto)
+  std::unique_ptr<Pool> pool_;
+  std::optional<PartnerHttp> partner_;
   // redis-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
   // the runner that started the pods deletes them at the end). Made before the
   // world that uses it, so that it outlives the world's renewals.
-  std::unique_ptr<RedisStore> redis;
-  if (info.props.needs_lease_store) redis = open_lease_store(s.redis_url, std::to_string(run), std::chrono::seconds(2));
-  RealWorld real_world(*pool, partner);
-  real_world.set_lease_store(redis.get());
-  PodWorld world(real_world);
-  Recorder recorder(std::chrono::seconds(1), 0);  // lock counters only: the runner measures requests
-  std::array<std::atomic<std::int64_t>, 5> outcomes{};
-  WorkerPool workers(s.max_threads, s.accept_count);
+  std::unique_ptr<RedisStore> redis_;
+  std::optional<RealWorld> real_world_;
+  std::optional<PodWorld> world_;
+  Recorder recorder_{std::chrono::seconds(1), 0};  // lock counters only: the runner measures requests
+  std::array<std::atomic<std::int64_t>, 5> outcomes_{};
+  std::optional<WorkerPool> workers_;
+  std::atomic<int> background_running_{0};
+  std::vector<std::thread> background_;
+  const HttpLimits limits_;
+  GuardedServer svr_{limits_};
+  std::unique_ptr<GuardedServer> management_;
+  int management_port_ = -1;
+  std::thread management_thread_;
+  std::atomic<bool> stopping_{false}, signalled_{false};
+  std::thread leak_checker_, stopper_;
+};
 
-  // The strategy's background work (the outbox's pollers, split-tx's and
-  // after-commit's reconcilers): one thread each, as run_real starts per pod.
-  // Each ends by itself (requests over and nothing due, or its drain limit).
-  std::atomic<int> background_running{0};
-  std::vector<std::thread> background;
-  const int n_background = strategy->background_workers(s);
-  background_running = n_background;
-  for (int i = 0; i < n_background; ++i)
-    background.emplace_back([&, i] {
-      RequestCtx cx(world, recorder, s, background_request(o.pod - 1, s.pods, i));
+ServePod::ServePod(const Settings& configured, const ServeOptions& o)
+    : s_(checked(configured, o).scaled()),
+      o_(o),
+      info_(applying(s_)),
+      strategy_(info_.make()),
+      scenario_(make_scenario(s_.scenario)),
+      run_(o.run ? *o.run : new_run_key()),
+      pool_name_("pod" + std::to_string(o.pod)),
+      session_name_(application_name("serve-" + std::to_string(run_), pool_name_)) {}
+
+// The background work joined on every way out (a SettingError included).
+ServePod::~ServePod() {
+  stopping_ = true;
+  if (leak_checker_.joinable()) leak_checker_.join();
+  if (real_world_) real_world_->end_requests();
+  for (auto& t : background_)
+    if (t.joinable()) t.join();
+}
+
+int ServePod::run() {
+  block_stop_signals();
+  prepare();
+  start_background();
+  route();
+  const int port = listen_port();
+  start_management();
+  serve_until_stopped(port);
+  drain();
+  return 0;
+}
+
+// Block the stop signals in every thread (the ones started later inherit the
+// mask); one thread takes them with sigwait and stops the server.
+void ServePod::block_stop_signals() {
+  sigemptyset(&stop_signals_);
+  sigaddset(&stop_signals_, SIGTERM);
+  sigaddset(&stop_signals_, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals_, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+void ServePod::prepare() {
+  prepare_schema();
+  open_pool();
+  partner_.emplace(s_.partner_url, s_.partner_connect_timeout, s_.partner_read_timeout);
+  if (info_.props.needs_lease_store) redis_ = open_lease_store(s_.redis_url, std::to_string(run_), std::chrono::seconds(2));
+  real_world_.emplace(*pool_, *partner_);
+  real_world_->set_lease_store(redis_.get());
+  world_.emplace(*real_world_);
+  workers_.emplace(s_.max_threads, s_.accept_count);
+}
+
+// The schema may not exist yet (pods started before their runner): create it
+// so that the pool's prepared statements find lockbench.rows.
+void ServePod::prepare_schema() {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      auto c = open_session(s_.db_url, session_name_);
+      create_schema(*c);
+      pooler_found_ = behind_pooler(*c);
+      return;
+    } catch (const SchemaNotOurs& e) {
+      throw SettingError("--db: " + std::string(e.what()));
+    } catch (const std::exception& e) {
+      if (attempt >= 2)
+        throw SettingError("--db: cannot prepare lockbench's schema at " + redact_secrets(s_.db_url) + ": " + one_line(e.what()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // two pods creating it at once
+    }
+  }
+}
+
+void ServePod::open_pool() {
+  try {
+    PoolConfig cfg{s_.db_url,       s_.maximum_pool_size, s_.connection_timeout, s_.leak_detection_threshold,
+                   s_.max_lifetime, (o_.pod - 1) * s_.maximum_pool_size, pool_name_, run_, session_name_,
+                   unnamed_statements(s_.statements, s_.pgbouncer, pooler_found_)};
+    pool_ = std::make_unique<Pool>(cfg, Clock::now());
+  } catch (const std::exception& e) {
+    throw SettingError("--db: cannot connect to " + redact_secrets(s_.db_url) + ": " + one_line(e.what()));
+  }
+}
+
+// The strategy's background work (the outbox's pollers, split-tx's and
+// after-commit's reconcilers): one thread each, as the in-process pods start
+// per pod; each ends by itself (requests over and nothing due, or its drain
+// limit). Leak detection, as the in-process pods' sampler does.
+void ServePod::start_background() {
+  const int n = strategy_->background_workers(s_);
+  background_running_ = n;
+  for (int i = 0; i < n; ++i)
+    background_.emplace_back([this, i] {
+      RequestCtx cx(*world_, recorder_, s_, background_request(o_.pod - 1, s_.pods, i));
       try {
-        run_sync(strategy->background(cx, *scenario));
+        run_sync(strategy_->background(cx, *scenario_));
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench serve %s: background worker %d stopped: %s\n", pool_name.c_str(), i,
+        std::fprintf(stderr, "lockbench serve %s: background worker %d stopped: %s\n", pool_name_.c_str(), i,
                      one_line(e.what()).c_str());
       }
-      background_running.fetch_sub(1);
+      background_running_.fetch_sub(1);
     });
-  // Joined on every way out (a SettingError below included).
-  struct JoinBackground {
-    RealWorld& w;
-    std::vector<std::thread>& threads;
-    ~JoinBackground() {
-      w.end_requests();
-      for (auto& t : threads)
-        if (t.joinable()) t.join();
+  leak_checker_ = std::thread([this] {
+    while (!stopping_.load()) {
+      pool_->check_leaks();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-  } join_background{real_world, background};
+  });
+}
 
-  const HttpLimits limits;
-  GuardedServer svr(limits);
+// ---- routes
+
+void ServePod::route() {
   // Connection threads only carry requests to the workers (Tomcat's acceptor and
   // poller): enough of them that the workers and the accept queue decide.
-  const int http_threads = std::min(4096, s.max_threads + s.accept_count + 16);
-  svr.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
-  svr.set_keep_alive_max_count(1000);
-  svr.set_write_timeout(std::chrono::seconds(30));
+  const int http_threads = std::min(4096, s_.max_threads + s_.accept_count + 16);
+  svr_.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
+  svr_.set_keep_alive_max_count(1000);
+  svr_.set_write_timeout(std::chrono::seconds(30));
   // Framing first: a POST without a length is refused now, not read until the client closes.
-  svr.set_pre_routing_handler([&limits](const httplib::Request& req, httplib::Response& res) {
-    const auto refused = framing_refusal(req, limits.body_bytes_max);
+  svr_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const auto refused = framing_refusal(req, limits_.body_bytes_max);
     if (!refused) return httplib::Server::HandlerResponse::Unhandled;
     res.status = refused->status;
     res.set_content("refused: " + refused->reason + "\n", "text/plain");
     close_after_this_response();
     return httplib::Server::HandlerResponse::Handled;
   });
+  route_ops();
+  route_health(svr_);
+  route_lockbench();
+}
 
-  const auto handle_op = [&](const httplib::Request& req, httplib::Response& res, std::string_view sc,
-                             const std::string& key_text) {
-    if (sc != s.scenario) {
-      res.status = 404;
-      res.set_content("this pod serves scenario " + s.scenario + ", not " + std::string(sc) + "\n", "text/plain");
-      return;
-    }
-    const auto id = header_number(req, "X-Request-Id");
-    const auto choice = req.has_header("X-Choice") ? header_number(req, "X-Choice") : std::optional<std::uint64_t>(0);
-    Key key = 0;
-    try {
-      key = std::stoll(key_text);
-    } catch (const std::exception&) {
-    }
-    if (!id || *id == 0 || !choice || key < 1) {
-      res.status = 400;
-      res.set_content("need a key >= 1 in the path, X-Request-Id: N (N >= 1) and optionally X-Choice: N\n", "text/plain");
-      return;
-    }
-    if (key > s.keys) {  // no row was seeded for it: never inserted by a request
-      res.status = 404;
-      res.set_content("key " + std::to_string(key) + " is outside this run's keys 1.." + std::to_string(s.keys) + "\n",
-                      "text/plain");
-      return;
-    }
-    Request r;
-    r.id = *id;
-    r.key = key;
-    r.choice = *choice;
-    const Duration arrived = pool->now();
-    r.intended = arrived;
-    auto done = std::make_shared<std::promise<std::pair<Outcome, TimeSplit>>>();
-    auto answer = done->get_future();
-    const bool accepted = workers.submit([&, r, arrived, done] {
-      StepNote note;
-      current_step_note() = &note;
-      RequestCtx cx(world, recorder, s, r);
-      cx.split().queue = pool->now() - arrived;
-      Outcome out = Outcome::error;
-      try {
-        out = run_sync(serve(cx, *strategy, *scenario));
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench serve %s: request %llu: %s\n", pool_name.c_str(),
-                     static_cast<unsigned long long>(r.id), one_line(e.what()).c_str());
-      }
-      current_step_note() = nullptr;
-      done->set_value({out, cx.split()});
-    });
-    Outcome out = Outcome::rejected;
-    TimeSplit split;
-    if (accepted) std::tie(out, split) = answer.get();
-    outcomes[static_cast<std::size_t>(out)]++;
-    const Duration service = pool->now() - arrived;
-    std::ostringstream hdr;
-    hdr << us(split.queue) << ' ' << us(split.pool_wait) << ' ' << us(split.lock_wait) << ' ' << us(split.partner)
-        << ' ' << us(split.db) << ' ' << us(split.held) << ' ' << us(service);
-    res.status = status_of(out);
-    res.set_header("X-Lockbench-Split", hdr.str());
-    res.set_header("X-Lockbench-Outcome", std::string(outcome_name(out)));
-    res.set_content(std::string(outcome_name(out)) + "\n", "text/plain");
-  };
-  svr.Post(R"(/ops/([a-z0-9-]+)/(-?\d+))", [&](const httplib::Request& req, httplib::Response& res) {
+void ServePod::route_ops() {
+  svr_.Post(R"(/ops/([a-z0-9-]+)/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
     handle_op(req, res, req.matches[1].str(), req.matches[2].str());
   });
-  svr.Post(R"(/users/(-?\d+)/primary)", [&](const httplib::Request& req, httplib::Response& res) {
+  svr_.Post(R"(/users/(-?\d+)/primary)", [this](const httplib::Request& req, httplib::Response& res) {
     handle_op(req, res, "switch-primary", req.matches[1].str());
   });
-  svr.Post(R"(/checkout/(-?\d+))", [&](const httplib::Request& req, httplib::Response& res) {
+  svr_.Post(R"(/checkout/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
     handle_op(req, res, "checkout", req.matches[1].str());
   });
-  svr.Post(R"(/calls/(-?\d+))", [&](const httplib::Request& req, httplib::Response& res) {
+  svr_.Post(R"(/calls/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
     handle_op(req, res, "single-call", req.matches[1].str());
   });
+}
 
-  // Spring Boot's readiness: the DataSource health indicator borrows a connection.
-  const auto readiness = [&](const httplib::Request&, httplib::Response& res) {
-    bool up = false;
-    try {
-      if (PgConn* c = pool->borrow(s.probe_timeout)) {
-        ConnHandle h(c);
-        c->select_one();
-        up = true;
-      }
-    } catch (const std::exception&) {
-    }
-    res.status = up ? 200 : 503;
-    res.set_content(up ? R"({"status":"UP"})" : R"({"status":"DOWN"})", "application/json");
-  };
-  const auto liveness = [](const httplib::Request&, httplib::Response& res) {
+void ServePod::route_health(httplib::Server& server) {
+  server.Get(kPathReadiness, [this](const httplib::Request&, httplib::Response& res) { readiness(res); });
+  server.Get(kPathLiveness, [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"UP"})", "application/json");
-  };
-  const auto metrics = [&](const httplib::Request&, httplib::Response& res) {
-    const PoolSample now = pool->sample();
-    const PoolStats st = pool->stats();
-    const std::string l = "{pool=\"" + pool_name + "\"}";
-    std::ostringstream m;
-    m.precision(9);
-    m << hikaricp_exposition({hikari_metrics(pool_name, now, st, pool->size())});
-    m << "# HELP lockbench_requests_total Requests answered, by outcome\n# TYPE lockbench_requests_total counter\n";
-    for (Outcome oc : kOutcomes)
-      m << "lockbench_requests_total{pool=\"" << pool_name << "\",outcome=\"" << outcome_name(oc) << "\"} "
-        << outcomes[static_cast<std::size_t>(oc)].load() << '\n';
-    m << "# HELP lockbench_partner_calls_in_flight Requests inside a partner call\n"
-      << "# TYPE lockbench_partner_calls_in_flight gauge\n"
-      << "lockbench_partner_calls_in_flight" << l << ' ' << world.in_partner() << '\n';
-    res.set_content(m.str(), "text/plain; version=0.0.4");
-  };
-  svr.Get("/health/readiness", readiness);
-  svr.Get("/health/liveness", liveness);
-  svr.Get("/metrics", metrics);
+  });
+  server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) { metrics(res); });
+}
 
-  svr.Get("/lockbench/info", [&](const httplib::Request&, httplib::Response& res) {
-    const nlohmann::json j = {{"run", run},
-                              {"scenario", s.scenario},
-                              {"strategy", std::string(info.spec)},
-                              {"pod", o.pod},
-                              {"pid", static_cast<long>(::getpid())}};
+void ServePod::route_lockbench() {
+  svr_.Get(kPathInfo, [this](const httplib::Request&, httplib::Response& res) {
+    const json j = {{"run", run_}, {"scenario", s_.scenario}, {"strategy", std::string(info_.spec)}, {"pod", o_.pod},
+                    {"pid", static_cast<long>(::getpid())}, {"settings", s_.to_json()}};
     res.set_content(j.dump(), "application/json");
   });
-  svr.Get("/lockbench/pool", [&](const httplib::Request&, httplib::Response& res) {
-    const PoolSample now = pool->sample();
-    const nlohmann::json j = {
-        {"active", now.active}, {"pending", now.pending}, {"idle", now.idle}, {"in_partner", world.in_partner()}};
+  svr_.Get(kPathPool, [this](const httplib::Request&, httplib::Response& res) {
+    const PoolSample now = pool_->sample();
+    const json j = {{"active", now.active}, {"pending", now.pending}, {"idle", now.idle}, {"in_partner", world_->in_partner()}};
     res.set_content(j.dump(), "application/json");
   });
-  // The runner's load is over: the background work may end once nothing is due.
-  svr.Post("/lockbench/requests-over", [&](const httplib::Request& req, httplib::Response& res) {
-    if (!control_allowed(req, o.control_token)) {
-      res.status = 403;
-      res.set_content(o.control_token.empty() ? "control endpoints answer loopback peers only (or set --control-token)\n"
-                                              : "control endpoints need Authorization: Bearer <--control-token>\n",
-                      "text/plain");
-      return;
+  svr_.Post(kPathRequestsOver, [this](const httplib::Request& req, httplib::Response& res) { requests_over(req, res); });
+  svr_.Get(kPathStats, [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(stats().dump(), "application/json");
+  });
+}
+
+// A request's path and headers; nullopt after answering 404 or 400.
+std::optional<Request> ServePod::parse_op(const httplib::Request& req, httplib::Response& res, std::string_view sc,
+                                          const std::string& key_text) {
+  if (sc != s_.scenario) {
+    res.status = 404;
+    res.set_content("this pod serves scenario " + s_.scenario + ", not " + std::string(sc) + "\n", "text/plain");
+    return std::nullopt;
+  }
+  const auto id = header_number(req, kHeaderRequestId);
+  const auto choice = req.has_header(kHeaderChoice) ? header_number(req, kHeaderChoice) : std::optional<std::uint64_t>(0);
+  Key key = 0;
+  try {
+    key = std::stoll(key_text);
+  } catch (const std::exception&) {
+  }
+  if (!id || *id == 0 || !choice || key < 1) {
+    res.status = 400;
+    res.set_content("need a key >= 1 in the path, X-Request-Id: N (N >= 1) and optionally X-Choice: N\n", "text/plain");
+    return std::nullopt;
+  }
+  if (key > s_.keys) {  // no row was seeded for it: never inserted by a request
+    res.status = 404;
+    res.set_content("key " + std::to_string(key) + " is outside this run's keys 1.." + std::to_string(s_.keys) + "\n",
+                    "text/plain");
+    return std::nullopt;
+  }
+  Request r;
+  r.id = *id;
+  r.key = key;
+  r.choice = *choice;
+  return r;
+}
+
+void ServePod::handle_op(const httplib::Request& req, httplib::Response& res, std::string_view sc,
+                         const std::string& key_text) {
+  std::optional<Request> r = parse_op(req, res, sc, key_text);
+  if (!r) return;
+  const Duration arrived = pool_->now();
+  r->intended = arrived;
+  const auto [out, split] = serve_on_a_worker(*r, arrived);
+  outcomes_[static_cast<std::size_t>(out)]++;
+  res.status = status_of(out);
+  res.set_header(kHeaderSplit, split_header(split, pool_->now() - arrived));
+  res.set_header(kHeaderOutcome, std::string(outcome_name(out)));
+  res.set_content(std::string(outcome_name(out)) + "\n", "text/plain");
+}
+
+// Rejected at once when every worker is busy and the accept queue is full.
+std::pair<Outcome, TimeSplit> ServePod::serve_on_a_worker(const Request& r, Duration arrived) {
+  auto done = std::make_shared<std::promise<std::pair<Outcome, TimeSplit>>>();
+  auto answer = done->get_future();
+  const bool accepted = workers_->submit([this, r, arrived, done] {
+    StepNote note;
+    current_step_note() = &note;
+    RequestCtx cx(*world_, recorder_, s_, r);
+    cx.split().queue = pool_->now() - arrived;
+    Outcome out = Outcome::error;
+    try {
+      out = run_sync(serve(cx, *strategy_, *scenario_));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lockbench serve %s: request %llu: %s\n", pool_name_.c_str(),
+                   static_cast<unsigned long long>(r.id), one_line(e.what()).c_str());
     }
-    real_world.end_requests();
-    res.set_content(nlohmann::json{{"background_running", background_running.load()}}.dump(), "application/json");
+    current_step_note() = nullptr;
+    done->set_value({out, cx.split()});
   });
-  svr.Get("/lockbench/stats", [&](const httplib::Request&, httplib::Response& res) {
-    const PoolStats st = pool->stats();
-    const LockCounters& lc = recorder.locks;
-    nlohmann::json outs = nlohmann::json::object();
-    for (Outcome oc : kOutcomes) outs[std::string(outcome_name(oc))] = outcomes[static_cast<std::size_t>(oc)].load();
-    const nlohmann::json j = {
-        {"pool",
-         {{"name", pool_name},
-          {"size", st.size},
-          {"active_max", st.active_max},
-          {"pending_max", st.pending_max},
-          {"busy_conn_s", st.busy_conn_s},
-          {"wait_ms", st.wait_ms.values()},
-          {"hold_ms", st.hold_ms.values()},
-          {"timeouts", st.timeouts},
-          {"leaks", st.leaks},
-          {"leak_steps", st.leak_steps}}},
-        {"locks",
-         {{"acquired", lc.acquired.load()},
-          {"denied", lc.denied.load()},
-          {"lease_steals", lc.lease_steals.load()},
-          {"version_conflicts", lc.version_conflicts.load()},
-          {"unlock_failures", lc.unlock_failures.load()},
-          {"nothing_locked", lc.nothing_locked.load()},
-          {"lease_lost", lc.lease_lost.load()},
-          {"renewals", lc.renewals.load()},
-          {"renewal_failures", lc.renewal_failures.load()}}},
-        {"outcomes", outs},
-        {"backend_pids", pool->backend_pids()},
-        {"connections_replaced", pool->replaced()},
-        {"in_partner", world.in_partner()},
-        {"background_running", background_running.load()},
-        {"effects", recorder.effects.json()}};
-    res.set_content(j.dump(), "application/json");
-  });
+  if (!accepted) return {Outcome::rejected, TimeSplit{}};
+  return answer.get();
+}
 
-  // The listen backlog is Tomcat's acceptCount plus its threads, as a servlet
-  // container's connector queues connections. cpp-httplib 0.11 listens with a
-  // backlog of 5: a burst of 8 connections then loses SYNs, whose client
-  // retries a second later, and a one-winner burst shows two winners. The
-  // socket is caught as it is made and listened on again with the real backlog.
+// Spring Boot's readiness: the DataSource health indicator borrows a connection.
+void ServePod::readiness(httplib::Response& res) {
+  bool up = false;
+  try {
+    if (PgConn* c = pool_->borrow(s_.probe_timeout)) {
+      ConnHandle h(c);
+      c->select_one();
+      up = true;
+    }
+  } catch (const std::exception&) {
+  }
+  res.status = up ? 200 : 503;
+  res.set_content(up ? R"({"status":"UP"})" : R"({"status":"DOWN"})", "application/json");
+}
+
+void ServePod::metrics(httplib::Response& res) {
+  const PoolSample now = pool_->sample();
+  const PoolStats st = pool_->stats();
+  std::ostringstream m;
+  m.precision(9);
+  m << hikaricp_exposition({hikari_metrics(pool_name_, now, st, pool_->size())});
+  m << "# HELP lockbench_requests_total Requests answered, by outcome\n# TYPE lockbench_requests_total counter\n";
+  for (Outcome oc : kOutcomes)
+    m << "lockbench_requests_total{pool=\"" << pool_name_ << "\",outcome=\"" << outcome_name(oc) << "\"} "
+      << outcomes_[static_cast<std::size_t>(oc)].load() << '\n';
+  m << "# HELP lockbench_partner_calls_in_flight Requests inside a partner call\n"
+    << "# TYPE lockbench_partner_calls_in_flight gauge\n"
+    << "lockbench_partner_calls_in_flight{pool=\"" << pool_name_ << "\"} " << world_->in_partner() << '\n';
+  res.set_content(m.str(), "text/plain; version=0.0.4");
+}
+
+// The runner's load is over: the background work may end once nothing is due.
+void ServePod::requests_over(const httplib::Request& req, httplib::Response& res) {
+  if (!control_allowed(req, o_.control_token)) {
+    res.status = 403;
+    res.set_content(o_.control_token.empty() ? "control endpoints answer loopback peers only (or set --control-token)\n"
+                                             : "control endpoints need Authorization: Bearer <--control-token>\n",
+                    "text/plain");
+    return;
+  }
+  real_world_->end_requests();
+  res.set_content(json{{"background_running", background_running_.load()}}.dump(), "application/json");
+}
+
+json ServePod::stats() {
+  const PoolStats st = pool_->stats();
+  const LockCounters& lc = recorder_.locks;
+  json outs = json::object();
+  for (Outcome oc : kOutcomes) outs[std::string(outcome_name(oc))] = outcomes_[static_cast<std::size_t>(oc)].load();
+  return {{"pool",
+           {{"name", pool_name_}, {"size", st.size}, {"active_max", st.active_max}, {"pending_max", st.pending_max},
+            {"busy_conn_s", st.busy_conn_s}, {"wait_ms", st.wait_ms.values()}, {"hold_ms", st.hold_ms.values()},
+            {"timeouts", st.timeouts}, {"leaks", st.leaks}, {"leak_steps", st.leak_steps}}},
+          {"locks",
+           {{"acquired", lc.acquired.load()}, {"denied", lc.denied.load()}, {"lease_steals", lc.lease_steals.load()},
+            {"version_conflicts", lc.version_conflicts.load()}, {"unlock_failures", lc.unlock_failures.load()},
+            {"nothing_locked", lc.nothing_locked.load()}, {"lease_lost", lc.lease_lost.load()},
+            {"renewals", lc.renewals.load()}, {"renewal_failures", lc.renewal_failures.load()}}},
+          {"outcomes", outs},
+          {"backend_pids", pool_->backend_pids()},
+          {"connections_replaced", pool_->replaced()},
+          {"in_partner", world_->in_partner()},
+          {"background_running", background_running_.load()},
+          {"effects", recorder_.effects.json()}};
+}
+
+// ---- listening
+
+// The listen backlog is Tomcat's acceptCount plus its threads, as a servlet
+// container's connector queues connections. cpp-httplib 0.11 listens with a
+// backlog of 5: a burst of 8 connections then loses SYNs, whose client
+// retries a second later, and a one-winner burst shows two winners. The
+// socket is caught as it is made and listened on again with the real backlog.
+int ServePod::listen_port() {
   socket_t listen_fd = INVALID_SOCKET;
-  svr.set_socket_options([&listen_fd](socket_t sock) {
+  svr_.set_socket_options([&listen_fd](socket_t sock) {
     httplib::default_socket_options(sock);
     listen_fd = sock;
   });
-  const int port = o.port == 0 ? svr.bind_to_any_port(o.host) : (svr.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (port <= 0) throw SettingError("--port: cannot listen on " + o.host + ":" + std::to_string(o.port));
-  const int backlog = static_cast<int>(std::clamp<std::int64_t>(std::int64_t{s.accept_count} + s.max_threads, 16, 65535));
+  const int port = o_.port == 0 ? svr_.bind_to_any_port(o_.host) : (svr_.bind_to_port(o_.host, o_.port) ? o_.port : -1);
+  svr_.set_socket_options(httplib::default_socket_options);
+  if (port <= 0) throw SettingError("--port: cannot listen on " + o_.host + ":" + std::to_string(o_.port));
+  const int backlog = static_cast<int>(std::clamp<std::int64_t>(std::int64_t{s_.accept_count} + s_.max_threads, 16, 65535));
   if (listen_fd == INVALID_SOCKET || ::listen(listen_fd, backlog) != 0)
-    throw SettingError("--accept-count: cannot set the listen backlog to " + std::to_string(backlog) + " on " + o.host + ":" +
-                       std::to_string(port));
-
-  // The management port: health and metrics on threads of their own, so that
-  // probes answer while every request thread is taken (a flood, a slow client).
-  std::unique_ptr<GuardedServer> management;
-  int management_port = -1;
-  if (o.management_port >= 0) {
-    if (o.management_port > 65535) throw SettingError("--management-port: must be a whole number from 0 to 65535");
-    management = std::make_unique<GuardedServer>(limits);
-    management->new_task_queue = [] { return new httplib::ThreadPool(8); };
-    management->set_keep_alive_max_count(100);
-    management->Get("/health/readiness", readiness);
-    management->Get("/health/liveness", liveness);
-    management->Get("/metrics", metrics);
-    management_port = o.management_port == 0 ? management->bind_to_any_port(o.host)
-                                              : (management->bind_to_port(o.host, o.management_port) ? o.management_port : -1);
-    if (management_port <= 0)
-      throw SettingError("--management-port: cannot listen on " + o.host + ":" + std::to_string(o.management_port));
-  }
-  std::thread management_thread;
-  if (management) {
-    management_thread = std::thread([&] { management->listen_after_bind(); });
-    // Running before anything may stop it (stop() before listen would be lost).
-    for (int i = 0; i < 2000 && !management->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-
-  // Leak detection, as the in-process pods' sampler does.
-  std::atomic<bool> stopping{false};
-  std::thread leak_checker([&] {
-    while (!stopping.load()) {
-      pool->check_leaks();
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  std::atomic<bool> signalled{false};
-  std::thread stopper([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    signalled = true;
-    svr.stop();
-    if (management) management->stop();
-  });
-  std::printf("listening on %s:%d\n", o.host.c_str(), port);
-  std::printf("lockbench serve: pod %d, %s under %s, run %lld\n", o.pod, s.scenario.c_str(),
-              std::string(info.spec).c_str(), static_cast<long long>(run));
-  if (management) std::printf("management on %s:%d\n", o.host.c_str(), management_port);
-  std::fflush(stdout);
-  svr.listen_after_bind();
-  // Wake the stopper if the server ended by itself.
-  if (svr.is_running()) svr.stop();
-  if (management) {
-    management->stop();
-    management_thread.join();
-  }
-  if (!signalled.load()) pthread_kill(stopper.native_handle(), SIGTERM);
-  stopper.join();
-  workers.wait_idle();
-  stopping = true;
-  leak_checker.join();
-  return 0;
+    throw SettingError("--accept-count: cannot set the listen backlog to " + std::to_string(backlog) + " on " + o_.host +
+                       ":" + std::to_string(port));
+  return port;
 }
+
+// The management port: health and metrics on threads of their own, so that
+// probes answer while every request thread is taken (a flood, a slow client).
+void ServePod::start_management() {
+  if (o_.management_port < 0) return;
+  management_ = std::make_unique<GuardedServer>(limits_);
+  management_->new_task_queue = [] { return new httplib::ThreadPool(8); };
+  management_->set_keep_alive_max_count(100);
+  route_health(*management_);
+  management_port_ = o_.management_port == 0
+                         ? management_->bind_to_any_port(o_.host)
+                         : (management_->bind_to_port(o_.host, o_.management_port) ? o_.management_port : -1);
+  if (management_port_ <= 0)
+    throw SettingError("--management-port: cannot listen on " + o_.host + ":" + std::to_string(o_.management_port));
+  management_thread_ = std::thread([this] { management_->listen_after_bind(); });
+  // Running before anything may stop it (stop() before listen would be lost).
+  for (int i = 0; i < 2000 && !management_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+void ServePod::serve_until_stopped(int port) {
+  stopper_ = std::thread([this] {
+    int sig = 0;
+    sigwait(&stop_signals_, &sig);
+    signalled_ = true;
+    svr_.stop();
+    if (management_) management_->stop();
+  });
+  std::printf("%s%s:%d\n", std::string(kListeningPrefix).c_str(), o_.host.c_str(), port);
+  std::printf("lockbench serve: pod %d, %s under %s, run %lld\n", o_.pod, s_.scenario.c_str(),
+              std::string(info_.spec).c_str(), static_cast<long long>(run_));
+  if (management_) std::printf("management on %s:%d\n", o_.host.c_str(), management_port_);
+  std::fflush(stdout);
+  svr_.listen_after_bind();
+  if (svr_.is_running()) svr_.stop();  // wake the stopper if the server ended by itself
+  if (management_) {
+    management_->stop();
+    management_thread_.join();
+  }
+  if (!signalled_.load()) pthread_kill(stopper_.native_handle(), SIGTERM);
+  stopper_.join();
+}
+
+// In-flight requests finish first; the destructor then tells the background
+// work the requests are over and joins it.
+void ServePod::drain() {
+  workers_->wait_idle();
+  stopping_ = true;
+  leak_checker_.join();
+}
+
+}  // namespace
+
+int serve_pod(const Settings& configured, const ServeOptions& o) { return ServePod(configured, o).run(); }
 
 }  // namespace lockbench::real

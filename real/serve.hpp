@@ -22,7 +22,8 @@
 //   GET  /health/liveness            200 while the process answers
 //   GET  /metrics                    Prometheus text, Micrometer's HikariCP names
 //                                    (hikaricp_connections_*{pool="podN"})
-//   GET  /lockbench/info             {"run", "scenario", "strategy", "pod", "pid"}
+//   GET  /lockbench/info             {"run", "scenario", "strategy", "pod", "pid", "settings"
+//                                    (Settings::to_json: what the pod was started with)}
 //   GET  /lockbench/pool             {"active", "pending", "idle", "in_partner"} (cheap)
 //   GET  /lockbench/stats            the pool's figures, lock counters, backend pids,
 //                                    side effects (core/side_effects.hpp's json()) and
@@ -54,13 +55,9 @@
 #include <string>
 
 #include "core/settings.hpp"
+#include "real/pod_protocol.hpp"  // the flags, headers and paths both sides use
 
 namespace lockbench::real {
-
-// Process pods (real/run_pods.cpp) pass their --db and --redis URLs, which may
-// hold a password, in these environment variables instead of argv.
-inline constexpr const char* kServeDbEnv = "LOCKBENCH_SERVE_DB";
-inline constexpr const char* kServeRedisEnv = "LOCKBENCH_SERVE_REDIS";
 
 struct ServeOptions {
   int port = 0;                     // 0 = any free port (printed)
@@ -73,8 +70,5 @@ struct ServeOptions {
 
 // Throws SettingError (before listening) for a bad setting or an unreachable database.
 int serve_pod(const Settings& s, const ServeOptions& o);
-
-// The HTTP path of a request of `scenario` on `key` (the generic form).
-std::string op_path(std::string_view scenario, std::int64_t key);
 
 }  // namespace lockbench::real

@@ -382,6 +382,31 @@ TEST(SummaryCsv, has_a_header_and_one_row_per_result_with_equal_field_counts) {
   }
 }
 
+// The real world's process pods write the simulator's faults block (plus their
+// measurements in crash{} and pause{}): the CSV reads the same columns from both.
+TEST(SummaryCsv, ReadsTheFaultColumnsOfARealRunAsOfASimulatedOne) {
+  json sim = fixtures::held_tx(20);
+  sim["faults"] = {{"crash_at_s", 10.0}, {"pause_at_s", nullptr}, {"pause_for_s", 0.0}, {"clock_skew_ms", 0.0},
+                   {"recovery_ms", 5000.0}, {"crashed_requests", 3}, {"keys_held_at_crash", 3}};
+  json real = sim;
+  real["world"] = "real";
+  real["faults"]["recovery_ms"] = 2950.5;
+  real["faults"]["skew_pod"] = 0;
+  real["faults"]["crash"] = {{"pod", 1}, {"at_s", 10.02}, {"key_blocked_ms", 2950.5}};
+  real["faults"]["pause"] = nullptr;
+  const auto lines = lines_of(render_csv({sim, real}));
+  ASSERT_EQ(lines.size(), 3u);
+  const auto header = csv_fields(lines[0]);
+  const auto col = [&](const char* name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  EXPECT_EQ(csv_fields(lines[1])[col("faults.crash_at_s")], csv_fields(lines[2])[col("faults.crash_at_s")]);
+  EXPECT_NE(csv_fields(lines[2])[col("faults.crash_at_s")], "");
+  EXPECT_NE(csv_fields(lines[2])[col("faults.recovery_ms")].find("2950.5"), std::string::npos) << lines[2];
+}
+
 TEST(LoadResults, refuses_a_result_missing_a_contract_field_naming_file_and_field) {
   const TempDir dir("missing");
   json r = fixtures::held_tx(20);

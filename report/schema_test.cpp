@@ -124,6 +124,27 @@ TEST(ResultSchema, CommittedCompactResultsValidateToo) {
   EXPECT_GT(checked, 100);
 }
 
+TEST(ResultSchema, AFaultBlockValidatesAndOneWithoutItsRequiredFieldsDoesNot) {
+  const json schema = load_schema();
+  json r = run_json("--strategy row-lease --pods 2 --rate 10 --duration 5s --crash-at 1s --pause-at 2s --pause-for 1s").at(0);
+  ASSERT_TRUE(r.contains("faults"));
+  EXPECT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
+  // The real world's process pods add what the runner measured (a block as one of them wrote it).
+  r["faults"]["skew_pod"] = 0;
+  r["faults"]["crash"] = {{"pod", 1}, {"at_s", 1.02}, {"in_partner_at_crash", 1}, {"crashed_requests", 1},
+                          {"locks_held_at_crash", 0}, {"locks_freed_ms", 0.4}, {"sessions_closed_ms", 3.1},
+                          {"leases_held_at_crash", 1}, {"lease_left_ms", 1890.0}, {"key_blocked_ms", 1890.0},
+                          {"restarted_at_s", 1.6}};
+  r["faults"]["pause"] = nullptr;
+  EXPECT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
+  json missing = r;
+  missing["faults"].erase("recovery_ms");
+  EXPECT_EQ(errors_of(schema, missing), std::vector<std::string>{"result.faults: missing 'recovery_ms'"});
+  json shaped = r;
+  shaped["faults"]["crash"].erase("pod");
+  EXPECT_EQ(errors_of(schema, shaped), std::vector<std::string>{"result.faults.crash: missing 'pod'"});
+}
+
 TEST(ResultSchema, json_output_is_an_array_for_one_result_as_for_many) {
   const json one = run_json("--strategy row-lease --rate 5 --duration 5s");
   ASSERT_TRUE(one.is_array());

@@ -370,15 +370,8 @@ nlohmann::json SimWorld::result() {
         {"leases_lost_on_failover", failover_leases_lost_},
         {"leases_resurrected_on_failover", failover_leases_resurrected_}};
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {
-    nlohmann::json f;
-    f["crash_at_s"] = s_.crash_at ? nlohmann::json(to_s(*s_.crash_at)) : nlohmann::json(nullptr);
-    f["pause_at_s"] = s_.pause_at ? nlohmann::json(to_s(*s_.pause_at)) : nlohmann::json(nullptr);
-    f["pause_for_s"] = to_s(s_.pause_for);
-    f["clock_skew_ms"] = to_ms(s_.clock_skew);
-    f["recovery_ms"] = has_crashed_ ? nlohmann::json(recovery_ms_) : nlohmann::json(nullptr);
-    f["crashed_requests"] = crashed_requests_;
-    f["keys_held_at_crash"] = keys_held_at_crash_;
-    run.extra["faults"] = f;
+    run.extra["faults"] = faults_block(s_, has_crashed_ ? nlohmann::json(recovery_ms_) : nlohmann::json(nullptr),
+                                       crashed_requests_, keys_held_at_crash_);
   }
   return make_result(run);
 }

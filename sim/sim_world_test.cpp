@@ -180,6 +180,32 @@ nlohmann::json crash_during_the_call(const std::string& spec) {
   return run_sim(s);
 }
 
+// The faults block, exactly: the one both worlds write (core/result.hpp
+// faults_block, docs/result.schema.json "faults"); the real world's golden
+// test is RealPods.TheFaultBlockHasTheSimulatorsFieldsAndWhatTheRunnerMeasured.
+TEST(SimFaults, TheFaultBlockIsTheOneBothWorldsWrite) {
+  Settings s = burst_on_one_key("row-lease", 1);
+  s.partner_latency = Distribution::fixed(10000);
+  s.lease_ttl = 5s;
+  s.crash_at = 20ms;
+  s.pause_at = 5s;
+  s.pause_for = 1s;
+  s.clock_skew = 250ms;
+  const auto r = run_sim(s);
+  EXPECT_EQ(r["faults"], nlohmann::json::parse(R"({"clock_skew_ms": 250.0, "crash_at_s": 0.02, "crashed_requests": 1,
+      "keys_held_at_crash": 1, "pause_at_s": 5.0, "pause_for_s": 1.0, "recovery_ms": 4980.5})"))
+      << r["faults"].dump();
+  s.crash_at.reset();
+  s.pause_at.reset();
+  s.pause_for = 0s;
+  const auto skew_only = run_sim(s);
+  EXPECT_EQ(skew_only["faults"], nlohmann::json::parse(R"({"clock_skew_ms": 250.0, "crash_at_s": null,
+      "crashed_requests": 0, "keys_held_at_crash": 0, "pause_at_s": null, "pause_for_s": 0.0, "recovery_ms": null})"))
+      << skew_only["faults"].dump();
+  s.clock_skew = 0s;
+  EXPECT_FALSE(run_sim(s).contains("faults"));
+}
+
 TEST(SimFaults, advisory_xact_is_usable_again_at_once_after_a_crash) {
   const auto r = crash_during_the_call("advisory-xact");
   EXPECT_EQ(r["faults"]["crashed_requests"], 1);

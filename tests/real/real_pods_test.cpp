@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "real/partner_http.hpp"
 #include "real/pg_conn.hpp"
+#include "real/pod_protocol.hpp"
 #include "scenarios/registry.hpp"
 #include "tests/cli/run_command.hpp"
 #include "tests/real/test_env.hpp"
@@ -179,6 +181,39 @@ TEST(RealPods, ServeAnswersEachOutcomeContractAndItsMetricsParse) {
   real::drop_rows(*c2, run);
 }
 
+// The runner's flags for a pod (real/pod_protocol.hpp's pod_args, generated from
+// the settings table) reach a real `lockbench serve`: settings the old
+// hand-written list left out (email-latency, statements) among them.
+TEST(RealPods, APodStartedWithTheRunnersFlagsSeesTheirNonDefaultValues) {
+  LOCKBENCH_NEED_PARTNER();
+  Settings s;
+  s.world = "real";
+  s.scenario = "checkout";
+  s.strategy = "after-commit";
+  s.partner_url = test::test_partner();
+  s.keys = 4;
+  s.email_latency = std::chrono::milliseconds(75);
+  s.statements = "unnamed";
+  s.lease_ttl = std::chrono::seconds(7);
+  std::vector<std::string> args = real::pod_args(s, test::private_run_id(), 1);
+  args.insert(args.end(), {"--db", test::test_db()});  // pod_env's, given as the flag here
+  ServeChild pod(args);
+  ASSERT_FALSE(pod.url().empty()) << "serve printed no 'listening on' line";
+  httplib::Client c(pod.url());
+  c.set_read_timeout(std::chrono::seconds(10));
+  auto info = c.Get("/lockbench/info");
+  ASSERT_TRUE(info);
+  const json seen = json::parse(info->body);
+  EXPECT_EQ(seen.at("pod"), 2);
+  EXPECT_EQ(seen.at("strategy"), "after-commit");
+  EXPECT_EQ(seen.at("settings").at("email-latency"), "75ms");
+  EXPECT_EQ(seen.at("settings").at("statements"), "unnamed");
+  EXPECT_EQ(seen.at("settings").at("lease-ttl"), "7s");
+  EXPECT_EQ(seen.at("settings").at("keys"), 4);
+  EXPECT_EQ(seen.at("settings").at("world"), "real");
+  EXPECT_EQ(pod.stop(), 0);
+}
+
 TEST(RealPods, TwoProcessPodsLetOneOfEightOnOneKeyThroughAndLeaveNoChild) {
   LOCKBENCH_NEED_PARTNER();
   const json r = run_json("--pods 2 --pod-mode process --burst 8 --keys 1 --key-dist hot --strategy advisory-xact:try "
@@ -223,6 +258,55 @@ TEST(RealPods, AKilledPodsXactLockIsFreedAtOnceWhileItsLeaseWaitsForTheTtl) {
   EXPECT_LT(cx["key_blocked_ms"].get<double>(), cl["key_blocked_ms"].get<double>() / 2) << cx;
   EXPECT_TRUE(cx.contains("restarted_at_s")) << cx;
   for (const auto& pid : xact["real"]["pod_pids"]) EXPECT_TRUE(process_gone(pid.get<long>()));
+}
+
+std::set<std::string> keys_of(const json& j) {
+  std::set<std::string> out;
+  for (const auto& [k, v] : j.items()) out.insert(k);
+  return out;
+}
+
+// The faults block of process pods is the simulator's (SimFaults.TheFaultBlockIsTheOneBothWorldsWrite
+// compares it exactly) plus what the runner measured: the structure and the
+// fields that do not depend on timing.
+TEST(RealPods, TheFaultBlockHasTheSimulatorsFieldsAndWhatTheRunnerMeasured) {
+  LOCKBENCH_NEED_PARTNER();
+  const json r = run_json("--pods 2 --pod-mode process --rate 10 --duration 3s --keys 3 --partner-latency fixed:300ms "
+                          "--lease-ttl 2s --strategy row-lease --crash-at 1s:1 --restart-after 500ms "
+                          "--pause-at 1500ms:2 --pause-for 500ms");
+  ASSERT_TRUE(r.contains("faults")) << r.dump().substr(0, 400);
+  const json& f = r["faults"];
+  EXPECT_EQ(keys_of(f), (std::set<std::string>{"clock_skew_ms", "crash", "crash_at_s", "crashed_requests",
+                                               "keys_held_at_crash", "pause", "pause_at_s", "pause_for_s",
+                                               "recovery_ms", "skew_pod"}))
+      << f;
+  EXPECT_EQ(f["crash_at_s"], 1.0);
+  EXPECT_EQ(f["pause_at_s"], 1.5);
+  EXPECT_EQ(f["pause_for_s"], 0.5);
+  EXPECT_EQ(f["clock_skew_ms"], 0.0);
+  EXPECT_EQ(f["skew_pod"], 0);
+  const json& crash = f["crash"];
+  EXPECT_EQ(keys_of(crash), (std::set<std::string>{"at_s", "crashed_requests", "in_partner_at_crash", "key_blocked_ms",
+                                                   "lease_left_ms", "leases_held_at_crash", "locks_freed_ms",
+                                                   "locks_held_at_crash", "pod", "restarted_at_s", "sessions_closed_ms"}))
+      << crash;
+  EXPECT_EQ(crash["pod"], 1);
+  EXPECT_GE(crash["at_s"].get<double>(), 1.0);
+  // The common fields are the measurements', as the simulator's are its own.
+  EXPECT_EQ(f["recovery_ms"], crash["key_blocked_ms"]);
+  EXPECT_EQ(f["crashed_requests"], crash["crashed_requests"]);
+  EXPECT_EQ(f["keys_held_at_crash"].get<std::int64_t>(),
+            std::max<std::int64_t>(0, crash["locks_held_at_crash"].get<std::int64_t>()) +
+                crash["leases_held_at_crash"].get<std::int64_t>());
+  const json& pause = f["pause"];
+  EXPECT_EQ(keys_of(pause), (std::set<std::string>{"at_s", "for_s", "freed_during_pause", "in_partner_at_pause",
+                                                   "key_blocked_ms", "locks_held_at_pause",
+                                                   "ok_on_other_pods_during_pause", "pod", "session_settings"}))
+      << pause;
+  EXPECT_EQ(pause["pod"], 2);
+  EXPECT_GE(pause["at_s"].get<double>(), 1.5);
+  EXPECT_TRUE(pause["freed_during_pause"].is_boolean());
+  EXPECT_TRUE(pause["ok_on_other_pods_during_pause"].is_number_integer());
 }
 
 TEST(RealPods, APausedPodsLeaseIsStolenAndFencedWithAnEnforcingPartnerRefusesTheStaleCall) {
