@@ -132,12 +132,9 @@ void measure_worker_handoff(int n, StackCosts& out) {
   out.worker_handoff = figure("worker hand-off", samples);
 }
 
-std::string duration_text(double ms) {
-  std::ostringstream o;
-  o.precision(4);
-  o << std::max(ms, 0.001) * 1000 << "us";
-  return o.str();
-}
+// As the settings parser reads it back: std::ostream's 4 digits wrote 15.89 ms
+// as "1.589e+04us", which --db-latency refuses.
+std::string duration_text(double ms) { return format_duration(from_ms(std::max(ms, 0.001))); }
 
 }  // namespace
 
