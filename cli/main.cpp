@@ -731,6 +731,7 @@ int lockbench_main(int argc, char** argv) {
       if (!lint_src.config.empty()) apply_toml_file(s, lint_src.config);
       if (!lint_from.empty()) {
         const SpringConfig spring = apply_spring_config(s, lint_from);
+        for (const auto& note : spring.notes) std::cerr << "lint: from " << lint_from << ": " << note << "\n";
         if (!spring.ignored.empty() && lint_format == "text") {
           std::cerr << "lint: from " << lint_from << ": " << spring.applied.size() << " settings read; not read: ";
           for (std::size_t i = 0; i < spring.ignored.size(); ++i) std::cerr << (i ? ", " : "") << spring.ignored[i];

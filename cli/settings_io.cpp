@@ -260,6 +260,25 @@ std::vector<SettingDef> make_defs() {
        D, "DURATION", shown(&S::lease_ttl)},
       {"lock-timeout", "bounded lock waits (SET LOCAL lock_timeout); 0 = no bound", dur("lock-timeout", &S::lock_timeout),
        D, "DURATION", shown(&S::lock_timeout)},
+      {"key-hash", "advisory-xact/-session: the lock's number from the request's key: scenario (its own) | int-id | "
+                   "sha256-64 (first 8 bytes of SHA-256 of \"user:<id>\") | hashtext-32 (PostgreSQL's hashtext)",
+       [](S& s, const std::string& v) { s.key_hash = parse_key_hash(v); }, D, "scenario|int-id|sha256-64|hashtext-32",
+       [](const S& s) { return std::string(key_hash_name(s.key_hash)); }},
+      {"key-id-base", "--key-hash: the business id of key 1 (key k is base + (k-1) * stride)",
+       [](S& s, const std::string& v) { s.key_id_base = parse_int(v, "key-id-base", 0, 1LL << 50); }, D, "INT",
+       [](const S& s) { return std::to_string(s.key_id_base); }},
+      {"key-id-stride", "--key-hash: the ids' step from one key to the next",
+       [](S& s, const std::string& v) { s.key_id_stride = parse_int(v, "key-id-stride", 1, 1LL << 40); }, D, "INT",
+       [](const S& s) { return std::to_string(s.key_id_stride); }},
+      {"pre-sql-work", "held-tx: work inside @Transactional before its first SQL (validation, a call); 0 = none",
+       dur("pre-sql-work", &S::pre_sql_work), P, "DURATION", shown(&S::pre_sql_work)},
+      {"delay-connection-acquisition", "held-tx: take the connection at the first SQL, not at the transaction's start "
+                                       "(Hibernate provider_disables_autocommit=true + Hikari auto-commit=false): on | off",
+       [](S& s, const std::string& v) {
+         const std::string w = one_of(v, "delay-connection-acquisition", {"on", "off", "true", "false"});
+         s.delay_connection_acquisition = w == "on" || w == "true";
+       },
+       P, "on|off", [](const S& s) { return std::string(s.delay_connection_acquisition ? "on" : "off"); }},
       {"db-latency", "simulator: latency of one SQL statement (as --partner-latency)",
        [](S& s, const std::string& v) { s.db_latency = Distribution::parse(v, "--db-latency"); },
        D, "DIST", shown(&S::db_latency)},

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -137,10 +138,32 @@ std::string spring_duration(const std::string& value) {
   return iso8601_duration(v);  // PT30S as java.time prints it; 30s, 500ms, 2m are lockbench's own units
 }
 
+namespace {
+// The two keys behind --delay-connection-acquisition: Hibernate takes the
+// connection at the first SQL only when it is told the pool's connections come
+// with auto-commit off and they do.
+constexpr const char* kDisablesAutocommit = "spring.jpa.properties.hibernate.connection.providerdisablesautocommit";
+constexpr const char* kHikariAutoCommit = "spring.datasource.hikari.autocommit";
+
+std::optional<bool> spring_bool(const std::string& key, const std::string& raw) {
+  std::string v;
+  for (const char c : trim(raw)) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true") return true;
+  if (v == "false") return false;
+  throw SettingError("--from: " + key + " = " + raw + " (for --delay-connection-acquisition: true or false)");
+}
+}  // namespace
+
 SpringConfig apply_spring_config(Settings& s, const std::string& path) {
   SpringConfig out;
+  std::optional<bool> disables_autocommit, auto_commit;
   for (const auto& [key, raw] : read_pairs(path)) {
     const std::string k = relaxed(key);
+    if (k == kDisablesAutocommit || k == kHikariAutoCommit) {
+      (k == kDisablesAutocommit ? disables_autocommit : auto_commit) = spring_bool(key, raw);
+      out.key_of["delay-connection-acquisition"] = key;
+      continue;
+    }
     std::string setting;
     Kind kind = Kind::text;
     for (const auto& m : kMappings)
@@ -171,6 +194,15 @@ SpringConfig apply_spring_config(Settings& s, const std::string& path) {
     }
     out.applied.emplace_back(setting, value);
     out.key_of[setting] = key;
+  }
+  if (disables_autocommit || auto_commit) {
+    // Hikari's auto-commit defaults to true, Hibernate's flag to false.
+    const bool delayed = disables_autocommit.value_or(false) && !auto_commit.value_or(true);
+    s.delay_connection_acquisition = delayed;
+    out.applied.emplace_back("delay-connection-acquisition", delayed ? "on" : "off");
+    if (disables_autocommit.value_or(false) && auto_commit.value_or(true))
+      out.notes.push_back("provider_disables_autocommit=true while spring.datasource.hikari.auto-commit is true: "
+                          "Hibernate skips setAutoCommit(false) and every statement commits on its own");
   }
   return out;
 }

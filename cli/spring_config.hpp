@@ -15,6 +15,10 @@
 //   resilience4j.retry.instances.<name>.max-attempts  --partner-max-attempts
 //   resilience4j.retry.instances.<name>.wait-duration --retry-backoff-base
 //   resilience4j.retry.instances.<name>.exponential-max-wait-duration --retry-backoff-cap
+//   spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true
+//   with spring.datasource.hikari.auto-commit=false   --delay-connection-acquisition on
+//   spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true
+//   with spring.datasource.hikari.auto-commit=false   --delay-connection-acquisition on
 //   lockbench.<setting>                               any lockbench setting (strategy, lease-ttl, rate,
 //                                                     partner-latency, scenario, pods, ...)
 // Keys the file has and lockbench does not read are listed (ignored), never guessed.
@@ -33,6 +37,7 @@ struct SpringConfig {
   std::vector<std::pair<std::string, std::string>> applied;  // (lockbench setting, value) in file order
   std::vector<std::string> ignored;                         // the file's keys lockbench does not read
   std::map<std::string, std::string> key_of;                // lockbench setting -> the file's key that set it
+  std::vector<std::string> notes;                           // configuration mistakes worth a line (lint prints them)
 };
 
 // Reads FILE (.properties, .yml or .yaml) into `s`. Throws SettingError naming

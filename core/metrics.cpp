@@ -360,4 +360,26 @@ void LockCounters::session_lock_ended(std::int64_t key) {
   ledger_.erase(key);
 }
 
+void LockCounters::advisory_held(std::int64_t lock, std::int64_t business_key) {
+  std::lock_guard guard(ledger_mu_);
+  holders_[lock].push_back(business_key);
+}
+
+void LockCounters::advisory_freed(std::int64_t lock, std::int64_t business_key) {
+  std::lock_guard guard(ledger_mu_);
+  auto it = holders_.find(lock);
+  if (it == holders_.end()) return;
+  auto& keys = it->second;
+  if (auto own = std::find(keys.begin(), keys.end(), business_key); own != keys.end()) keys.erase(own);
+  if (keys.empty()) holders_.erase(it);
+}
+
+void LockCounters::advisory_denied(std::int64_t lock, std::int64_t business_key) {
+  std::lock_guard guard(ledger_mu_);
+  const auto it = holders_.find(lock);
+  // No holder known (granted a moment ago, not yet recorded): not counted either way.
+  if (it == holders_.end() || it->second.empty()) return;
+  if (std::find(it->second.begin(), it->second.end(), business_key) == it->second.end()) ++false_conflicts;
+}
+
 }  // namespace lockbench

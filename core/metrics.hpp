@@ -113,10 +113,23 @@ struct LockCounters {
   void session_lock_unlocked(std::int64_t key, std::uint64_t request);
   void session_lock_ended(std::int64_t key);  // the session holding it is gone
 
+  // False conflicts (--key-hash other than `scenario`): an advisory lock denied
+  // (busy, or timed out waiting) while the requests holding that lock number
+  // all hold it for other business keys, i.e. two keys that hash alike. The
+  // advisory strategies tell the ledger below when they hold a lock number,
+  // for which business key, and when they let it go; per process (thread pods
+  // and the simulator), like handed_to_stranger.
+  std::atomic<std::int64_t> false_conflicts{0};
+  void advisory_held(std::int64_t lock, std::int64_t business_key);
+  void advisory_freed(std::int64_t lock, std::int64_t business_key);
+  void advisory_denied(std::int64_t lock, std::int64_t business_key);
+
  private:
   std::mutex ledger_mu_;
   // GUARDED_BY(ledger_mu_): key -> requests granted it and not unlocked (re-entrant: a count each).
   std::unordered_map<std::int64_t, std::vector<std::uint64_t>> ledger_;
+  // GUARDED_BY(ledger_mu_): lock number -> business keys holding it (a count each).
+  std::unordered_map<std::int64_t, std::vector<std::int64_t>> holders_;
 };
 
 // The pool's own figures, filled by each world's pool.

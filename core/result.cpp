@@ -207,6 +207,8 @@ nlohmann::json make_result(const RunSummary& run) {
                 {"handed_to_stranger", rec.locks.handed_to_stranger.load()},
                 {"renewals", rec.locks.renewals.load()},
                 {"renewal_failures", rec.locks.renewal_failures.load()}};
+  // With a --key-hash only, so that a result of today's settings keeps its bytes.
+  if (s.key_hash != KeyHash::scenario) j["locks"]["false_conflicts"] = rec.locks.false_conflicts.load();
 
   nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
   const bool available = partner.value("available", true);

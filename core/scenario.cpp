@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/key_hash.hpp"
+
 namespace lockbench {
 
 namespace {
@@ -13,6 +15,20 @@ constexpr std::string_view kProviders[] = {"auth0",   "google-oauth2", "github",
 }  // namespace
 
 Key Scenario::lock_key(const RequestCtx& cx) const { return cx.key(); }
+
+std::string Scenario::lock_string(std::int64_t id) const { return "user:" + std::to_string(id); }
+
+Key Scenario::hashed_lock_key(const RequestCtx& cx) const {
+  const Settings& s = cx.settings();
+  const std::int64_t id = s.key_id_base + (cx.key() - 1) * s.key_id_stride;
+  switch (s.key_hash) {
+    case KeyHash::scenario: return lock_key(cx);
+    case KeyHash::int_id: return id;
+    case KeyHash::sha256_64: return sha256_64(lock_string(id));
+    case KeyHash::hashtext_32: return pg_hashtext(lock_string(id));  // int4, sign-extended
+  }
+  return lock_key(cx);
+}
 
 Task<void> Scenario::compensate(RequestCtx&, Conn&, const Plan&) { co_return; }
 

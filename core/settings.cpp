@@ -63,6 +63,7 @@ Settings Settings::scaled() const {
   if (redis_failover_at) s.redis_failover_at = d(*redis_failover_at);
   s.redis_replication_lag = d(redis_replication_lag);
   s.lock_timeout = d(lock_timeout);
+  s.pre_sql_work = d(pre_sql_work);
   s.db_latency = db_latency.scaled(f);  // the real world ignores these four: it has the real costs
   s.partner_overhead = d(partner_overhead);
   s.pool_handoff = d(pool_handoff);
@@ -151,6 +152,14 @@ nlohmann::json Settings::to_json() const {
     j["restart-after"] = fd(restart_after);
   }
   if (!targets.empty()) j["targets"] = targets;
+  // Only when set, so that a result of today's settings stays byte for byte what it was.
+  if (key_hash != KeyHash::scenario) {
+    j["key-hash"] = std::string(key_hash_name(key_hash));
+    j["key-id-base"] = key_id_base;
+    j["key-id-stride"] = key_id_stride;
+  }
+  if (pre_sql_work != Duration::zero()) j["pre-sql-work"] = fd(pre_sql_work);
+  if (delay_connection_acquisition) j["delay-connection-acquisition"] = "on";
   // Results, reports and summary.csv all read the URL from here: never its password.
   if (!db_url.empty()) j["db"] = redact_secrets(db_url);
   if (!partner_url.empty()) j["partner"] = redact_secrets(partner_url);
@@ -167,6 +176,10 @@ void Settings::validate() const {
   need(connection_timeout > 0s, "--connection-timeout: must be above 0 (e.g. 30s)");
   need(probe_interval >= 0s, "--probe-interval: must be 0 (off) or a duration");
   need(pods >= 1 && pods <= 64, "--pods: must be a whole number from 1 to 64");
+  need(pre_sql_work >= 0s, "--pre-sql-work: must be 0 (none) or a duration");
+  need(key_id_base >= 0 && key_id_stride >= 1 &&
+           static_cast<double>(key_id_base) + static_cast<double>(keys - 1) * static_cast<double>(key_id_stride) < 9e15,
+       "--key-id-base, --key-id-stride: the ids base + (keys-1) * stride must stay below 9e15 (base >= 0, stride >= 1)");
   need(pod_mode == "thread" || pod_mode == "process", "--pod-mode: accepted values are thread, process");
   need(world != "sim" || (crash_pod == 1 && pause_pod == 1 && skew_pod == 0),
        "--crash-at, --pause-at, --clock-skew: the simulator takes no :POD (it picks the pod); use T or D alone");
@@ -362,6 +375,22 @@ std::vector<Settings> expand_repetitions(const Settings& s, int n) {
     out.push_back(std::move(one));
   }
   return out;
+}
+
+std::string_view key_hash_name(KeyHash h) {
+  switch (h) {
+    case KeyHash::scenario: return "scenario";
+    case KeyHash::int_id: return "int-id";
+    case KeyHash::sha256_64: return "sha256-64";
+    case KeyHash::hashtext_32: return "hashtext-32";
+  }
+  return "scenario";
+}
+
+KeyHash parse_key_hash(const std::string& text) {
+  for (KeyHash h : {KeyHash::scenario, KeyHash::int_id, KeyHash::sha256_64, KeyHash::hashtext_32})
+    if (text == key_hash_name(h)) return h;
+  throw SettingError("--key-hash: '" + text + "' is not accepted (accepted: scenario, int-id, sha256-64, hashtext-32)");
 }
 
 }  // namespace lockbench

@@ -20,6 +20,14 @@ using namespace std::chrono_literals;
 
 enum class Arrival { open, closed, burst };
 enum class KeyDist { hot, uniform, zipf };
+// How an advisory lock's number is made from a request's key (core/key_hash.hpp):
+//   scenario    the scenario's own (today's: the integer id; reward-claim: FNV-1a 64
+//               of its string), and no false-conflict count in the result;
+//   int_id      the integer id itself (business id = key_id_base + (key-1) * stride);
+//   sha256_64   the article's: first 8 bytes of SHA-256 of the scenario's lock string
+//               ("user:<id>");
+//   hashtext_32 PostgreSQL's hashtext() of that string: 32 bits, so keys collide.
+enum class KeyHash { scenario, int_id, sha256_64, hashtext_32 };
 
 struct Settings {
   std::string world = "sim";                // real | sim
@@ -95,6 +103,21 @@ struct Settings {
   // Locks.
   Duration lease_ttl = 30s;
   Duration lock_timeout = 5s;
+  // Advisory-lock keys (advisory-xact, advisory-session). The business id a key
+  // stands for is key_id_base + (key - 1) * key_id_stride (1, 1: the key
+  // itself), so a run can hold two ids found to collide. Written into a result
+  // only when key_hash is not `scenario`.
+  KeyHash key_hash = KeyHash::scenario;
+  std::int64_t key_id_base = 1;
+  std::int64_t key_id_stride = 1;
+
+  // held-tx: work before the transaction's first statement (validation, a call
+  // made before any SQL). Spring holds the connection through it from the start
+  // of @Transactional, unless delay_connection_acquisition (Hibernate's
+  // provider_disables_autocommit=true with Hikari auto-commit=false) takes it at
+  // the first statement. Written into a result only when set.
+  Duration pre_sql_work = 0s;
+  bool delay_connection_acquisition = false;
 
   // Database faults, both worlds (named fault sites, seeded): per statement
   // inside a transaction, conn_lost ends the backend (its locks released, its
@@ -214,6 +237,9 @@ std::string_view arrival_name(Arrival);
 Settings::DbFaults parse_db_faults(const std::string& text);
 std::string db_faults_text(const Settings::DbFaults& f);  // the same form; "none" when off
 std::string_view key_dist_name(KeyDist);
+std::string_view key_hash_name(KeyHash);  // scenario | int-id | sha256-64 | hashtext-32
+// Throws SettingError naming --key-hash and the accepted values.
+KeyHash parse_key_hash(const std::string& text);
 
 // Repetitions: repetition 0 keeps the base seed (one repetition of N is the run
 // without repetitions); repetition i > 0 runs with derive_seed(base, "repetition.i")

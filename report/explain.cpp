@@ -53,7 +53,11 @@ const std::vector<Strategy>& strategies() {
        "transactions also hold back VACUUM's xmin horizon, and idle_in_transaction_session_timeout, if set, "
        "kills the session and rolls back the local write after the partner effect already happened. A crashed "
        "service is cleaned up: when its session ends PostgreSQL rolls back and frees the row (a silently dead "
-       "client needs TCP keepalives before the server notices).",
+       "client needs TCP keepalives before the server notices). Work before the first SQL (--pre-sql-work: "
+       "validation, a call made before any statement) is held time too: Spring takes the connection when the "
+       "transaction starts, unless spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true "
+       "with spring.datasource.hikari.auto-commit=false (--delay-connection-acquisition on) lets Hibernate take it "
+       "at the first statement; the hold then shrinks by that work, and the ceiling grows by Little's law.",
        "When the critical section only talks to the database, or the external call is fast and bounded and "
        "the pool has headroom: rate x hold time well below the pool size.",
        "Around slow or retried HTTP calls. It also needs the row to exist: it cannot protect a record that is "
@@ -67,7 +71,12 @@ const std::vector<Strategy>& strategies() {
        "is any 64-bit number (or two 32-bit ones), so it can protect a record that does not exist yet.",
        "The transaction, and so the pooled connection, stays open for the whole partner call: the same "
        "Little's-law ceiling and pool exhaustion as held-tx. Keys share one namespace per database, so two "
-       "features hashing to the same number block each other. Locks live in the shared lock table sized by "
+       "features hashing to the same number block each other, and so do two keys of one feature when the hash "
+       "is narrow: with --key-hash hashtext-32 (pg_advisory_xact_lock(hashtext(key)), 32 bits) the ids 70606 and "
+       "156495 share one lock, and a request of one is refused while the other holds it (locks.false_conflicts); "
+       "sha256-64 (the article's first 8 bytes of SHA-256) and int-id keep them apart. Over uniform traffic a "
+       "request meets a false conflict with probability about (locks held at once) / 2^32, whatever the key "
+       "count once it passes about 10^5 (docs/explanation/key-hashing.md). Locks live in the shared lock table sized by "
        "max_locks_per_transaction x max_connections. It works through PgBouncer in transaction pooling mode, "
        "because the transaction pins the server connection. Crash-safe: a dead session's transaction is "
        "rolled back and its locks are freed.",

@@ -224,7 +224,42 @@ LintReport lint(const LintInput& in) {
                           fmt::format("the locks take more than half of PostgreSQL's shared lock table: {}.", lock_numbers)});
   else
     r.findings.push_back({Level::ok, "postgres", fmt::format("the locks fit the shared lock table: {}.", lock_numbers)});
+  check_connection_acquisition(in, r);
   return r;
+}
+
+void check_connection_acquisition(const LintInput& in, LintReport& r) {
+  require(in.pre_sql_work.count() >= 0, "--pre-sql-work: must not be negative");
+  if (in.pre_sql_work.count() == 0) return;
+  const bool known = !in.strategy.empty();
+  if (known && strategy_info(in.strategy).family != "held-tx") return;  // the model is held-tx's
+  // Little's law on the two holds: from the transaction's start (the work
+  // included) or from the first statement.
+  const Duration from_start = r.hold_mean + in.pre_sql_work;
+  const Duration from_sql = r.hold_mean;
+  const auto ceiling = [&](Duration h) { return to_s(h) > 0 ? in.pool_size / to_s(h) : 0.0; };
+  const std::string numbers = fmt::format(
+      "pre-SQL work {}; hold {} from the transaction's start, {} from the first statement "
+      "(saves {} = {:.0f} % per request); at {} requests/s {:.2f} vs {:.2f} busy connections of {}; ceiling "
+      "{:.2f} vs {:.2f} requests/s",
+      d(in.pre_sql_work), d(from_start), d(from_sql), d(in.pre_sql_work),
+      100 * to_s(in.pre_sql_work) / to_s(from_start), in.rate_per_s, in.rate_per_s * to_s(from_start),
+      in.rate_per_s * to_s(from_sql), in.pool_size, ceiling(from_start), ceiling(from_sql));
+  if (in.delay_connection_acquisition)
+    r.findings.push_back({Level::ok, "acquisition",
+                          fmt::format("the connection is taken at the first SQL "
+                                      "(provider_disables_autocommit=true, auto-commit=false): {}.",
+                                      numbers)});
+  else
+    r.findings.push_back(
+        {in.rate_per_s * to_s(from_start) >= in.pool_size && in.rate_per_s * to_s(from_sql) < in.pool_size
+             ? Level::flag
+             : Level::warn,
+         "acquisition",
+         fmt::format("the connection is held from the transaction's start through the work before its first SQL: "
+                     "{}. Set spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true and "
+                     "spring.datasource.hikari.auto-commit=false (--delay-connection-acquisition on).",
+                     numbers)});
 }
 
 std::string render(const LintReport& report) {
@@ -263,7 +298,7 @@ nlohmann::json render_json(const LintReport& report) {
 nlohmann::json render_sarif(const LintReport& report) {
   nlohmann::json rules = nlohmann::json::array();
   nlohmann::json results = nlohmann::json::array();
-  for (const char* check : {"lease", "pool", "exclusion", "postgres"})
+  for (const char* check : {"lease", "pool", "exclusion", "postgres", "acquisition"})
     rules.push_back({{"id", std::string("lockbench/") + check},
                      {"shortDescription", {{"text", std::string("lockbench lint: ") + check}}}});
   for (const auto& f : report.findings) {

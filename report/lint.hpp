@@ -14,6 +14,9 @@
 //     sessions already there; the locks the strategy can hold at once
 //     (StrategyProps::lock_table) against the shared lock table,
 //     max_locks_per_transaction x (max_connections + max_prepared_transactions).
+//  5. Connection acquisition (check_connection_acquisition): held-tx holds its
+//     connection through the work before its first SQL unless the acquisition
+//     is delayed; the finding says how much hold time and ceiling that costs.
 #pragma once
 
 #include <string>
@@ -47,6 +50,12 @@ struct LintInput {
   int pods = 1;
   std::string scenario;
   int keys = 0;  // keys the requests spread over (locks that outlive requests: one per key)
+  // held-tx's work before its first SQL (--pre-sql-work), and whether the
+  // connection is taken only at that SQL (--delay-connection-acquisition; from a
+  // Spring file: hibernate.connection.provider_disables_autocommit=true with
+  // spring.datasource.hikari.auto-commit=false). Check 5.
+  Duration pre_sql_work{};
+  bool delay_connection_acquisition = false;
   // The server's settings (check 4): from --db (SHOW), or flags, or PostgreSQL's defaults.
   struct Server {
     int max_connections = 100;
@@ -98,6 +107,11 @@ Duration worst_case_call(const LintInput& in);
 // Throws SettingError for impossible input (negative durations, no attempts,
 // pool size below 1).
 LintReport lint(const LintInput& in);
+
+// Check 5 alone (lint() calls it): appends one finding "acquisition" to `r`
+// when the strategy is held-tx (or not known) and pre_sql_work > 0. Uses
+// r.hold_mean (check 2's hold without the pre-SQL work).
+void check_connection_acquisition(const LintInput& in, LintReport& r);
 
 // Human text: one line per finding, prefixed OK / WARN / FLAG, then the verdict.
 std::string render(const LintReport& report);

@@ -297,6 +297,10 @@ std::string verdict_paragraphs(const std::vector<json>& views) {
         extra.push_back(fmt::format("failed {} unlocks", count(r, "locks.unlock_failures")));
       if (num_or(r, "locks.lease_steals", 0) > 0)
         extra.push_back(fmt::format("had {} leases stolen", count(r, "locks.lease_steals")));
+      if (num_or(r, "locks.false_conflicts", 0) > 0)  // --key-hash: two keys on one lock number
+        extra.push_back(fmt::format("denied {} requests for another key's lock (false conflicts, --key-hash {})",
+                                    count(r, "locks.false_conflicts"),
+                                    r["settings"].value("key-hash", std::string("?"))));
       const Violations v = violations_of(r);
       if (v.orphan > 0) extra.push_back(fmt::format("left {} orphan effects", fmt(v.orphan, 0)));
       if (!v.note_kinds.empty()) extra.push_back("counted " + kinds_text(v.note_kinds) + " (notes, not violations)");

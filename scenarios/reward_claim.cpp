@@ -64,6 +64,7 @@ class RewardClaim final : public Scenario {
   Key lock_key(const RequestCtx& cx) const override {
     return static_cast<Key>(hash_(reward_lock_string(cx.key())));
   }
+  std::string lock_string(std::int64_t id) const override { return reward_lock_string(id); }
   int partner_calls() const override { return 1; }
 
   Task<void> read(RequestCtx& cx, Conn& c, Plan& p) override {

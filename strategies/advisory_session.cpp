@@ -16,13 +16,16 @@ namespace lockbench {
 Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
-  const Key key = sc.lock_key(cx);
+  const Key key = sc.hashed_lock_key(cx);  // --key-hash: two keys may share one lock number
   const LockMode mode{wait_ ? LockWait::wait : LockWait::try_lock, cx.settings().lock_timeout};
+  AdvisoryHolding holding(cx, key);
   if (co_await c->advisory_lock(key, mode) != LockResult::acquired) {
     cx.locks().denied++;
+    holding.denied();  // a false conflict when only other keys hold the number
     co_return Outcome::conflict;
   }
   cx.locks().acquired++;
+  holding.held();
 
   // A session lock survives rollback and the return to the pool, so the unlock
   // must run on every path, the failing ones included (the `finally` of the
@@ -37,14 +40,20 @@ Task<Outcome> AdvisorySession::run(RequestCtx& cx, Scenario& sc) {
       effect = co_await sc.external(cx, plan, CallOptions{});
       if (!pinned_) {
         c = co_await cx.world().acquire(cx);  // whichever connection is free now
-        if (!c) co_return Outcome::pool_timeout;  // the lock stays with the first connection
+        if (!c) {
+          holding.keep();  // the lock stays with the first connection
+          co_return Outcome::pool_timeout;
+        }
       }
       if (effect == Effect::done) co_await sc.store(cx, *c, plan, Guard::any());
     }
   } catch (...) {
     failure = std::current_exception();
   }
-  if (c && !co_await c->advisory_unlock(key)) cx.locks().unlock_failures++;
+  if (c && !co_await c->advisory_unlock(key)) {
+    cx.locks().unlock_failures++;
+    holding.keep();  // still held, by the connection that took it
+  }
   if (failure) std::rethrow_exception(failure);
   co_return effect == Effect::done ? Outcome::ok : Outcome::error;
 }

@@ -7,8 +7,17 @@
 namespace lockbench {
 
 Task<Outcome> HeldTx::run(RequestCtx& cx, Scenario& sc) {
+  // --pre-sql-work: what the @Transactional method does before its first SQL
+  // (validation, a call). Spring's JpaTransactionManager takes the connection
+  // when the transaction starts, so it is held through that work; with
+  // --delay-connection-acquisition (provider_disables_autocommit=true and
+  // Hikari auto-commit=false) Hibernate takes it at the first statement.
+  const Duration pre_sql = cx.settings().pre_sql_work;
+  const bool delayed = cx.settings().delay_connection_acquisition;
+  if (pre_sql > Duration::zero() && delayed) co_await cx.world().sleep(cx, pre_sql);  // no connection yet
   ConnHandle c = co_await cx.world().acquire(cx);
   if (!c) co_return Outcome::pool_timeout;
+  if (pre_sql > Duration::zero() && !delayed) co_await cx.world().sleep(cx, pre_sql);  // the trap: held, unused
   co_await c->begin();
   const LockMode mode{nowait_ ? LockWait::nowait : LockWait::wait, cx.settings().lock_timeout};
   const LockResult lock = co_await c->lock_row(sc.lock_table(), cx.key(), mode);

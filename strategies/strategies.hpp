@@ -6,6 +6,34 @@
 
 namespace lockbench {
 
+// The false-conflict ledger's view of one advisory lock a request holds
+// (LockCounters::advisory_*; only with a --key-hash, so the default run does no
+// bookkeeping). held() when granted; the destructor lets it go, unless
+// keep() says the lock outlives the request (a failed session unlock).
+class AdvisoryHolding {
+ public:
+  AdvisoryHolding(RequestCtx& cx, Key lock) : cx_(cx), lock_(lock), on_(cx.settings().key_hash != KeyHash::scenario) {}
+  AdvisoryHolding(const AdvisoryHolding&) = delete;
+  AdvisoryHolding& operator=(const AdvisoryHolding&) = delete;
+  ~AdvisoryHolding() {
+    if (held_) cx_.locks().advisory_freed(lock_, cx_.key());
+  }
+  void denied() {
+    if (on_) cx_.locks().advisory_denied(lock_, cx_.key());
+  }
+  void held() {
+    if (on_) cx_.locks().advisory_held(lock_, cx_.key());
+    held_ = on_;
+  }
+  void keep() { held_ = false; }
+
+ private:
+  RequestCtx& cx_;
+  const Key lock_;
+  const bool on_;
+  bool held_ = false;
+};
+
 class None final : public Strategy {
  public:
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;

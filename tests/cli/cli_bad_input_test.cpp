@@ -171,3 +171,11 @@ TEST_F(BadInput, PgBouncerSettingsOutsideTheirValuesAreRefusedWithTheAcceptedOne
                  "--pod-mode process",
                  "--pgbouncer");
 }
+
+TEST_F(BadInput, KeyHashAndConnectionAcquisitionSettingsOutsideTheirValuesAreRefused) {
+  expect_refused("--world sim --strategy advisory-xact --key-hash md5", "--key-hash");
+  expect_refused("--world sim --strategy advisory-xact --key-hash sha256-64 --key-id-stride 0", "--key-id-stride");
+  expect_refused("--world sim --strategy advisory-xact --key-hash int-id --key-id-base -1", "--key-id-base");
+  expect_refused("--world sim --strategy held-tx --pre-sql-work soon", "--pre-sql-work");
+  expect_refused("--world sim --strategy held-tx --delay-connection-acquisition maybe", "--delay-connection-acquisition");
+}

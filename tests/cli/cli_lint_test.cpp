@@ -2,6 +2,8 @@
 // Spring Boot configuration (the checked-in examples), text, JSON and SARIF.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "run_command.hpp"
@@ -75,6 +77,38 @@ TEST(CliLint, ABadValueInTheFileNamesTheSpringKey) {
   const auto missing = run_command(kBin + " lint --from /nonexistent/application.yml");
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("--from"), std::string::npos) << missing.err;
+}
+
+// The @Transactional article's "delay connection acquisition": both Spring keys
+// read from the service's file, and the hold time it saves for the pre-SQL work.
+std::string spring_file(const std::string& name, const std::string& autocommit_lines) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << "spring.datasource.hikari.maximum-pool-size=4\n"
+                      << autocommit_lines << "lockbench.strategy=held-tx\nlockbench.scenario=single-call\n"
+                      << "lockbench.rate=15\nlockbench.partner-latency=fixed:200ms\nlockbench.pre-sql-work=200ms\n";
+  return path;
+}
+
+TEST(CliLint, BothAutocommitKeysDelayTheConnectionAndTheFindingSaysWhatItSaves) {
+  const auto on = run_command(kBin + " lint --from " +
+                              spring_file("delayed.properties",
+                                          "spring.datasource.hikari.auto-commit=false\n"
+                                          "spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true\n"));
+  EXPECT_EQ(on.status, 0) << on.out << on.err;
+  EXPECT_NE(on.out.find("OK   acquisition: the connection is taken at the first SQL"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("saves 200ms"), std::string::npos) << on.out;
+  // Only one of the two: Hibernate is told auto-commit is off while Hikari leaves it on.
+  const auto half = run_command(
+      kBin + " lint --from " +
+      spring_file("half.properties", "spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true\n"));
+  EXPECT_EQ(half.status, 1) << half.out;
+  EXPECT_NE(half.out.find("FLAG acquisition: the connection is held from the transaction's start"), std::string::npos)
+      << half.out;
+  EXPECT_NE(half.err.find("every statement commits on its own"), std::string::npos) << half.err;
+  const auto bad = run_command(kBin + " lint --from " +
+                               spring_file("bad.properties", "spring.datasource.hikari.auto-commit=perhaps\n"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("spring.datasource.hikari.auto-commit"), std::string::npos) << bad.err;
 }
 
 }  // namespace
