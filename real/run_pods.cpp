@@ -280,6 +280,11 @@ std::vector<std::string> serve_args(const Settings& s, std::int64_t run, int ind
       "--duration", d(s.duration), "--pods", std::to_string(s.pods), "--outbox-pollers",
       std::to_string(s.outbox_pollers), "--outbox-poll-interval", d(s.outbox_poll_interval), "--outbox-drain-limit",
       d(s.outbox_drain_limit), "--db-faults", db_faults_text(s.db_faults)};
+  // Traffic beside the lock (strategies/side_traffic.hpp): each pod decides
+  // its requests' bypass from the seed and runs its share of the second code path.
+  if (s.bypass_share > 0) a.insert(a.end(), {"--bypass-share", json(s.bypass_share).dump()});
+  if (s.orm_writer_rate > 0)
+    a.insert(a.end(), {"--orm-writer-rate", json(s.orm_writer_rate).dump(), "--orm-writer-gap", d(s.orm_writer_gap)});
   // As in the simulator, pods after the first run with the skewed application
   // clock, unless --clock-skew D:POD names one.
   if (s.clock_skew != Duration::zero() && (s.skew_pod == 0 ? index >= 1 : index + 1 == s.skew_pod)) {
@@ -1139,7 +1144,7 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   // --- the strategy's background work: told that the requests are over, then
   // waited for (each ends by itself once nothing is due, or at its drain limit) ---
   const std::vector<int> not_ended = sharded ? end_of_slice(*marks, s, start_ms, hooks) : std::vector<int>{};
-  if (!interrupted && leader && info.make()->background_workers(s) > 0) {
+  if (!interrupted && leader && make_strategy(info.spec)->background_workers(s) > 0) {
     for (std::size_t i = 0; i < n_pods; ++i) {
       httplib::Client c(url_of(i));
       set_timeouts(c, Duration(std::chrono::seconds(2)), Duration(std::chrono::seconds(10)));

@@ -263,7 +263,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   s.world = "real";
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
-  const auto strategy = info.make();
+  const auto strategy = make_strategy(info.spec);  // with the traffic beside its lock
   const auto scenario = make_scenario(s.scenario);
   const std::string run_id = new_run_id();    // names the run's sessions
   const std::int64_t run_key = new_run_key();  // names its rows and salts its advisory keys

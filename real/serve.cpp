@@ -140,7 +140,7 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
   const Settings s = configured.scaled();
   const StrategyInfo& info = strategy_info(s.strategy);
   check_applies(info, s.scenario);
-  const auto strategy = info.make();
+  const auto strategy = make_strategy(info.spec);  // with the traffic beside its lock
   const auto scenario = make_scenario(s.scenario);
   const std::int64_t run = o.run ? *o.run : new_run_key();
   const std::string pool_name = "pod" + std::to_string(o.pod);
