@@ -310,7 +310,12 @@ public void switchPrimary(long userId, String identityId) {
           Duration.ofSeconds(30),   // lockAtMostFor: the TTL, after which another holder may enter
           Duration.ZERO));          // lockAtLeastFor
   if (!r.wasExecuted()) throw new ResponseStatusException(HttpStatus.CONFLICT);
-})java"},
+}
+// The lock columns stay out of the entity. row-lease:orm-mapped maps them,
+//   @Column Instant lockedAt; @Column String lockOwner;   // on @Entity User
+// and then an unrelated users.save(user) (a profile edit, a last-login stamp)
+// writes back the lockedAt/lockOwner it loaded: Hibernate's UPDATE sets every
+// mapped column (without @DynamicUpdate), and a third request takes the lease.)java"},
       {"optimistic", R"java(@Entity
 class User {
   @Id Long id;

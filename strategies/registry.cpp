@@ -86,7 +86,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "extends its lease every TTL/3 during the call (ShedLock's extend): short TTL, no steals",
        [] { return make<RowLease>(V::renew); }},
       {"row-lease:orm-mapped", "row-lease", false, false, kRowLeaseOrmMapped,
-       "the lock columns mapped in the ORM entity: another path's save() writes back a stale lock",
+       "lock columns mapped in the ORM entity: another save() writes back a stale lock",
        [] { return make<RowLease>(V::orm_mapped); }},
       // Not in --strategy all: a real run needs a Redis (--redis).
       {"redis-lease", "redis-lease", false, true, kRedisLease,
