@@ -53,6 +53,8 @@ Settings Settings::scaled() const {
   s.think_time = d(think_time);
   s.duration = d(duration);
   s.duplicate_gap = d(duplicate_gap);
+  s.orm_writer_gap = d(orm_writer_gap);
+  s.orm_writer_rate = orm_writer_rate / f;
   s.partner_latency = partner_latency.scaled(f);
   s.partner_connect_timeout = d(partner_connect_timeout);
   s.partner_read_timeout = d(partner_read_timeout);
@@ -145,6 +147,12 @@ nlohmann::json Settings::to_json() const {
   if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
   if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
   j["clock-skew"] = fd(clock_skew);
+  // Written when used, so that results of runs without them stay as they were.
+  if (bypass_share > 0) j["bypass-share"] = bypass_share;
+  if (orm_writer_rate > 0) {
+    j["orm-writer-rate"] = orm_writer_rate;
+    j["orm-writer-gap"] = fd(orm_writer_gap);
+  }
   if (pod_mode == "process") {
     j["crash-pod"] = crash_pod;
     j["pause-pod"] = pause_pod;
@@ -202,6 +210,9 @@ void Settings::validate() const {
   need(max_lifetime > 0s, "--max-lifetime: must be above 0 (e.g. 30m)");
   need(identities_per_person >= 2 && identities_per_person <= 16,
        "--identities-per-person: must be a whole number from 2 to 16");
+  need(bypass_share >= 0 && bypass_share <= 1, "--bypass-share: must be a number from 0 to 1 (e.g. 0.05)");
+  need(orm_writer_rate >= 0 && orm_writer_rate <= 1e5, "--orm-writer-rate: must be 0 (off) or a rate per second up to 100000");
+  need(orm_writer_gap >= 0s, "--orm-writer-gap: must be 0 or a duration (e.g. 100ms)");
   need(lease_ttl > 0s, "--lease-ttl: must be above 0 (e.g. 30s)");
   need(lock_timeout >= 0s, "--lock-timeout: must be 0 (no bound) or a duration");
   need(time_scale > 0 && time_scale <= 1000, "--time-scale: must be above 0 and at most 1000 (e.g. 0.01)");

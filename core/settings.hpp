@@ -87,6 +87,15 @@ struct Settings {
   // record, the same body), the second within duplicate_gap of the first.
   double duplicate_share = 0;
   Duration duplicate_gap = 500ms;
+  // Traffic that does not go through the strategy's lock (the row-lease
+  // article's warnings; strategies/side_traffic.hpp). bypass_share: the share
+  // of requests that run the scenario's read, partner calls and store with no
+  // lock (an admin job, a second service). orm_writer_rate: a second code path
+  // (a profile edit, a last-login stamp) that loads the lock row's entity,
+  // waits orm_writer_gap, and saves it, per second over all pods (0 = off).
+  double bypass_share = 0;
+  double orm_writer_rate = 0;
+  Duration orm_writer_gap = 100ms;
 
   // Partner and its client.
   Distribution partner_latency = Distribution::fixed(200);

@@ -49,6 +49,17 @@ void SideEffects::queue_settled_inline(const std::string& queue) {
   ++queues_[queue].settled_inline;
 }
 
+void SideEffects::bypassed() {
+  std::lock_guard lock(mu_);
+  ++bypassed_;
+}
+
+void SideEffects::entity_saved(bool lock_changed) {
+  std::lock_guard lock(mu_);
+  ++entity_saves_;
+  if (lock_changed) ++lock_stomps_;
+}
+
 nlohmann::json SideEffects::json() const {
   std::lock_guard lock(mu_);
   nlohmann::json j;
@@ -60,6 +71,8 @@ nlohmann::json SideEffects::json() const {
     if (auto it = queues_.find("reconcile"); it != queues_.end()) lost += it->second.delivered;
     j["emails"] = {{"sent", emails_sent_}, {"lost", lost}, {"paid_orders", static_cast<std::int64_t>(paid_.size()) + (queues_.count("reconcile") ? queues_.at("reconcile").delivered : 0)}};
   }
+  if (bypassed_ > 0 || entity_saves_ > 0)
+    j["side_traffic"] = {{"bypassed", bypassed_}, {"entity_saves", entity_saves_}, {"lock_stomps", lock_stomps_}};
   for (const auto& [name, q] : queues_) {
     Samples lag;
     for (double v : q.lag_ms) lag.add(v);

@@ -7,6 +7,9 @@
 //          claim_failures, lag_ms{p50, p99, max}, lag_histogram_ms}
 //                                                the outbox's pollers (present when used)
 //   reconcile{...the same}                       split-tx's reconciler (present when used)
+//   side_traffic{bypassed, entity_saves, lock_stomps}
+//                                                traffic beside the lock (strategies/side_traffic.hpp;
+//                                                present when used)
 // Thread-safe: real-world workers and pollers write concurrently. Recorder owns
 // one (core/metrics.hpp includes this header, so it includes no metrics).
 #pragma once
@@ -45,6 +48,11 @@ class SideEffects {
   void queue_done(const std::string& queue, bool refused, double lag_ms);
   // The request itself finished the row's work (split-tx's second transaction).
   void queue_settled_inline(const std::string& queue);
+  // Traffic beside the lock (strategies/side_traffic.hpp): a request that ran
+  // without the lock (--bypass-share); a second code path's entity save, and
+  // whether it changed the lock columns (wrote back a lock value no longer there).
+  void bypassed();
+  void entity_saved(bool lock_changed);
   nlohmann::json json() const;
 
  private:
@@ -53,6 +61,7 @@ class SideEffects {
   std::int64_t commit_fail_ = 0, conn_lost_ = 0;
   std::set<std::int64_t> paid_, emailed_;
   std::int64_t emails_sent_ = 0;
+  std::int64_t bypassed_ = 0, entity_saves_ = 0, lock_stomps_ = 0;
   struct Queue {
     std::int64_t enqueued = 0, delivered = 0, refused = 0, settled_inline = 0, attempts = 0, claim_failures = 0;
     std::vector<double> lag_ms;

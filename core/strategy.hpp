@@ -84,6 +84,10 @@ struct StrategyProps {
   // section can be stolen from live work, and a crashed holder's key is free
   // one TTL later (what `plan` sizes the TTL by).
   bool lease_ttl = false;
+  // Its lock columns are fields of the ORM entity (row-lease:orm-mapped): an
+  // unrelated save() of that entity writes them back from stale state
+  // (--orm-writer-rate, strategies/side_traffic.hpp).
+  bool lock_in_entity = false;
 };
 
 }  // namespace lockbench

@@ -90,6 +90,21 @@ struct Guard {
   static Guard if_lease_owner(std::string o) { return {Kind::lease_owner, 0, std::move(o)}; }
 };
 
+// An entity as an ORM loads it: every column of the row, the lease columns
+// included (a JPA entity that maps locked_at and lock_owner as fields). The
+// lease columns are the world's own encoding of what was read ("" = NULL):
+// a save writes them back exactly as they were.
+struct Entity {
+  Row row;
+  std::string locked_at;   // "" = NULL
+  std::string lock_owner;  // "" = NULL
+};
+// What an entity save did (Conn::save_entity).
+struct EntitySave {
+  bool found = false;         // the row exists (it was written)
+  bool lock_changed = false;  // the save changed the lease columns: it wrote back a lock value that was no longer there
+};
+
 // What claim_due found: the rows it locked, and how much is left to do.
 struct Claimed {
   Key key = 0;
@@ -153,6 +168,18 @@ class Conn {
   // UPDATE <table> SET text, ref, num, version = version + 1 WHERE key = $1 AND
   // <guard>: false when no row matched (absent, version changed, lease lost).
   virtual Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) = 0;
+
+  // A second code path's entity (the row-lease article's "not mapped as an
+  // entity field"), each one autocommitted statement (or in the open transaction):
+  //   load_entity  SELECT text, ref, num, version, locked_at, lock_owner ... WHERE key = $1
+  //   save_entity  the ORM's save() of that snapshot after its own change (a
+  //                last-login stamp): with `lock_mapped`, UPDATE ... SET text,
+  //                ref, num, version = version + 1, locked_at, lock_owner from
+  //                the snapshot, touched_at = now() (every mapped field, the
+  //                stale lock value included); without, UPDATE ... SET
+  //                touched_at = now() (its own column only)
+  virtual Task<Entity> load_entity(Table t, Key key) = 0;
+  virtual Task<EntitySave> save_entity(Table t, Key key, const Entity& e, bool lock_mapped) = 0;
 
   // A work queue's claim (the outbox poller's), inside a transaction:
   //   SELECT key, text, ref, num, version FROM <table> WHERE num BETWEEN 0 AND $due

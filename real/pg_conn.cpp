@@ -44,6 +44,23 @@ constexpr Statement kStatements[] = {
                           "WHERE run = $1 AND tbl = $2 AND id = $3 AND version = $7"},
     {"update_if_lease_owner", "UPDATE lockbench.rows SET text = $4, ref = $5, num = $6, version = version + 1 "
                               "WHERE run = $1 AND tbl = $2 AND id = $3 AND lock_owner = $7"},
+    // A second code path's entity (Conn::load_entity / save_entity): every
+    // column, the lease's as text ('' = NULL) so that a save writes back exactly
+    // what was read.
+    {"load_entity",
+     "SELECT text, ref, num, version, COALESCE(locked_at::text, ''), COALESCE(lock_owner, '') FROM lockbench.rows "
+     "WHERE run = $1 AND tbl = $2 AND id = $3 ORDER BY seq LIMIT 1"},
+    // The ORM's save() with the lock mapped: every field from the snapshot, the
+    // stale lock included. The CTE locks the row and reads the lock as it is
+    // now, only to tell whether the save changed it (the answer, not the write).
+    {"save_entity_mapped",
+     "WITH cur AS (SELECT locked_at, lock_owner FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 FOR UPDATE) "
+     "UPDATE lockbench.rows r SET text = $4, ref = $5, num = $6, version = r.version + 1, "
+     "locked_at = NULLIF($7, '')::timestamptz, lock_owner = NULLIF($8, ''), touched_at = now() "
+     "FROM cur WHERE r.run = $1 AND r.tbl = $2 AND r.id = $3 "
+     "RETURNING cur.locked_at IS DISTINCT FROM NULLIF($7, '')::timestamptz OR cur.lock_owner IS DISTINCT FROM NULLIF($8, '')"},
+    // The lock not mapped: the second path writes its own column only.
+    {"save_entity_own", "UPDATE lockbench.rows SET touched_at = now() WHERE run = $1 AND tbl = $2 AND id = $3"},
     {"lock_row", "SELECT 1 FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 FOR UPDATE"},
     {"lock_row_nowait", "SELECT 1 FROM lockbench.rows WHERE run = $1 AND tbl = $2 AND id = $3 FOR UPDATE NOWAIT"},
     {"set_lock_timeout", "SELECT set_config('lock_timeout', $1, true)"},
@@ -207,7 +224,14 @@ void create_schema(pqxx::connection& c) {
       " lease_taken_over text,"
       " lease_token bigint NOT NULL DEFAULT 0,"
       " seq bigint NOT NULL DEFAULT 0,"
+      " touched_at timestamptz,"
       " PRIMARY KEY (run, tbl, id, seq))");
+  // A table made before the second code path's column (Conn::save_entity):
+  // added only when missing, so a shared table is not locked for nothing.
+  if (tx.exec("SELECT 1 FROM information_schema.columns WHERE table_schema = 'lockbench' AND table_name = 'rows' "
+              "AND column_name = 'touched_at'")
+          .empty())
+    tx.exec("ALTER TABLE lockbench.rows ADD COLUMN IF NOT EXISTS touched_at timestamptz");
   // Who owns a run's rows: a runner that is killed leaves its record, and the
   // next run reclaims the rows of a runner proven gone (leftovers.hpp).
   tx.exec(
@@ -712,6 +736,44 @@ Task<Row> PgConn::read(Table t, Key key) {
   });
   account("db.read", Bucket::db, t0);
   co_return row;
+}
+
+Task<Entity> PgConn::load_entity(Table t, Key key) {
+  const Duration t0 = now();
+  Entity e;
+  guarded([&] {
+    in_tx([&](pqxx::transaction_base& tx) {
+      const pqxx::result r = exec(tx, "load_entity", run_, t, key);
+      if (r.empty()) return;
+      e.row = Row{true, r[0][0].as<std::string>(), r[0][1].as<std::string>(), r[0][2].as<std::int64_t>(),
+                  r[0][3].as<std::int64_t>()};
+      e.locked_at = r[0][4].as<std::string>();
+      e.lock_owner = r[0][5].as<std::string>();
+    });
+  });
+  account("entity.load", Bucket::db, t0, traced() ? "lock_owner " + (e.lock_owner.empty() ? std::string("NULL") : e.lock_owner) : std::string());
+  co_return e;
+}
+
+Task<EntitySave> PgConn::save_entity(Table t, Key key, const Entity& e, bool lock_mapped) {
+  const Duration t0 = now();
+  EntitySave out;
+  guarded([&] {
+    in_tx([&](pqxx::transaction_base& tx) {
+      if (!lock_mapped) {
+        out.found = exec(tx, "save_entity_own", run_, t, key).affected_rows() == 1;
+        return;
+      }
+      const pqxx::result r = exec(tx, "save_entity_mapped", run_, t, key, e.row.text, e.row.ref, e.row.num, e.locked_at,
+                                  e.lock_owner);
+      out.found = r.size() == 1;
+      out.lock_changed = out.found && r[0][0].as<bool>();
+    });
+  });
+  account("entity.save", Bucket::db, t0,
+          traced() ? std::string(lock_mapped ? "every field" : "touched_at") + (out.lock_changed ? ", wrote back a stale lock" : "")
+                   : std::string());
+  co_return out;
 }
 
 Task<std::int64_t> PgConn::count(Table t, Key key) {

@@ -90,6 +90,8 @@ class PgConn final : public Conn {
   Task<bool> insert(Table t, Key key, const Row& values) override;
   Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
   Task<Claim> claim_due(Table t, std::int64_t due_at_most, int limit) override;
+  Task<Entity> load_entity(Table t, Key key) override;
+  Task<EntitySave> save_entity(Table t, Key key, const Entity& e, bool lock_mapped) override;
   // Back to the pool (rolls back an open transaction there). Idempotent.
   void release() override;
 

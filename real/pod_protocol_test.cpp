@@ -39,7 +39,8 @@ const std::map<std::string, std::string>& non_default() {
       {"redis", "redis://:pw@127.0.0.1:6379"}, {"redis-latency", "fixed:1ms"}, {"redis-failover-at", "2s"},
       {"redis-replication-lag", "200ms"}, {"max-connections", "300"}, {"max-locks-per-transaction", "128"},
       {"key-hash", "hashtext-32"}, {"key-id-base", "70606"}, {"key-id-stride", "85889"}, {"pre-sql-work", "200ms"},
-      {"delay-connection-acquisition", "on"},
+      {"delay-connection-acquisition", "on"}, {"bypass-share", "0.05"}, {"orm-writer-rate", "4"},
+      {"orm-writer-gap", "200ms"},
   };
   return v;
 }

@@ -66,7 +66,7 @@ RealRun::RealRun(const Settings& configured, const RunHooks& hooks)
       hooks_(hooks),
       s_(real_settings(configured)),
       info_(applying(s_)),
-      strategy_(info_.make()),
+      strategy_(make_strategy(info_.spec)),  // with the traffic beside its lock
       scenario_(make_scenario(s_.scenario)),
       recorder_(std::clamp<Duration>(s_.duration / 40, kSampleEvery, std::chrono::seconds(1))) {}
 

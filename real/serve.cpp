@@ -188,7 +188,7 @@ ServePod::ServePod(const Settings& configured, const ServeOptions& o)
     : s_(checked(configured, o).scaled()),
       o_(o),
       info_(applying(s_)),
-      strategy_(info_.make()),
+      strategy_(make_strategy(info_.spec)),  // with the traffic beside its lock
       scenario_(make_scenario(s_.scenario)),
       run_(o.run ? *o.run : new_run_key()),
       pool_name_("pod" + std::to_string(o.pod)),

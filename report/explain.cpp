@@ -132,7 +132,11 @@ const std::vector<Strategy>& strategies() {
        "crashed holder then frees the key about one TTL after its last renewal, and a merely slow call is never "
        "stolen; but a holder that cannot renew (a GC pause, a frozen pod, a renewal stuck waiting for the pool) "
        "still loses its lease after one TTL while it keeps working, so fencing still matters. Each renewal is "
-       "one statement and one pool borrow: holders x 3 / TTL statements per second (locks.renewals).",
+       "one statement and one pool borrow: holders x 3 / TTL statements per second (locks.renewals). "
+       "row-lease:orm-mapped runs the same SQL, but the lock columns are also fields of the ORM entity, which "
+       "the article warns against: another code path (a profile edit, a last-login stamp; --orm-writer-rate, "
+       "--orm-writer-gap) loads the entity, does its own work, and save()s it, and the ORM writes back every "
+       "mapped field, the locked_at and lock_owner it loaded included.",
        "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
        "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
        "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
@@ -140,7 +144,12 @@ const std::vector<Strategy>& strategies() {
        "releases the lease of the request that stole it (no owner check), so a third request enters while the "
        "second still works, and its store overwrites the thief's. It needs the row to exist (it cannot protect "
        "a first claim or a new order), needs columns the ORM must never write, and is advisory: any code path "
-       "that ignores it is not excluded.",
+       "that ignores it is not excluded. row-lease:orm-mapped shows the columns written: a save() that lands "
+       "inside a lease writes back the stale lock (NULL, or an old owner), a third request takes the lease and "
+       "enters while the holder still calls the partner (overlap_person; side_traffic.lock_stomps counts the "
+       "saves that changed the lock), and the holder's owner-checked store then finds the lease gone "
+       "(lease_lost). The same second code path against row-lease, whose entity does not map the lock, writes "
+       "its own column only and leaves the lease alone.",
        "Slow external calls on a bounded pool, with one PostgreSQL as the source of truth: size the TTL above "
        "the worst-case call window (lockbench lint computes it).",
        "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
@@ -310,7 +319,12 @@ public void switchPrimary(long userId, String identityId) {
           Duration.ofSeconds(30),   // lockAtMostFor: the TTL, after which another holder may enter
           Duration.ZERO));          // lockAtLeastFor
   if (!r.wasExecuted()) throw new ResponseStatusException(HttpStatus.CONFLICT);
-})java"},
+}
+// The lock columns stay out of the entity. row-lease:orm-mapped maps them,
+//   @Column Instant lockedAt; @Column String lockOwner;   // on @Entity User
+// and then an unrelated users.save(user) (a profile edit, a last-login stamp)
+// writes back the lockedAt/lockOwner it loaded: Hibernate's UPDATE sets every
+// mapped column (without @DynamicUpdate), and a third request takes the lease.)java"},
       {"optimistic", R"java(@Entity
 class User {
   @Id Long id;
@@ -439,6 +453,17 @@ const std::vector<std::string>& strategy_names() {
   return names;
 }
 
+// Every lock is advisory to a writer that does not take it (--bypass-share).
+static std::string bypass_text() {
+  return "A writer that ignores the lock (an admin job, a second service, a script; --bypass-share S makes "
+         "that share of requests run the scenario's read, partner calls and store with no lock) is not "
+         "excluded by any strategy here: measured on switch-primary (docs/explanation/other-writers.md), every "
+         "one shows overlap_person, the fenced leases with --fencing enforce included, because the bypass sends "
+         "no fencing token and an enforcing partner compares the tokens it is given. Only what the bypass cannot "
+         "skip protects against it: a database constraint the write itself meets, or a partner that refuses a "
+         "mutation without a current token.";
+}
+
 // A lock can hold and two calls still overlap at the partner: the oracle's overlap_abandoned.
 static std::string abandoned_call_text() {
   return "When the partner's read timeout (--partner-read-timeout) is shorter than the partner's work, the "
@@ -484,6 +509,7 @@ std::string explain(std::string_view spec) {
     if (family == info.family) out += "\nIn Spring/Java\n" + code_block(code);
   out += "\nHow it fails\n" + wrap(it.fails);
   if (p.exclusion != Exclusion::none) out += "\nWhen the client gives up first\n" + wrap(abandoned_call_text());
+  if (p.exclusion != Exclusion::none) out += "\nWhen another writer ignores the lock\n" + wrap(bypass_text());
   out += "\nChoose it\n" + wrap(it.choose);
   out += "\nDo not choose it\n" + wrap(it.avoid);
   return out;

@@ -419,6 +419,67 @@ Task<bool> SimConn::update(Table t, Key key, const Row& values, const Guard& gua
   co_return ok;
 }
 
+// The lease columns as an entity holds them: locked_at as its virtual time in
+// nanoseconds ("" = NULL), written back exactly as read.
+namespace {
+std::string encode_lease_at(const std::optional<Duration>& at) { return at ? std::to_string(at->count()) : std::string(); }
+std::optional<Duration> decode_lease_at(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return Duration(static_cast<Duration::rep>(std::stoll(text)));
+}
+}  // namespace
+
+Task<Entity> SimConn::load_entity(Table t, Key key) {
+  return one_statement([this, t, key](Duration t0) {
+    check_usable("SELECT");
+    maybe_lose_connection("SELECT");
+    Entity out;
+    if (const RowState* row = w_.db().visible(row_key(t, key), backend_)) {
+      out.row = Row{true, row->text, row->ref, row->num, row->version};
+      out.locked_at = encode_lease_at(row->lease_at);
+      out.lock_owner = row->lease_owner;
+    }
+    account("entity.load", t0, false,
+            tracing() ? key_text(table_name(t), key) + " lock_owner " + (out.lock_owner.empty() ? "NULL" : out.lock_owner)
+                      : std::string());
+    return out;
+  });
+}
+
+Task<EntitySave> SimConn::save_entity(Table t, Key key, const Entity& e, bool lock_mapped) {
+  const Duration t0 = w_.now();
+  const Key rk = row_key(t, key);
+  co_await statement();
+  check_usable("UPDATE");
+  maybe_lose_connection("UPDATE");
+  co_await lock_for_update(rk);
+  EntitySave out;
+  std::string detail;
+  if (RowState* row = w_.db().writable(rk, backend_, in_tx_)) {
+    out.found = true;
+    // touched_at (the second path's own column) is read by nobody: the simulator keeps no copy.
+    if (lock_mapped) {
+      // ORMs write back every mapped field: the scenario's columns and the lock, as loaded.
+      const std::optional<Duration> at = decode_lease_at(e.locked_at);
+      out.lock_changed = row->lease_at != at || row->lease_owner != e.lock_owner;
+      if (out.lock_changed && tracing())
+        detail = key_text(table_name(t), key) + " wrote back lock_owner " +
+                 (e.lock_owner.empty() ? std::string("NULL") : e.lock_owner) + " over " +
+                 (row->lease_owner.empty() ? std::string("NULL") : row->lease_owner);
+      row->text = e.row.text;
+      row->ref = e.row.ref;
+      row->num = e.row.num;
+      ++row->version;
+      row->lease_at = at;
+      row->lease_owner = e.lock_owner;
+    }
+  }
+  update_done(rk);
+  if (tracing() && detail.empty()) detail = key_text(table_name(t), key) + (lock_mapped ? " every field" : " touched_at");
+  account("entity.save", t0, false, std::move(detail));
+  co_return out;
+}
+
 Task<Claim> SimConn::claim_due(Table t, std::int64_t due_at_most, int limit) {
   const Duration t0 = w_.now();
   co_await statement();

@@ -63,6 +63,8 @@ class SimConn final : public Conn {
   Task<bool> insert(Table t, Key key, const Row& values) override;
   Task<bool> update(Table t, Key key, const Row& values, const Guard& guard) override;
   Task<Claim> claim_due(Table t, std::int64_t due_at_most, int limit) override;
+  Task<Entity> load_entity(Table t, Key key) override;
+  Task<EntitySave> save_entity(Table t, Key key, const Entity& e, bool lock_mapped) override;
   void release() override;
 
   // Pool bookkeeping.

@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "strategies/side_traffic.hpp"
 #include "strategies/strategies.hpp"
 
 namespace lockbench {
@@ -27,6 +28,9 @@ constexpr StrategyProps kRowLease{false, Exclusion::all_pods, true, true, true, 
 // The article's lease: the expiry compares the database's clock with the
 // application's, and the release clears whoever holds the lease.
 constexpr StrategyProps kRowLeaseArticle{false, Exclusion::none, true, true, true, false, false, LockTableUse::none, true};
+// The lease, with its columns mapped into the ORM entity: an unrelated save()
+// from stale state stomps the lock, so it does not exclude once that path runs.
+constexpr StrategyProps kRowLeaseOrmMapped{false, Exclusion::none, true, true, true, false, false, LockTableUse::none, true, true};
 constexpr StrategyProps kOptimistic{false, Exclusion::none, false, true, false, false};
 constexpr StrategyProps kSplitTx{false, Exclusion::none, false, false, false, true};
 constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false, true};
@@ -81,6 +85,9 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"row-lease:renew", "row-lease", false, false, kRowLease,
        "extends its lease every TTL/3 during the call (ShedLock's extend): short TTL, no steals",
        [] { return make<RowLease>(V::renew); }},
+      {"row-lease:orm-mapped", "row-lease", false, false, kRowLeaseOrmMapped,
+       "lock columns mapped in the ORM entity: another save() writes back a stale lock",
+       [] { return make<RowLease>(V::orm_mapped); }},
       // Not in --strategy all: a real run needs a Redis (--redis).
       {"redis-lease", "redis-lease", false, true, kRedisLease,
        "SET NX PX in Redis: stolen when the TTL is below the call; the store is unguarded",
@@ -135,7 +142,12 @@ void check_applies(const StrategyInfo& st, std::string_view scenario) {
                        ": it relies on an Idempotency-Key, which this scenario's partner API does not take");
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view spec) { return strategy_info(spec).make(); }
+std::unique_ptr<Strategy> make_strategy(std::string_view spec) {
+  const StrategyInfo& info = strategy_info(spec);
+  // Every strategy runs with the traffic beside its lock (side_traffic.hpp);
+  // without --bypass-share and --orm-writer-rate it adds nothing.
+  return std::make_unique<SideTraffic>(info.make(), info.props.lock_in_entity);
+}
 
 std::vector<std::string> all_strategies() {
   std::vector<std::string> out;

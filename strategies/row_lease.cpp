@@ -17,6 +17,12 @@
 //                       application's clock, an unconditional store, and a
 //                       release without an owner check, so a slow holder's
 //                       release frees the lease of the request that stole it
+//   row-lease:orm-mapped the same SQL, but the lock columns are fields of the
+//                       ORM entity (the article's "not mapped as an entity
+//                       field", ignored): another code path's save() of the
+//                       entity (--orm-writer-rate) writes back the locked_at and
+//                       lock_owner it loaded earlier, NULL or old, and a third
+//                       request takes the lease while we still call the partner
 #include <exception>
 #include <string>
 

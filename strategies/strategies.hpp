@@ -69,7 +69,7 @@ class AdvisorySession final : public Strategy {
 
 class RowLease final : public Strategy {
  public:
-  enum class Variant { db_clock, app_clock, fenced, article, renew };
+  enum class Variant { db_clock, app_clock, fenced, article, renew, orm_mapped };
   explicit RowLease(Variant v) : v_(v) {}
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
