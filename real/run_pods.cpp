@@ -43,7 +43,7 @@
 #include "real/leftovers.hpp"
 #include "real/pg_conn.hpp"
 #include "real/run_common.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/serve.hpp"
 #include "real/shard_marks.hpp"
 #include "strategies/registry.hpp"
@@ -254,10 +254,11 @@ class PodProcesses {
 
 // What a pod gets in its environment rather than in argv, where `ps` shows it to
 // every local user: the URLs that may hold a password (serve.hpp's kServe*Env).
-// Redis's store is shared by every pod of the run.
+// Redis's or etcd's store is shared by every pod of the run.
 std::vector<std::string> serve_env(const Settings& s) {
   std::vector<std::string> env = {std::string(kServeDbEnv) + "=" + s.db_url};
   if (!s.redis_url.empty()) env.push_back(std::string(kServeRedisEnv) + "=" + s.redis_url);
+  if (!s.etcd_url.empty()) env.push_back(std::string(kServeEtcdEnv) + "=" + s.etcd_url);
   return env;
 }
 
@@ -628,12 +629,13 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
   if (sharded) marks.emplace(s.db_url, runner_session_name(), run_key, s.shard_index, s.shard_count);
   if (sharded && leader) with_db_line(s, [&] { marks->clear(); });
   if (have_rows && leader) reclaimed = prepare_rows(s, *scenario, run_key, external ? nullptr : &record);
-  // redis-lease: the pods share the run's keys in Redis ("lockbench:<run>:…"); the
+  // redis-lease, etcd-lease: the pods share the run's keys in the store ("lockbench:<run>:…",
+  // "lockbench/<run>/…"); the
   // runner counts those still held at the end and deletes them, whatever the way
   // out, unless the services are --targets (their run stays theirs).
-  std::unique_ptr<RedisStore> redis;
+  std::unique_ptr<KvLeaseStore> redis;
   if (info.props.needs_lease_store && !external)
-    redis = open_lease_store(s.redis_url, std::to_string(run_key), std::chrono::seconds(2));
+    redis = open_kv_lease_store(s, info.props, std::to_string(run_key), std::chrono::seconds(2));
   const DropRunKeysAtExit redis_keys(redis.get());
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
   try {
@@ -923,8 +925,8 @@ json run_pods(const Settings& configured, const RunHooks& hooks) {
       }
       auto lease_count = leases[0].as<std::int64_t>();
       double lease_left_ms = std::max(0.0, leases[1].as<double>());
-      if (redis) {  // redis-lease: the dead pod's leases in Redis, until their PX passes
-        const RedisStore::Held h = redis->held_by(owners);
+      if (redis) {  // redis-lease, etcd-lease: the dead pod's leases in the store, until their TTL passes
+        const KvLeaseStore::Held h = redis->held_by(owners);
         lease_count += h.count;
         lease_left_ms = std::max(lease_left_ms, h.left_ms_max);
       }

@@ -49,7 +49,7 @@
 #include "real/pg_limits.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/run_common.hpp"
 #include "real/run_pods.hpp"
 #include "real/workers.hpp"
@@ -277,9 +277,9 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   };
 
   // --- prepare: any failure here is a setting error, before any output ---
-  // redis-lease: the run's keys in Redis, deleted when run_real returns, whatever the way out.
-  std::unique_ptr<real::RedisStore> redis;
-  if (info.props.needs_lease_store) redis = real::open_lease_store(s.redis_url, run_id, std::chrono::seconds(2));
+  // redis-lease, etcd-lease: the run's keys in its store, deleted when run_real returns, whatever the way out.
+  std::unique_ptr<real::KvLeaseStore> redis;
+  if (info.props.needs_lease_store) redis = real::open_kv_lease_store(s, info.props, run_id, std::chrono::seconds(2));
   const real::DropRunKeysAtExit redis_keys(redis.get());
   real::Reclaimed reclaimed;
   const Leftovers leftovers = prepare_database(s, run_id, reclaimed);
@@ -564,7 +564,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
     recorder.locks.leaked = (pooled ? real::advisory_locks_of_run(*c, run_key) : real::advisory_locks_held_by(*c, pids)) +
                             real::leases_held(*c, run_key);
     leases_released = real::release_leases(*c, run_key);
-    if (redis) recorder.locks.leaked += redis->held();  // Redis leases never released (their TTL not passed yet)
+    if (redis) recorder.locks.leaked += redis->held();  // store leases never released (their TTL not passed yet)
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lockbench: could not count leaked locks and leases: %s\n", driver_line(e.what()).c_str());
   }
@@ -615,7 +615,7 @@ nlohmann::json run_real(const Settings& configured, const RunHooks& hooks) {
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers.advisory_locks}, {"leases", leftovers.leases}};
   run.extra["reclaimed_at_start"] = real::reclaimed_json(reclaimed);
   run.extra["strategy_info"] = strategy_info_json(info);
-  if (redis) run.extra["real"]["redis"] = redact_secrets(s.redis_url);
+  if (redis) run.extra["real"][std::string(redis->name())] = redact_secrets(redis->name() == "etcd" ? s.etcd_url : s.redis_url);
   nlohmann::json result = make_result(run);
   pools.clear();
   return result;

@@ -25,7 +25,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
 
@@ -181,11 +181,11 @@ int serve_pod(const Settings& configured, const ServeOptions& o) {
     throw SettingError("--db: cannot connect to " + redact_secrets(s.db_url) + ": " + one_line(e.what()));
   }
   PartnerHttp partner(s.partner_url, s.partner_connect_timeout, s.partner_read_timeout);
-  // redis-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
+  // redis-lease, etcd-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
   // the runner that started the pods deletes them at the end). Made before the
   // world that uses it, so that it outlives the world's renewals.
-  std::unique_ptr<RedisStore> redis;
-  if (info.props.needs_lease_store) redis = open_lease_store(s.redis_url, std::to_string(run), std::chrono::seconds(2));
+  std::unique_ptr<KvLeaseStore> redis;
+  if (info.props.needs_lease_store) redis = open_kv_lease_store(s, info.props, std::to_string(run), std::chrono::seconds(2));
   RealWorld real_world(*pool, partner);
   real_world.set_lease_store(redis.get());
   PodWorld world(real_world);

@@ -57,10 +57,11 @@
 
 namespace lockbench::real {
 
-// Process pods (real/run_pods.cpp) pass their --db and --redis URLs, which may
+// Process pods (real/run_pods.cpp) pass their --db, --redis and --etcd URLs, which may
 // hold a password, in these environment variables instead of argv.
 inline constexpr const char* kServeDbEnv = "LOCKBENCH_SERVE_DB";
 inline constexpr const char* kServeRedisEnv = "LOCKBENCH_SERVE_REDIS";
+inline constexpr const char* kServeEtcdEnv = "LOCKBENCH_SERVE_ETCD";
 
 struct ServeOptions {
   int port = 0;                     // 0 = any free port (printed)
