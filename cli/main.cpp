@@ -763,7 +763,8 @@ int lockbench_main(int argc, char** argv) {
       Settings ss = settings_from(serve_src, *srv);
       ss.world = "real";
       // Process pods get their secrets in the environment, never in argv (ps shows argv to every user).
-      for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url}})
+      for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url},
+                                     std::pair{real::kServeEtcdEnv, &ss.etcd_url}})
         if (url->empty())
           if (const char* v = std::getenv(var)) *url = v;
       return real::serve_pod(ss, serve_opt);

@@ -350,6 +350,21 @@ std::vector<SettingDef> make_defs() {
        F, "DURATION|none", [](const S& s) { return s.redis_failover_at ? format_duration(*s.redis_failover_at) : std::string("none"); }},
       {"redis-replication-lag", "simulator: writes not yet replicated when the store fails over",
        dur("redis-replication-lag", &S::redis_replication_lag), F, "DURATION", shown(&S::redis_replication_lag)},
+      {"etcd", "etcd-lease's store: http://HOST:PORT, etcd's v3 JSON gateway (real world)",
+       [](S& s, const std::string& v) { s.etcd_url = v; }, D, "URL",
+       [](const S& s) { return s.etcd_url.empty() ? std::string("none") : redact_secrets(s.etcd_url); }},
+      {"etcd-latency", "simulator: round trip of one etcd request, a write through Raft (as --partner-latency)",
+       [](S& s, const std::string& v) { s.etcd_latency = Distribution::parse(v, "--etcd-latency"); }, D, "DIST",
+       shown(&S::etcd_latency)},
+      {"etcd-leader-change-at", "simulator: etcd's leader changes here; its requests wait --etcd-election, nothing is lost",
+       [](S& s, const std::string& v) {
+         if (v == "none" || v == "off") s.etcd_leader_change_at = std::nullopt;
+         else s.etcd_leader_change_at = parse_duration(iso8601_duration(v), "--etcd-leader-change-at");
+       },
+       F, "DURATION|none",
+       [](const S& s) { return s.etcd_leader_change_at ? format_duration(*s.etcd_leader_change_at) : std::string("none"); }},
+      {"etcd-election", "simulator: how long etcd has no leader after --etcd-leader-change-at",
+       dur("etcd-election", &S::etcd_election), F, "DURATION", shown(&S::etcd_election)},
       {"max-connections", "lint: the server's max_connections; server = read from --db (100 without it)",
        [](S& s, const std::string& v) {
          s.pg_max_connections = v == "server" ? 0 : static_cast<int>(parse_int(v, "max-connections", 1, 262143));

@@ -64,6 +64,9 @@ Settings Settings::scaled() const {
   s.redis_latency = redis_latency.scaled(f);
   if (redis_failover_at) s.redis_failover_at = d(*redis_failover_at);
   s.redis_replication_lag = d(redis_replication_lag);
+  s.etcd_latency = etcd_latency.scaled(f);
+  if (etcd_leader_change_at) s.etcd_leader_change_at = d(*etcd_leader_change_at);
+  s.etcd_election = d(etcd_election);
   s.lock_timeout = d(lock_timeout);
   s.pre_sql_work = d(pre_sql_work);
   s.db_latency = db_latency.scaled(f);  // the real world ignores these four: it has the real costs
@@ -146,6 +149,13 @@ nlohmann::json Settings::to_json() const {
   if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
   if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
   if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
+  // etcd-lease's settings only where they matter: older results keep their bytes.
+  if (strategy.rfind("etcd-lease", 0) == 0 || etcd_leader_change_at) {
+    j["etcd-latency"] = etcd_latency.to_string();
+    j["etcd-leader-change-at"] = etcd_leader_change_at ? nlohmann::json(fd(*etcd_leader_change_at)) : nlohmann::json(nullptr);
+    j["etcd-election"] = fd(etcd_election);
+    if (!etcd_url.empty()) j["etcd"] = redact_secrets(etcd_url);
+  }
   j["clock-skew"] = fd(clock_skew);
   // Written when used, so that results of runs without them stay as they were.
   if (bypass_share > 0) j["bypass-share"] = bypass_share;
@@ -248,6 +258,8 @@ void Settings::validate() const {
       {"pause-for", pause_for},
       {"redis-failover-at", redis_failover_at.value_or(Duration::zero())},
       {"redis-replication-lag", redis_replication_lag},
+      {"etcd-leader-change-at", etcd_leader_change_at.value_or(Duration::zero())},
+      {"etcd-election", etcd_election},
       {"clock-skew", clock_skew < Duration::zero() ? -clock_skew : clock_skew},
   };
   for (const auto& [name, d] : durations) {

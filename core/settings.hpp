@@ -169,6 +169,14 @@ struct Settings {
   Distribution redis_latency = Distribution::fixed(0.2);
   std::optional<Duration> redis_failover_at;
   Duration redis_replication_lag = 1s;
+  // etcd-lease's store: http://HOST:PORT, etcd's v3 JSON gateway (real world);
+  // in the simulator a model with this round trip (a write through Raft: the
+  // leader's fsync and a quorum), and a leader change at etcd_leader_change_at
+  // that pauses every etcd request for etcd_election and loses nothing.
+  std::string etcd_url;
+  Distribution etcd_latency = Distribution::fixed(1.0);
+  std::optional<Duration> etcd_leader_change_at;
+  Duration etcd_election = 1s;
   // lint: the server's max_connections and max_locks_per_transaction when no
   // --db says (0 = PostgreSQL's defaults, 100 and 64).
   int pg_max_connections = 0;

@@ -63,6 +63,14 @@ enum class LockTableUse {
   per_key,         // locks that outlive their request (leaked session locks): up to one per key
 };
 
+// Which external lease store a strategy's World::kv_lease_* reach, when it
+// needs one: each world opens that store for the run (real: --redis or --etcd).
+enum class LeaseStoreKind {
+  redis,  // redis-lease: SET NX PX, asynchronous replication (a failover loses writes)
+  etcd,   // etcd-lease: a txn bound to a lease, through Raft (a leader change pauses)
+};
+std::string_view lease_store_name(LeaseStoreKind k);  // "redis", "etcd"
+
 struct StrategyProps {
   bool holds_connection_during_call = false;  // Little's law caps throughput at pool / hold time
   Exclusion exclusion = Exclusion::none;
@@ -77,7 +85,8 @@ struct StrategyProps {
   bool refuses_missing_row = false;
   // It sends an Idempotency-Key, so it applies only where the partner takes one (payments).
   bool needs_idempotency = false;
-  // Its lock lives in an external lease store (Redis): a real run needs --redis.
+  // Its lock lives in an external lease store (lease_store says which): a real
+  // run needs --redis or --etcd.
   bool needs_lease_store = false;
   LockTableUse lock_table = LockTableUse::none;
   // Its lock is a lease with --lease-ttl: a TTL below the worst-case critical
@@ -88,6 +97,8 @@ struct StrategyProps {
   // unrelated save() of that entity writes them back from stale state
   // (--orm-writer-rate, strategies/side_traffic.hpp).
   bool lock_in_entity = false;
+  // The store, when needs_lease_store.
+  LeaseStoreKind lease_store = LeaseStoreKind::redis;
 };
 
 }  // namespace lockbench

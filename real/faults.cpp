@@ -6,7 +6,7 @@
 #include "core/result.hpp"
 #include "real/pg_conn.hpp"
 #include "real/pod_protocol.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/run_common.hpp"
 
 namespace lockbench::real {
@@ -286,7 +286,7 @@ void CrashFault::measure_what_stays_blocked(Duration killed, const std::vector<s
     auto lease_count = leases[0].as<std::int64_t>();
     double lease_left_ms = std::max(0.0, leases[1].as<double>());
     if (e_.redis) {  // redis-lease: the dead pod's leases in Redis, until their PX passes
-      const RedisStore::Held h = e_.redis->held_by(owners);
+      const KvLeaseStore::Held h = e_.redis->held_by(owners);
       lease_count += h.count;
       lease_left_ms = std::max(lease_left_ms, h.left_ms_max);
     }

@@ -38,7 +38,7 @@
 
 namespace lockbench::real {
 
-class RedisStore;
+class KvLeaseStore;
 
 // What a fault needs of the run's pods (real/process_pods.cpp implements it).
 class PodFleet {
@@ -87,7 +87,7 @@ struct FaultEnv {
   FaultClock& clock;
   std::string session_name;  // the runner's application_name for its measuring session
   std::int64_t run_key;
-  RedisStore* redis;  // redis-lease's store, or null
+  KvLeaseStore* redis;  // redis-lease's or etcd-lease's store, or null
 };
 
 class PauseFault {

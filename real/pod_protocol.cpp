@@ -59,8 +59,8 @@ TimeSplit parse_split(const std::string& text, Duration total) {
 }
 
 std::vector<std::string> pod_args(const Settings& scaled, std::int64_t run, int index) {
-  // --partner as given (its show() redacts); --db and --redis in pod_env.
-  std::vector<std::string> a = cli::setting_args(scaled, {"db", "redis", "partner"});
+  // --partner as given (its show() redacts); --db, --redis and --etcd in pod_env.
+  std::vector<std::string> a = cli::setting_args(scaled, {"db", "redis", "etcd", "partner"});
   if (!scaled.partner_url.empty()) a.insert(a.end(), {"--partner", scaled.partner_url});
   a.insert(a.end(), {"--run-id", std::to_string(run), "--pod", std::to_string(index + 1), "--port", "0"});
   return a;
@@ -69,6 +69,7 @@ std::vector<std::string> pod_args(const Settings& scaled, std::int64_t run, int 
 std::vector<std::string> pod_env(const Settings& s) {
   std::vector<std::string> env = {std::string(kServeDbEnv) + "=" + s.db_url};
   if (!s.redis_url.empty()) env.push_back(std::string(kServeRedisEnv) + "=" + s.redis_url);
+  if (!s.etcd_url.empty()) env.push_back(std::string(kServeEtcdEnv) + "=" + s.etcd_url);
   return env;
 }
 

@@ -5,7 +5,7 @@
 //              settings generated from the settings table (cli/settings_io's
 //              setting_args: a new setting reaches the pods by itself), its run
 //              and pod number, --port 0; the URLs that may hold a password in
-//              the environment (pod_env: kServeDbEnv, kServeRedisEnv)
+//              the environment (pod_env: kServeDbEnv, kServeRedisEnv, kServeEtcdEnv)
 //   started    the pod prints "listening on HOST:PORT" (kListeningPrefix) first
 //   requests   POST op_path(scenario, key) with X-Request-Id and X-Choice; the
 //              answer's status is the Outcome (status_of / outcome_of_status)
@@ -30,6 +30,7 @@ namespace lockbench::real {
 // these environment variables instead of argv (ps shows argv to every user).
 inline constexpr const char* kServeDbEnv = "LOCKBENCH_SERVE_DB";
 inline constexpr const char* kServeRedisEnv = "LOCKBENCH_SERVE_REDIS";
+inline constexpr const char* kServeEtcdEnv = "LOCKBENCH_SERVE_ETCD";
 inline constexpr const char* kControlTokenEnv = "LOCKBENCH_CONTROL_TOKEN";
 
 inline constexpr std::string_view kListeningPrefix = "listening on ";

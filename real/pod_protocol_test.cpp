@@ -40,7 +40,8 @@ const std::map<std::string, std::string>& non_default() {
       {"redis-replication-lag", "200ms"}, {"max-connections", "300"}, {"max-locks-per-transaction", "128"},
       {"key-hash", "hashtext-32"}, {"key-id-base", "70606"}, {"key-id-stride", "85889"}, {"pre-sql-work", "200ms"},
       {"delay-connection-acquisition", "on"}, {"bypass-share", "0.05"}, {"orm-writer-rate", "4"},
-      {"orm-writer-gap", "200ms"},
+      {"orm-writer-gap", "200ms"}, {"etcd", "http://127.0.0.1:2379"}, {"etcd-latency", "fixed:3ms"},
+      {"etcd-leader-change-at", "2s"}, {"etcd-election", "1500ms"},
   };
   return v;
 }
@@ -70,6 +71,7 @@ Settings parsed_back(const std::vector<std::string>& args, const std::vector<std
     const std::string name = e.substr(0, e.find('=')), value = e.substr(e.find('=') + 1);
     if (name == kServeDbEnv) s.db_url = value;
     if (name == kServeRedisEnv) s.redis_url = value;
+    if (name == kServeEtcdEnv) s.etcd_url = value;
   }
   return s;
 }
@@ -95,6 +97,7 @@ TEST(PodProtocol, EverySettingRoundTripsThroughAPodsFlagsAndEnvironment) {
     EXPECT_EQ(back.to_json(), s.to_json()) << arrival;
     EXPECT_EQ(back.db_url, s.db_url);
     EXPECT_EQ(back.redis_url, s.redis_url);
+    EXPECT_EQ(back.etcd_url, s.etcd_url);
     EXPECT_EQ(back.partner_url, s.partner_url);
   }
 }

@@ -49,7 +49,7 @@
 #include "real/pod_processes.hpp"
 #include "real/pod_protocol.hpp"
 #include "real/real_run.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/shard_marks.hpp"
 
 namespace lockbench::real {
@@ -326,7 +326,7 @@ class ProcessPodsRun final : public RealRun, public PodFleet {
   std::optional<RunRecord> record_;
   Reclaimed reclaimed_;
   std::optional<ShardMarks> marks_;
-  std::unique_ptr<RedisStore> redis_;
+  std::unique_ptr<KvLeaseStore> redis_;
   std::optional<DropRunKeysAtExit> redis_keys_;
   std::optional<PartnerHttp> partner_;
   PodProcesses children_;  // every child killed and reaped on every way out
@@ -369,7 +369,7 @@ void ProcessPodsRun::prepare() {
   // runner counts those still held at the end and deletes them, whatever the way
   // out, unless the services are --targets (their run stays theirs).
   if (info_.props.needs_lease_store && !external_)
-    redis_ = open_lease_store(s_.redis_url, std::to_string(run_key_), std::chrono::seconds(2));
+    redis_ = open_kv_lease_store(s_, info_.props, std::to_string(run_key_), std::chrono::seconds(2));
   redis_keys_.emplace(redis_.get());
   prepare_partner();
   if (!external_) start_pods();

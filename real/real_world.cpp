@@ -73,12 +73,12 @@ void RealWorld::local_unlock(RequestCtx& cx, Key key) {
 
 }  // namespace lockbench::real
 
-// ---- the lease store (redis-lease)
+// ---- the lease store (redis-lease, etcd-lease)
 namespace lockbench::real {
 
 namespace {
-RedisStore& store_or_throw(RedisStore* s) {
-  if (!s) throw DbError("this world has no lease store (redis-lease needs --redis redis://HOST:PORT)");
+KvLeaseStore& store_or_throw(KvLeaseStore* s) {
+  if (!s) throw DbError("this world has no lease store (redis-lease needs --redis, etcd-lease --etcd)");
   return *s;
 }
 }  // namespace
@@ -90,7 +90,7 @@ Task<LeaseResult> RealWorld::kv_lease_acquire(RequestCtx& cx, Key key, std::stri
   const Duration end = now();
   cx.split().lock_wait += end - start;
   cx.trace(r.acquired ? "lock.acquire" : "lock.denied", start, end, -1,
-           "redis lease " + std::to_string(key) + (r.took_over_expired ? " taken over from " + r.previous_owner : ""));
+           std::string(store_->name()) + " lease " + std::to_string(key) + (r.took_over_expired ? " taken over from " + r.previous_owner : ""));
   co_return r;
 }
 
@@ -100,14 +100,14 @@ Task<bool> RealWorld::kv_lease_release(RequestCtx& cx, Key key, std::string_view
   const bool ok = store_or_throw(store_).release(key, owner);
   const Duration end = now();
   cx.split().lock_wait += end - start;
-  cx.trace("lock.release", start, end, -1, "redis lease " + std::to_string(key) + (ok ? "" : ": no longer ours"));
+  cx.trace("lock.release", start, end, -1, std::string(store_->name()) + " lease " + std::to_string(key) + (ok ? "" : ": no longer ours"));
   co_return ok;
 }
 
 Task<bool> RealWorld::kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) {
   const Duration start = now();
   const bool ok = store_or_throw(store_).extend(key, owner, ttl);
-  cx.trace("lock.extend", start, now(), -1, "redis lease " + std::to_string(key) + (ok ? "" : ": lost"));
+  cx.trace("lock.extend", start, now(), -1, std::string(store_->name()) + " lease " + std::to_string(key) + (ok ? "" : ": lost"));
   co_return ok;
 }
 

@@ -18,7 +18,7 @@
 #include "core/world.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 
 namespace lockbench::real {
 
@@ -60,13 +60,13 @@ class RealWorld final : public World {
   // ReentrantLock per key (unfair: a woken waiter may lose to a newcomer).
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;
   void local_unlock(RequestCtx& cx, Key key) override;
-  // redis-lease: the run's RedisStore (set_lease_store); one EVAL each.
+  // redis-lease, etcd-lease: the run's store (set_lease_store; real/kv_lease_store.hpp).
   Task<LeaseResult> kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
   Task<bool> kv_lease_release(RequestCtx& cx, Key key, std::string_view owner) override;
   Task<bool> kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) override;
   // On this pod's renewal thread (Renewer).
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
-  void set_lease_store(RedisStore* store) { store_ = store; }
+  void set_lease_store(KvLeaseStore* store) { store_ = store; }
 
   Pool& pool() { return pool_; }
 
@@ -77,7 +77,7 @@ class RealWorld final : public World {
   std::mutex local_mu_;
   std::condition_variable local_cv_;  // notified whenever a key is given back
   std::unordered_map<Key, std::uint64_t> local_held_;  // GUARDED_BY(local_mu_): key -> the holding request's id
-  RedisStore* store_ = nullptr;  // set before the first request; thread-safe itself
+  KvLeaseStore* store_ = nullptr;  // set before the first request; thread-safe itself
   Renewer renewer_;
 };
 

@@ -250,12 +250,4 @@ std::int64_t RedisStore::drop_run_keys() {
   return n;
 }
 
-DropRunKeysAtExit::~DropRunKeysAtExit() {
-  try {
-    if (store_) store_->drop_run_keys();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lockbench: could not remove this run's keys from Redis: %s\n", e.what());
-  }
-}
-
 }  // namespace lockbench::real

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/world.hpp"
+#include "real/kv_lease_store.hpp"
 
 struct redisContext;
 
@@ -40,7 +41,7 @@ class RedisStore;
 // --redis) when the URL is missing, malformed or the server does not answer.
 std::unique_ptr<RedisStore> open_lease_store(const std::string& url, const std::string& run_id, Duration timeout);
 
-class RedisStore {
+class RedisStore final : public KvLeaseStore {
  public:
   // Connects once and PINGs (throws DbError with the reason when it cannot).
   RedisStore(const std::string& url, std::string prefix, Duration timeout);
@@ -48,22 +49,17 @@ class RedisStore {
   RedisStore(const RedisStore&) = delete;
   RedisStore& operator=(const RedisStore&) = delete;
 
-  LeaseResult acquire(Key key, std::string_view owner, Duration ttl);
-  bool release(Key key, std::string_view owner);
-  bool extend(Key key, std::string_view owner, Duration ttl);
+  std::string_view name() const override { return "redis"; }
+  LeaseResult acquire(Key key, std::string_view owner, Duration ttl) override;
+  bool release(Key key, std::string_view owner) override;
+  bool extend(Key key, std::string_view owner, Duration ttl) override;
   // Leases of this run still held (their key has not expired).
-  std::int64_t held();
-  // Leases of this run held by one of `owners` (a crashed pod's requests): how
-  // many, and the longest time left before their PX expires them.
-  struct Held {
-    std::int64_t count = 0;
-    double left_ms_max = 0;
-  };
-  Held held_by(const std::vector<std::string>& owners);
-  // Keys of this run (any kind).
-  std::int64_t keys();
+  std::int64_t held() override;
+  // Leases held by `owners`; the time left is their PTTL.
+  Held held_by(const std::vector<std::string>& owners) override;
+  std::int64_t keys() override;
   // Deletes every key of this run (SCAN MATCH prefix*, bounded); returns how many.
-  std::int64_t drop_run_keys();
+  std::int64_t drop_run_keys() override;
   const std::string& prefix() const { return prefix_; }
 
  private:
@@ -84,19 +80,6 @@ class RedisStore {
   std::mutex mu_;
   std::vector<redisContext*> idle_;  // GUARDED_BY(mu_)
   static constexpr std::size_t kIdleMax = 64;
-};
-
-// Deletes a run's keys when it goes out of scope, whatever the way out (a
-// failure says so on stderr and is not thrown). A null store does nothing.
-class DropRunKeysAtExit {
- public:
-  explicit DropRunKeysAtExit(RedisStore* store) : store_(store) {}
-  ~DropRunKeysAtExit();
-  DropRunKeysAtExit(const DropRunKeysAtExit&) = delete;
-  DropRunKeysAtExit& operator=(const DropRunKeysAtExit&) = delete;
-
- private:
-  RedisStore* store_;
 };
 
 }  // namespace lockbench::real

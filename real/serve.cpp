@@ -29,7 +29,7 @@
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
 #include "real/real_world.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/run_common.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
@@ -167,7 +167,7 @@ class ServePod {
   // redis-lease: the run's store, shared by every pod of the run (keys "lockbench:<run>:…";
   // the runner that started the pods deletes them at the end). Made before the
   // world that uses it, so that it outlives the world's renewals.
-  std::unique_ptr<RedisStore> redis_;
+  std::unique_ptr<KvLeaseStore> redis_;
   std::optional<RealWorld> real_world_;
   std::optional<PodWorld> world_;
   Recorder recorder_{std::chrono::seconds(1), 0};  // lock counters only: the runner measures requests
@@ -229,7 +229,7 @@ void ServePod::prepare() {
   prepare_schema();
   open_pool();
   partner_.emplace(s_.partner_url, s_.partner_connect_timeout, s_.partner_read_timeout);
-  if (info_.props.needs_lease_store) redis_ = open_lease_store(s_.redis_url, std::to_string(run_), std::chrono::seconds(2));
+  if (info_.props.needs_lease_store) redis_ = open_kv_lease_store(s_, info_.props, std::to_string(run_), std::chrono::seconds(2));
   real_world_.emplace(*pool_, *partner_);
   real_world_->set_lease_store(redis_.get());
   world_.emplace(*real_world_);

@@ -37,7 +37,7 @@
 #include "real/pool.hpp"
 #include "real/real_run.hpp"
 #include "real/real_world.hpp"
-#include "real/redis_store.hpp"
+#include "real/kv_lease_store.hpp"
 #include "real/workers.hpp"
 
 namespace lockbench::real {
@@ -153,7 +153,7 @@ class ThreadPodsRun final : public RealRun {
   const std::int64_t run_key_;  // names its rows and salts its advisory keys
   // Declared in the order they must outlive each other (destroyed bottom-up):
   // the Redis keys and the record outlive the rows, the rows the pools.
-  std::unique_ptr<RedisStore> redis_;
+  std::unique_ptr<KvLeaseStore> redis_;
   std::optional<DropRunKeysAtExit> redis_keys_;
   Reclaimed reclaimed_;
   Leftovers leftovers_;
@@ -189,7 +189,7 @@ ThreadPodsRun::~ThreadPodsRun() {
 
 void ThreadPodsRun::prepare() {
   // redis-lease: the run's keys in Redis, deleted whatever the way out.
-  if (info_.props.needs_lease_store) redis_ = open_lease_store(s_.redis_url, run_id_, std::chrono::seconds(2));
+  if (info_.props.needs_lease_store) redis_ = open_kv_lease_store(s_, info_.props, run_id_, std::chrono::seconds(2));
   redis_keys_.emplace(redis_.get());
   std::unique_ptr<pqxx::connection> c;  // one session for the whole preparation
   try {
@@ -537,7 +537,7 @@ nlohmann::json ThreadPodsRun::real_block(const PoolStats&) {
                          {"backends_terminated", terminated_},
                          {"pgbouncer", bouncer_ ? s_.pgbouncer : pooler_found_ ? "found behind --db" : "none"},
                          {"statements", unnamed_ ? "unnamed" : "prepared"}};
-  if (redis_) real["redis"] = redact_secrets(s_.redis_url);
+  if (redis_) real[std::string(redis_->name())] = redact_secrets(redis_->name() == "etcd" ? s_.etcd_url : s_.redis_url);
   return real;
 }
 

@@ -178,6 +178,32 @@ const std::vector<Strategy>& strategies() {
        "lock traffic; with renewal and a short TTL, and fencing the partner enforces.",
        "When one PostgreSQL already holds the record: row-lease or advisory-xact excludes with one system fewer, "
        "and can guard the store itself."},
+      {"etcd-lease",
+       "a lease in etcd, a consensus store: redis-lease's lease in a store that loses no acknowledged write",
+       "POST /v3/lease/grant {TTL} (whole seconds, at least 1), then one txn: IF create_revision(lock/$k) == 0 "
+       "THEN put lock/$k = $me with that lease; the key's mod_revision (the txn's revision) is the fencing "
+       "token. Release: txn IF value(lock/$k) == $me THEN delete, then POST /v3/lease/revoke. Nothing is held "
+       "in PostgreSQL and no connection during the partner calls. etcd-lease:fenced sends the revision with "
+       "each partner call (X-Fencing-Token); etcd-lease:renew sends POST /v3/lease/keepalive every TTL/3 while "
+       "the calls run. In Java: jetcd's Lease.grant + KV.txn (or its Lock service) and Lease.keepAlive; in Go, "
+       "clientv3/concurrency.NewMutex on a Session. lockbench runs it against a real etcd with --etcd "
+       "http://127.0.0.1:PORT (its v3 JSON gateway over cpp-httplib), and models it in the simulator with a "
+       "round trip (--etcd-latency) and a leader change (--etcd-leader-change-at, --etcd-election).",
+       "Consensus fixes the store, not the lease. A write is acknowledged by a quorum, so a leader change only "
+       "pauses every request until a new leader is elected (leases are not revoked meanwhile and get their "
+       "whole TTL again); nothing is lost and the revision only grows: no lease vanishes and no fencing token "
+       "is handed out twice, unlike a Redis failover. But the TTL is still the crash net: a holder killed with "
+       "-9 frees its key one TTL later, a holder paused past its TTL (SIGSTOP, a GC pause) or slower than it "
+       "loses the lease to the next one and then writes over its successor's work in PostgreSQL (etcd cannot "
+       "guard that store); only fencing at the partner refuses it. Each acquisition costs two round trips "
+       "(grant, txn) through Raft's fsync, and TTLs are whole seconds.",
+       "The lock must survive the loss of a store node, or many services that share no database must agree on "
+       "one holder: an etcd (or a Kubernetes control plane's) already there, with renewal and fencing the "
+       "partner enforces. Choose row-lease when one PostgreSQL holds the record (one system, and the store can "
+       "check the lease); redis-lease when a Redis is already there and losing a lease in a failover is "
+       "tolerable (cheaper and millisecond TTLs); etcd-lease when it is not.",
+       "When one PostgreSQL already holds the record (row-lease or advisory-xact, one system fewer), or when the "
+       "lock must be taken thousands of times a second per key: every etcd write goes through consensus."},
       {"optimistic",
        "version check at the end: detects the conflict after the side effect",
        "Read the row's version, do the partner calls, then UPDATE ... SET version = version + 1 WHERE id = $k "
@@ -383,6 +409,24 @@ public void payout(long accountId) throws InterruptedException {
   } finally {
     lock.unlock();                                   // this JVM's map: pod 2 has its own
   }
+})java"},
+      {"etcd-lease", R"java(// jetcd: a lease, then a txn that creates the key only if it is absent:
+long lease = client.getLeaseClient().grant(ttlSeconds).get().getID();
+ByteSequence key = ByteSequence.from("lock/user-" + userId, UTF_8);
+TxnResponse t = client.getKVClient().txn()
+    .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+    .Then(Op.put(key, me, PutOption.newBuilder().withLeaseId(lease).build()))
+    .commit().get();
+if (!t.isSucceeded()) throw new ResponseStatusException(HttpStatus.CONFLICT);
+long fencingToken = t.getHeader().getRevision();   // the key's mod_revision
+try {
+  idp.unlink(identityId, fencingToken);
+  idp.link(primaryOf(userId), identityId, fencingToken);
+} finally {                                         // delete if still ours, then revoke
+  client.getKVClient().txn()
+      .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(me)))
+      .Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
+  client.getLeaseClient().revoke(lease);
 })java"},
       // For the redis-lease family (issue 15), when it is registered.
       {"redis-lease", R"java(// Spring Integration's RedisLockRegistry (SET key owner NX PX ttl; an owner-checked Lua

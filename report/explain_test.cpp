@@ -126,6 +126,14 @@ TEST(Explain, redis_lease_names_its_commands_its_java_shape_and_the_failover) {
     EXPECT_NE(text.find(words), std::string::npos) << words;
 }
 
+TEST(Explain, EtcdLeaseNamesItsRequestsItsJavaShapeTheLeaderChangeAndWhenToChooseEachLease) {
+  const std::string text = flat(explain("etcd-lease"));
+  for (const char* words : {"/v3/lease/grant", "create_revision(lock/$k) == 0", "mod_revision", "/v3/lease/keepalive",
+                            "jetcd", "leader change", "no fencing token is handed out twice", "Choose row-lease",
+                            "redis-lease when", "etcd-lease when", "etcd-lease:fenced", "etcd-lease:renew"})
+    EXPECT_NE(text.find(words), std::string::npos) << words;
+}
+
 TEST(Explain, row_lease_explains_renewal_with_shedlock_and_the_renewable_lock_registry) {
   const std::string text = flat(explain("row-lease:renew"));
   for (const char* words : {"row-lease:renew (this one)", "KeepAliveLockProvider", "RenewableLockRegistry",

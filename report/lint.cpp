@@ -61,8 +61,8 @@ LintReport lint(const LintInput& in) {
   r.critical_window = r.call_window * in.calls_in_critical_section;
 
   // 1. Lease against the worst-case window.
-  const std::string family = in.strategy.substr(0, in.strategy.find(':'));
-  const bool leased = family == "row-lease" || family == "redis-lease";
+  // A lease with a TTL, as the registry row says (row-lease, redis-lease, etcd-lease).
+  const bool leased = known && strategy_info(in.strategy).props.lease_ttl;
   const bool renewed = known && in.strategy.size() > 6 && in.strategy.substr(in.strategy.size() - 6) == ":renew";
   const bool lease_applies = in.lease_ttl.count() > 0 && (!known || leased);
   if (lease_applies && renewed) {
@@ -93,6 +93,7 @@ LintReport lint(const LintInput& in) {
                                         "key locked for up to {}.",
                                         d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
   } else if (known && leased) {
+    const std::string family = in.strategy.substr(0, in.strategy.find(':'));
     r.findings.push_back({Level::flag, "lease", family + " without a lease TTL: a crashed request locks its key "
                                                          "forever. Set --lease-ttl."});
   }

@@ -229,7 +229,7 @@ TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
   EXPECT_EQ(r.locks_needed, 10);
   ASSERT_NE(postgres_finding(r, "lock table"), nullptr);
   EXPECT_EQ(postgres_finding(r, "lock table")->level, LintFinding::Level::ok);
-  for (const char* spec : {"row-lease", "redis-lease", "row-lease:renew"}) {  // nothing in the lock table
+  for (const char* spec : {"row-lease", "redis-lease", "etcd-lease", "row-lease:renew"}) {  // nothing in the lock table
     in.strategy = spec;
     EXPECT_EQ(lint(in).locks_needed, 0) << spec;
   }
@@ -238,7 +238,7 @@ TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
 TEST(Lint, a_renewed_lease_passes_a_ttl_below_the_call_window_and_names_the_pause_it_cannot_survive) {
   LintInput in = seed_client();
   in.lease_ttl = 3s;  // far below the 18.6 s worst case
-  for (const char* spec : {"row-lease", "redis-lease"}) {
+  for (const char* spec : {"row-lease", "redis-lease", "etcd-lease"}) {
     in.strategy = spec;
     const LintReport r = lint(in);
     ASSERT_NE(finding(r, "lease"), nullptr) << spec;

@@ -14,8 +14,9 @@ lockbench_build() {
 }
 
 # lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL, a fake
-# partner and a redis-server (redis-lease) on loopback. Sets LOCKBENCH_DB,
-# LOCKBENCH_PARTNER and LOCKBENCH_REDIS (LOCKBENCH_TEST_REDIS too). Stop them with
+# partner, a redis-server (redis-lease) and an etcd (etcd-lease) on loopback.
+# Sets LOCKBENCH_DB, LOCKBENCH_PARTNER, LOCKBENCH_REDIS and LOCKBENCH_ETCD
+# (LOCKBENCH_TEST_REDIS and LOCKBENCH_TEST_ETCD too). Stop them with
 # lockbench_stop_servers WORK_DIR (register it in an EXIT trap).
 # Also a throw-away PgBouncer (pool_mode transaction, 4 server connections) in
 # front of that PostgreSQL: LOCKBENCH_PGBOUNCER (and LOCKBENCH_TEST_PGBOUNCER
@@ -28,6 +29,9 @@ lockbench_start_servers() {
   LOCKBENCH_REDIS=$("$root/scripts/redis" start "$work/redis" | tail -n 1)
   LOCKBENCH_TEST_REDIS=$LOCKBENCH_REDIS
   export LOCKBENCH_REDIS LOCKBENCH_TEST_REDIS
+  LOCKBENCH_ETCD=$("$root/scripts/etcd" start "$work/etcd" | tail -n 1)
+  LOCKBENCH_TEST_ETCD=$LOCKBENCH_ETCD
+  export LOCKBENCH_ETCD LOCKBENCH_TEST_ETCD
   "$build/fake_partner/server/fake_partner" --port 0 >"$work/partner.out" 2>"$work/partner.err" &
   echo $! >"$work/partner.pid"
   local line="" i
@@ -60,6 +64,9 @@ lockbench_stop_servers() {
   fi
   if [[ -d "$work/pgbouncer" ]]; then
     "$(lockbench_root)/scripts/pgbouncer" stop "$work/pgbouncer" >/dev/null 2>&1 || true
+  fi
+  if [[ -d "$work/etcd" ]]; then
+    "$(lockbench_root)/scripts/etcd" stop "$work/etcd" >/dev/null 2>&1 || true
   fi
   if [[ -d "$work/redis" ]]; then
     "$(lockbench_root)/scripts/redis" stop "$work/redis" >/dev/null 2>&1 || true

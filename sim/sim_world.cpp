@@ -45,7 +45,9 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       db_fault_rng_(s.seed, "sim.db_faults"),
       workload_(s, scenario.fresh_key_per_request()),
       leases_(s.redis_replication_lag),
-      redis_rng_(s.seed, "sim.redis_latency") {
+      redis_rng_(s.seed, "sim.redis_latency"),
+      uses_etcd_(info_.props.needs_lease_store && info_.props.lease_store == LeaseStoreKind::etcd),
+      etcd_rng_(s.seed, "sim.etcd_latency") {
   pool_.size = s.maximum_pool_size * s.pods;
   if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
 }
@@ -245,6 +247,11 @@ void SimWorld::crash(int index) {
     ++keys;
     usable_at = std::max(usable_at, expires_at);
   });
+  etcd_.for_each_held(t, [&](const std::string& owner, Duration expires_at) {  // etcd-lease: the lease's TTL
+    if (std::find(owners.begin(), owners.end(), owner) == owners.end()) return;
+    ++keys;
+    usable_at = std::max(usable_at, expires_at);
+  });
   for (auto& c : slot->conns_) c->close();
 
   for (auto& l : lost) {
@@ -307,6 +314,10 @@ void SimWorld::run(const RunHooks& hooks) {
   if (s_.crash_at) loop_.at(*s_.crash_at, kGlobal, &on_crash, this);
   if (s_.pause_at) loop_.at(*s_.pause_at, kGlobal, &on_pause, this);
   if (s_.redis_failover_at) loop_.at(*s_.redis_failover_at, kGlobal, &on_redis_failover, this);
+  if (s_.etcd_leader_change_at) {
+    etcd_leaderless_from_ = etcd_leaderless_until_ = *s_.etcd_leader_change_at;
+    loop_.at(*s_.etcd_leader_change_at, kGlobal, &on_etcd_leader_lost, this);
+  }
 
   // Bound: every request ends within its timeouts; past this something waits forever.
   const Duration lock_bound = s_.lock_timeout > Duration::zero() ? s_.lock_timeout : Duration::zero();
@@ -344,7 +355,7 @@ std::vector<StoredRow> SimWorld::stored_rows() const {
 nlohmann::json SimWorld::result() {
   std::int64_t leases_left = 0;
   db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
-  recorder_.locks.leaked = db_.session_locks_held() + leases_left + leases_.held(now());
+  recorder_.locks.leaked = db_.session_locks_held() + leases_left + leases_.held(now()) + etcd_.held(now());
 
   RunSummary run;
   run.settings = &s_;
@@ -363,7 +374,15 @@ nlohmann::json SimWorld::result() {
                       {"lock_waits", db_.waits()},
                       {"lease_steals_from_live", steals_from_live_},
                       {"unfinished", unfinished_}};
-  if (info_.props.needs_lease_store || s_.redis_failover_at)
+  if (uses_etcd_ || s_.etcd_leader_change_at)
+    run.extra["sim"]["etcd"] = {
+        {"leader_change_at_s",
+         s_.etcd_leader_change_at ? nlohmann::json(to_s(*s_.etcd_leader_change_at)) : nlohmann::json(nullptr)},
+        {"election_ms", to_ms(s_.etcd_election)},
+        {"requests_paused_by_election", etcd_requests_paused_},
+        {"leases_refreshed_by_new_leader", etcd_leases_refreshed_},
+        {"revision", etcd_.revision()}};
+  else if (info_.props.needs_lease_store || s_.redis_failover_at)
     run.extra["sim"]["lease_store"] = {
         {"failover_at_s", s_.redis_failover_at ? nlohmann::json(to_s(*s_.redis_failover_at)) : nlohmann::json(nullptr)},
         {"replication_lag_ms", to_ms(s_.redis_replication_lag)},

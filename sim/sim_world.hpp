@@ -32,6 +32,7 @@
 #include "core/world.hpp"
 #include "sim/bouncer.hpp"
 #include "sim/event_loop.hpp"
+#include "sim/etcd_store.hpp"
 #include "sim/lease_store.hpp"
 #include "sim/local_locks.hpp"
 #include "sim/lock_manager.hpp"
@@ -335,6 +336,14 @@ class SimWorld final : public World {
   static void on_crash(void* self, std::uint64_t);
   static void on_pause(void* self, std::uint64_t);
   static void on_redis_failover(void* self, std::uint64_t);
+  static void on_etcd_leader_lost(void* self, std::uint64_t);
+  static void on_etcd_leader_elected(void* self, std::uint64_t);
+  // etcd-lease: one request to etcd from the request's pod: its round trip,
+  // and while etcd has no leader a wait for the new one, then the round trip again.
+  Task<void> etcd_round_trip(RequestCtx& cx);
+  Task<LeaseResult> etcd_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl);
+  Task<bool> etcd_release(RequestCtx& cx, Key key, std::string_view owner);
+  Task<bool> etcd_extend(RequestCtx& cx, Key key, std::string_view owner);
   void deliver(std::size_t index);
   void crash(int pod_index);
   void shutdown();  // ends whatever still runs at the time bound; destroys vanished coroutines
@@ -383,6 +392,15 @@ class SimWorld final : public World {
   Rng redis_rng_;
   std::int64_t failover_leases_lost_ = 0;
   std::int64_t failover_leases_resurrected_ = 0;
+  // The etcd store (etcd-lease, sim/etcd_store.hpp) and its leader change: no
+  // leader in [etcd_leaderless_from_, etcd_leaderless_until_).
+  bool uses_etcd_ = false;
+  EtcdStore etcd_;
+  Rng etcd_rng_;
+  Duration etcd_leaderless_from_{};
+  Duration etcd_leaderless_until_{};
+  std::int64_t etcd_requests_paused_ = 0;
+  std::int64_t etcd_leases_refreshed_ = 0;
 
   // Faults.
   std::int64_t steals_from_live_ = 0;

@@ -38,10 +38,15 @@ constexpr StrategyProps kAfterCommit{false, Exclusion::none, false, false, false
 constexpr StrategyProps kOutbox{false, Exclusion::none, true, false, false, true};
 // A lease in Redis: excludes while the TTL holds, the store cannot check it.
 constexpr StrategyProps kRedisLease{false, Exclusion::all_pods, true, false, false, false, true, LockTableUse::none, true};
+// A lease in etcd: the same guarantees as Redis's, from a store that loses no acknowledged write.
+constexpr StrategyProps kEtcdLease{false, Exclusion::all_pods, true,  false, false, false,
+                                  true,  LockTableUse::none, true, LeaseStoreKind::etcd};
 // An in-process lock: nothing held in the database, gone with its pod.
 constexpr StrategyProps kSynchronized{false, Exclusion::one_pod, true, false, false, false};
 
 }  // namespace
+
+std::string_view lease_store_name(LeaseStoreKind k) { return k == LeaseStoreKind::etcd ? "etcd" : "redis"; }
 
 std::string_view exclusion_name(Exclusion e) {
   switch (e) {
@@ -98,6 +103,16 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {"redis-lease:renew", "redis-lease", false, false, kRedisLease,
        "extends its lease every TTL/3 during the call (Redisson's watchdog)",
        [] { return make<RedisLease>(RedisLease::Variant::renew); }},
+      // Not in --strategy all: a real run needs an etcd (--etcd).
+      {"etcd-lease", "etcd-lease", false, true, kEtcdLease,
+       "a txn bound to an etcd lease: stolen when the TTL is below the call; no loss at a leader change",
+       [] { return make<EtcdLease>(EtcdLease::Variant::plain); }},
+      {"etcd-lease:fenced", "etcd-lease", false, false, kEtcdLease,
+       "sends the key's mod_revision as the fencing token: it never goes back",
+       [] { return make<EtcdLease>(EtcdLease::Variant::fenced); }},
+      {"etcd-lease:renew", "etcd-lease", false, false, kEtcdLease,
+       "keeps its lease alive every TTL/3 during the call (an etcd Session's keep-alive)",
+       [] { return make<EtcdLease>(EtcdLease::Variant::renew); }},
       {"optimistic", "optimistic", true, true, kOptimistic, "detects the conflict only after the side effect",
        [] { return make<Optimistic>(); }},
       {"split-tx", "split-tx", true, true, kSplitTx,
@@ -167,7 +182,7 @@ std::vector<std::string> strategy_specs() {
 
 nlohmann::json strategy_info_json(const StrategyInfo& info) {
   const StrategyProps& p = info.props;
-  return {{"family", info.family},
+  nlohmann::json j = {{"family", info.family},
           {"holds_connection_during_call", p.holds_connection_during_call},
           {"exclusion", exclusion_name(p.exclusion)},
           {"excludes_across_pods", p.exclusion == Exclusion::all_pods},
@@ -175,6 +190,8 @@ nlohmann::json strategy_info_json(const StrategyInfo& info) {
           {"needs_existing_row", p.needs_existing_row},
           {"needs_idempotency_key", p.needs_idempotency},
           {"needs_lease_store", p.needs_lease_store}};
+  if (p.needs_lease_store && p.lease_store != LeaseStoreKind::redis) j["lease_store"] = lease_store_name(p.lease_store);
+  return j;
 }
 
 Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc) {

@@ -87,6 +87,16 @@ class RedisLease final : public Strategy {
   Variant v_;
 };
 
+class EtcdLease final : public Strategy {
+ public:
+  enum class Variant { plain, fenced, renew };
+  explicit EtcdLease(Variant v) : v_(v) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  Variant v_;
+};
+
 class Optimistic final : public Strategy {
  public:
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;

@@ -12,7 +12,7 @@ set -euo pipefail
 if [[ -n ${CTEST_RESOURCE_GROUP_0_SERVERS:-} ]]; then
   id=${CTEST_RESOURCE_GROUP_0_SERVERS#id:}
   id=${id%%,*}
-  for server in DB PARTNER REDIS PGBOUNCER; do
+  for server in DB PARTNER REDIS ETCD PGBOUNCER; do
     from=LOCKBENCH_TEST_${server}_SET${id}
     if [[ -n ${!from:-} ]]; then
       export "LOCKBENCH_TEST_${server}=${!from}"
