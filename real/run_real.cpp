@@ -40,7 +40,7 @@
 #include "core/context.hpp"
 #include "core/redact.hpp"
 #include "core/result.hpp"
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "core/workload.hpp"
 #include "fake_partner/model/call.hpp"
 #include "real/leftovers.hpp"

@@ -425,11 +425,6 @@ std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
 
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = strategy_specs();
-  return names;
-}
-
 // A lock can hold and two calls still overlap at the partner: the oracle's overlap_abandoned.
 static std::string abandoned_call_text() {
   return "When the partner's read timeout (--partner-read-timeout) is shorter than the partner's work, the "

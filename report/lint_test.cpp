@@ -27,12 +27,29 @@ LintInput seed_client() {
 }
 
 TEST(Lint, worst_case_call_sums_every_attempts_timeouts_and_capped_backoffs) {
-  EXPECT_EQ(worst_case_call(seed_client()), 9300ms);
+  EXPECT_EQ(worst_case_call(seed_client().retry()), 9300ms);
   LintInput in = seed_client();
   in.max_attempts = 5;  // backoffs 100, 200, 250 (cap), 250
-  EXPECT_EQ(worst_case_call(in), 15s + 800ms);
+  EXPECT_EQ(worst_case_call(in.retry()), 15s + 800ms);
   in.max_attempts = 1;
-  EXPECT_EQ(worst_case_call(in), 3s);
+  EXPECT_EQ(worst_case_call(in.retry()), 3s);
+}
+
+// One arithmetic for the client's sleeps and their bound: past 30 retries the
+// client's backoff stops doubling (call_partner's exponent is capped at 30), so
+// the worst case adds base x 2^30 per retry, not the cap.
+TEST(Lint, WorstCaseCallStopsDoublingWhereTheClientsBackoffDoes) {
+  LintInput in;
+  in.read_timeout = 1ms;
+  in.backoff_base = 1ms;
+  in.backoff_cap = std::chrono::hours(100000);  // above 2^30 ms (about 12 days): never reached
+  in.max_attempts = 33;                          // retries 0..31: 2^0 .. 2^30 ms, then 2^30 ms again
+  const Duration backoffs = std::chrono::milliseconds((1LL << 31) - 1) + std::chrono::milliseconds(1LL << 30);
+  EXPECT_EQ(worst_case_call(in.retry()), 33ms + backoffs);
+  EXPECT_EQ(backoff_ceiling_ms(in.retry(), 31), backoff_ceiling_ms(in.retry(), 30));
+  // The lint's window is that bound.
+  in.calls_in_critical_section = 1;
+  EXPECT_EQ(lint(in).call_window, worst_case_call(in.retry()));
 }
 
 TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {

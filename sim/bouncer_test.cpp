@@ -3,7 +3,7 @@
 // strategies stay clean; session pooling keeps today's behaviour.
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench {
 namespace {

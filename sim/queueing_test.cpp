@@ -6,7 +6,7 @@
 #include <queue>
 
 #include "core/result.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "sim/sim_world.hpp"
 
 namespace lockbench {

@@ -3,7 +3,7 @@
 // coroutine (stops with a crash, freezes with a pause).
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "core/workload.hpp"
 #include "sim/lease_store.hpp"
 

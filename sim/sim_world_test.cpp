@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/redis_store.hpp"
 #include "test_env.hpp"
 
