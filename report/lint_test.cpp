@@ -26,7 +26,7 @@ LintInput seed_client() {
   return in;
 }
 
-TEST(Lint, worst_case_call_sums_every_attempts_timeouts_and_capped_backoffs) {
+TEST(Lint, WorstCaseCallSumsEveryAttemptsTimeoutsAndCappedBackoffs) {
   EXPECT_EQ(worst_case_call(seed_client().retry()), 9300ms);
   LintInput in = seed_client();
   in.max_attempts = 5;  // backoffs 100, 200, 250 (cap), 250
@@ -52,7 +52,7 @@ TEST(Lint, WorstCaseCallStopsDoublingWhereTheClientsBackoffDoes) {
   EXPECT_EQ(lint(in).call_window, worst_case_call(in.retry()));
 }
 
-TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {
+TEST(Lint, FlagsALeaseTtlBelowTheWorstCaseRetryWindow) {
   LintInput in = seed_client();
   in.lease_ttl = 10s;  // above one call, below two: still stealable
   const LintReport r = lint(in);
@@ -64,7 +64,7 @@ TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {
   EXPECT_NE(text.find("verdict: flagged"), std::string::npos);
 }
 
-TEST(Lint, passes_a_lease_ttl_above_the_worst_case_retry_window) {
+TEST(Lint, PassesALeaseTtlAboveTheWorstCaseRetryWindow) {
   LintInput in = seed_client();
   in.lease_ttl = 30s;
   const LintReport r = lint(in);
@@ -73,7 +73,7 @@ TEST(Lint, passes_a_lease_ttl_above_the_worst_case_retry_window) {
   EXPECT_NE(render(r).find("OK   lease: lease TTL 30s > worst-case critical section 18.6s"), std::string::npos);
 }
 
-TEST(Lint, flags_pool_exhaustion_for_a_strategy_that_holds_the_connection) {
+TEST(Lint, FlagsPoolExhaustionForAStrategyThatHoldsTheConnection) {
   LintInput in = seed_client();
   in.strategy = "held-tx:wait";
   in.partner_mean = 750ms;  // 1.5 s hold for two calls: ceiling 6.67/s
@@ -87,7 +87,7 @@ TEST(Lint, flags_pool_exhaustion_for_a_strategy_that_holds_the_connection) {
   EXPECT_FALSE(lint(in).flagged()) << render(lint(in));
 }
 
-TEST(Lint, does_not_count_partner_time_against_the_pool_for_row_lease) {
+TEST(Lint, DoesNotCountPartnerTimeAgainstThePoolForRowLease) {
   LintInput in = seed_client();
   in.lease_ttl = 30s;
   in.rate_per_s = 1000;
@@ -98,7 +98,7 @@ TEST(Lint, does_not_count_partner_time_against_the_pool_for_row_lease) {
   EXPECT_FALSE(r.flagged());
 }
 
-TEST(Lint, refuses_impossible_input_and_unknown_strategies) {
+TEST(Lint, RefusesImpossibleInputAndUnknownStrategies) {
   LintInput in = seed_client();
   in.max_attempts = 0;
   EXPECT_THROW(lint(in), SettingError);
@@ -110,7 +110,7 @@ TEST(Lint, refuses_impossible_input_and_unknown_strategies) {
   EXPECT_THROW(lint(in), SettingError);
 }
 
-TEST(Lint, knows_which_strategies_hold_a_connection_through_the_partner_call) {
+TEST(Lint, KnowsWhichStrategiesHoldAConnectionThroughThePartnerCall) {
   EXPECT_TRUE(strategy_holds_connection("held-tx"));
   EXPECT_TRUE(strategy_holds_connection("advisory-xact:try"));
   EXPECT_TRUE(strategy_holds_connection("advisory-session:pinned"));
@@ -126,7 +126,7 @@ const LintFinding* finding(const LintReport& r, const std::string& check) {
   return nullptr;
 }
 
-TEST(Lint, flags_strategies_that_do_not_exclude_naming_the_evidence) {
+TEST(Lint, FlagsStrategiesThatDoNotExcludeNamingTheEvidence) {
   for (const char* st : {"none", "optimistic", "advisory-session:pooled", "row-lease:article"}) {
     LintInput in = seed_client();
     in.strategy = st;
@@ -140,7 +140,7 @@ TEST(Lint, flags_strategies_that_do_not_exclude_naming_the_evidence) {
   }
 }
 
-TEST(Lint, passes_the_exclusion_of_strategies_that_exclude_across_pods) {
+TEST(Lint, PassesTheExclusionOfStrategiesThatExcludeAcrossPods) {
   for (const char* st : {"held-tx", "advisory-xact:try", "advisory-session:pinned", "row-lease"}) {
     LintInput in = seed_client();
     in.strategy = st;
@@ -152,7 +152,7 @@ TEST(Lint, passes_the_exclusion_of_strategies_that_exclude_across_pods) {
   }
 }
 
-TEST(Lint, flags_a_row_lock_on_a_record_that_does_not_exist_yet) {
+TEST(Lint, FlagsARowLockOnARecordThatDoesNotExistYet) {
   LintInput in = seed_client();
   in.strategy = "held-tx";
   in.scenario = "checkout";
@@ -162,7 +162,7 @@ TEST(Lint, flags_a_row_lock_on_a_record_that_does_not_exist_yet) {
   EXPECT_NE(f->message.find("does not exist before the first request"), std::string::npos) << f->message;
 }
 
-TEST(Lint, names_only_flags_that_exist) {
+TEST(Lint, NamesOnlyFlagsThatExist) {
   LintInput in = seed_client();
   in.read_timeout = 0s;
   try {
@@ -179,7 +179,7 @@ TEST(Lint, names_only_flags_that_exist) {
   EXPECT_EQ(f->message.find("--partner-mean"), std::string::npos) << f->message;
 }
 
-TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
+TEST(Lint, WarnsThatAnInProcessLockExcludesWithinOnePodOnly) {
   LintInput in;
   in.strategy = "synchronized";
   in.read_timeout = std::chrono::seconds(5);
@@ -205,7 +205,7 @@ const LintFinding* postgres_finding(const LintReport& r, const std::string& abou
   return nullptr;
 }
 
-TEST(Lint, flags_pools_that_need_more_connections_than_max_connections_allows) {
+TEST(Lint, FlagsPoolsThatNeedMoreConnectionsThanMaxConnectionsAllows) {
   LintInput in = seed_client();
   in.strategy = "advisory-xact";
   in.pods = 4;
@@ -229,7 +229,7 @@ TEST(Lint, flags_pools_that_need_more_connections_than_max_connections_allows) {
   EXPECT_EQ(postgres_finding(crowded, "connections")->level, LintFinding::Level::flag);
 }
 
-TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
+TEST(Lint, FlagsLeakedSessionLocksThatCanFillTheSharedLockTable) {
   LintInput in = seed_client();
   in.strategy = "advisory-session:pooled";
   in.keys = 100000;  // one leaked lock per key, against 64 x 100 = 6,400 entries
@@ -252,7 +252,7 @@ TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
   }
 }
 
-TEST(Lint, a_renewed_lease_passes_a_ttl_below_the_call_window_and_names_the_pause_it_cannot_survive) {
+TEST(Lint, ARenewedLeasePassesATtlBelowTheCallWindowAndNamesThePauseItCannotSurvive) {
   LintInput in = seed_client();
   in.lease_ttl = 3s;  // far below the 18.6 s worst case
   for (const char* spec : {"row-lease", "redis-lease"}) {

@@ -37,7 +37,7 @@ Settings base(const std::string& strategy) {
 
 // The figures are the server's own (SHOW), and in_use counts client sessions
 // that are open: three held here and one more that asks SHOW.
-TEST(RealLimits, reads_the_servers_limits) {
+TEST(RealLimits, ReadsTheServersLimits) {
   LOCKBENCH_NEED_DB();
   pqxx::connection direct(test::test_db());
   std::vector<std::unique_ptr<pqxx::connection>> held;
@@ -53,7 +53,7 @@ TEST(RealLimits, reads_the_servers_limits) {
   EXPECT_LT(l.in_use, l.max_connections);
 }
 
-TEST(RealLimits, refuses_at_start_in_one_line_a_run_whose_pools_exceed_max_connections) {
+TEST(RealLimits, RefusesAtStartInOneLineARunWhosePoolsExceedMaxConnections) {
   LOCKBENCH_NEED_PARTNER();
   const real::PgLimits l = real::read_pg_limits(test::test_db(), "lockbench/test-limits");
   Settings s = base("row-lease");
@@ -114,7 +114,7 @@ class LockTableFiller {
   std::int64_t held_ = 0;
 };
 
-TEST(RealLimits, a_full_lock_table_is_one_clear_error_at_start_and_on_a_connection_already_open) {
+TEST(RealLimits, AFullLockTableIsOneClearErrorAtStartAndOnAConnectionAlreadyOpen) {
   LOCKBENCH_NEED_PARTNER();
   real::PoolConfig cfg;
   cfg.url = test::test_db();
