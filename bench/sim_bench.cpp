@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "core/allocator.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "strategies/registry.hpp"
 #include "core/units.hpp"
 

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -38,7 +39,8 @@
 #include "cli/settings_io.hpp"
 #include "core/allocator.hpp"
 #include "core/redact.hpp"
-#include "core/run.hpp"
+#include "real/run_real.hpp"
+#include "sim/run_sim.hpp"
 #include "core/result.hpp"
 #include "real/serve.hpp"
 #include "report/compact.hpp"
@@ -381,6 +383,497 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
   return judge(o.status, o.results);
 }
 
+// One subcommand: its flags, added to the app when it is made, and what it
+// does once the command line is parsed. lockbench_main makes one of each,
+// parses, and runs the one given.
+class Subcommand {
+ public:
+  virtual ~Subcommand() = default;
+  bool given() const { return app_ != nullptr && app_->parsed(); }
+  virtual int run() = 0;
+
+ protected:
+  CLI::App* app_ = nullptr;
+};
+
+
+std::string output_group() { return std::string(kGroupOutput); }
+
+std::string repetitions_help() {
+  return "run each point N times (simulator: seeds derived from --seed and printed; real world: N repeats, each "
+         "with fresh rows); every result is kept, and the table and DIR/aggregates.json give mean, median, stddev, "
+         "cv and a 95 % interval (at most " +
+         std::to_string(kRepetitionsMax) + ")";
+}
+
+ProgressMode progress_mode(bool quiet, bool json, bool forced) {
+  return quiet || (json && !forced) ? ProgressMode::off : forced ? ProgressMode::forced : ProgressMode::tty;
+}
+
+// --fail-on, parsed before any run (a bad threshold is a usage error, exit 2):
+// exit 1 when a run breaks one and nothing else failed.
+Judge judge_by(const std::string& thresholds_text) {
+  std::vector<Threshold> thresholds =
+      thresholds_text.empty() ? std::vector<Threshold>{} : parse_fail_on(thresholds_text);
+  return [thresholds = std::move(thresholds)](int status, const std::vector<json>& results) {
+    if (thresholds.empty()) return status;
+    const auto broken = broken_thresholds(thresholds, results);
+    for (const auto& line : broken) std::cerr << "lockbench: --fail-on: " << line << "\n";
+    return broken.empty() || status != 0 ? status : 1;
+  };
+}
+
+// --shard I/N or --shards N (I from JOB_COMPLETION_INDEX), one of them.
+std::optional<Shard> shard_given(const CLI::App& app, const std::string& shard_text, const std::string& shards_text) {
+  if (app.count("--shard") && app.count("--shards"))
+    throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
+  if (app.count("--shard")) return parse_shard(shard_text);
+  if (app.count("--shards")) return shard_from_index(shards_text, std::getenv("JOB_COMPLETION_INDEX"));
+  return std::nullopt;
+}
+
+class RunCommand final : public Subcommand {
+ public:
+  explicit RunCommand(CLI::App& root) {
+    app_ = root.add_subcommand("run", "run strategies once and print the comparison table");
+    add_setting_flags(app_, src_);
+    app_->add_option("--out", out_, "write results: a directory (one JSON file per run) or a .json file")
+        ->type_name("PATH")->group(output_group());
+    app_->add_option("--metrics-out", metrics_out_,
+                     "write each run's pool at its end as Prometheus text with Micrometer's HikariCP names "
+                     "(hikaricp_connections_active, _timeout_total, _acquire_seconds, ...; label pool=\"pod1\")")
+        ->type_name("FILE")->group(output_group());
+    app_->add_flag("--json", json_, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)")
+        ->group(output_group());
+    app_->add_flag("--quiet", quiet_, "no progress line")->group(output_group());
+    app_->add_flag("--progress", force_progress_, "draw the progress line even when stderr is not a terminal")
+        ->group(output_group());
+    app_->add_option("--jobs", jobs_,
+                     "simulator: strategies run in parallel (default: the core count, here " +
+                         std::to_string(default_jobs()) +
+                         ", or 1 while the progress line is drawn); each result is the same as alone. "
+                         "Real runs are sequential")
+        ->type_name("N");
+    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N");
+    app_->add_flag("--force", claim_.force, "replace a result of other settings that --out holds (refused otherwise)")
+        ->group(output_group());
+    app_->add_option("--fail-on", fail_on_,
+                     "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
+                     "(metrics: violations, pool_timeouts, errors, conflicts, rejected, leaked, lease_steals, "
+                     "probe_failures, ok_per_s, p50, p99, p999, max, ok_p50, ok_p99)")
+        ->type_name("THRESHOLDS")->group(output_group());
+    app_->add_option("--shard", shard_text_,
+                     "real run with --targets: drive slice I of N of the one arrival schedule (requests p with p % N == I; "
+                     "closed loop: those users); N runners share the run, shard 0 prepares it and reads the partner's "
+                     "checks after the others end; lockbench merge puts their results together")
+        ->type_name("I/N");
+    app_->add_option("--shards", shards_text_, "as --shard, I taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+        ->type_name("N");
+    app_->add_option("--shard-wait", shard_wait_,
+                     "how long a shard waits for the others to join, for shard 0's start, or (shard 0) for the others "
+                     "to end (default 60s)")
+        ->type_name("DURATION");
+  }
+
+  int run() override {
+    const Judge judged = judge_by(fail_on_);
+    const ProgressMode progress = progress_mode(quiet_, json_, force_progress_);
+    const std::optional<Shard> shard = shard_given(*app_, shard_text_, shards_text_);
+    if (shard || app_->count("--shard-wait")) {
+      Settings sharded = settings_from(src_, *app_);
+      apply_runner_shard(sharded, shard.value_or(Shard{}), shard_wait_);
+      if (repetitions_ != 1)
+        throw SettingError("--repetitions, --shard: the runners of a shard drive one real run together; repeat it by "
+                           "starting the runners again");
+      return cmd_run(sharded, out_, metrics_out_, json_, progress, 0, 1, judged, claim_);
+    }
+    return cmd_run(settings_from(src_, *app_), out_, metrics_out_, json_, progress,
+                   app_->count("--jobs") ? parse_jobs(jobs_) : 0, repetitions_, judged, claim_);
+  }
+
+ private:
+  SettingSources src_;
+  std::string out_, metrics_out_, jobs_, fail_on_, shard_text_, shards_text_, shard_wait_;
+  bool json_ = false, quiet_ = false, force_progress_ = false;
+  int repetitions_ = 1;
+  SinkOptions claim_;
+};
+
+class SweepCommand final : public Subcommand {
+ public:
+  explicit SweepCommand(CLI::App& root) {
+    app_ = root.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
+    add_setting_flags(app_, src_);
+    app_->add_option("--vary", vary_, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")
+        ->required()->type_name("NAME=V1,V2,...");
+    app_->add_option("--out", out_, "directory for the result files")->type_name("DIR")->group(output_group());
+    app_->add_option("--fail-on", fail_on_, "CI thresholds, as for run (exit 1 when a run breaks one)")
+        ->type_name("THRESHOLDS")->group(output_group());
+    app_->add_flag("--json", json_, "print the results as a JSON array")->group(output_group());
+    app_->add_flag("--quiet", quiet_, "no progress lines")->group(output_group());
+    app_->add_flag("--progress", force_progress_, "draw the progress line even when stderr is not a terminal")
+        ->group(output_group());
+    app_->add_option("--jobs", jobs_,
+                     "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
+                         "); each result is the same as alone. A sweep with any real-world run is sequential")
+        ->type_name("N");
+    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N");
+    app_->add_option("--knee-p99", knee_p99_,
+                     "after the sweep, find each strategy's knee in the simulator: the highest rate with ok/s >= 95 % "
+                     "of offered and p99 <= DURATION, by bisection from the plan's highest rate, once per repetition "
+                     "(so with its interval); printed, written to DIR/knees.json and shown by report")
+        ->type_name("DURATION");
+    app_->add_flag("--resume", resume_,
+                   "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
+    app_->add_flag("--force", claim_.force,
+                   "--out holds results of other settings: remove them first (refused otherwise)")
+        ->group(output_group());
+    app_->add_option("--shard", shard_text_,
+                     "run only slice I of N of the sweep's plan (I from 0 to N-1; slices of about equal estimated "
+                     "cost, the same in every process); each shard its own --out; lockbench merge puts them together")
+        ->type_name("I/N");
+    app_->add_option("--shards", shards_text_,
+                     "as --shard, I taken from JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job)")
+        ->type_name("N");
+  }
+
+  int run() override {
+    const Judge judged = judge_by(fail_on_);
+    if (auto shard = shard_given(*app_, shard_text_, shards_text_)) claim_.shard = *shard;
+    const std::optional<Duration> knee =
+        knee_p99_.empty() ? std::nullopt : std::optional<Duration>(parse_duration(knee_p99_, "--knee-p99"));
+    return cmd_sweep(settings_from(src_, *app_), vary_, out_, json_, progress_mode(quiet_, json_, force_progress_),
+                     resume_, app_->count("--jobs") ? parse_jobs(jobs_) : default_jobs(), repetitions_, knee, judged,
+                     claim_);
+  }
+
+ private:
+  SettingSources src_;
+  std::vector<std::string> vary_;
+  std::string out_, fail_on_, jobs_, knee_p99_, shard_text_, shards_text_;
+  bool json_ = false, quiet_ = false, resume_ = false, force_progress_ = false;
+  int repetitions_ = 1;
+  SinkOptions claim_;
+};
+
+class MergeCommand final : public Subcommand {
+ public:
+  explicit MergeCommand(CLI::App& root) {
+    app_ = root.add_subcommand("merge", "put the shards of one sweep (sweep --shard I/N) together: their results, "
+                                        "the manifest, report.md, report.html and summary.csv; or the results of "
+                                        "one real run's runners (run --shard I/N) into one result");
+    app_->add_option("dirs", dirs_, "the shards' --out directories (a real run's runners: their result files), every shard once")->required();
+    app_->add_option("--out", out_, "output directory")->required();
+    app_->add_option("--title", opt_.title, "report title");
+    app_->add_flag("--no-charts", no_charts_, "skip gnuplot charts");
+    app_->add_flag("--force", opt_.force, "--out holds another sweep's results: replace them");
+  }
+
+  int run() override {
+    opt_.charts = !no_charts_;
+    if (are_runner_results(dirs_)) return cmd_merge_runners(dirs_, out_, opt_, std::cout);
+    return cmd_merge(dirs_, out_, opt_, std::cout);
+  }
+
+ private:
+  std::vector<std::string> dirs_;
+  std::string out_;
+  MergeOptions opt_;
+  bool no_charts_ = false;
+};
+
+class ReportCommand final : public Subcommand {
+ public:
+  explicit ReportCommand(CLI::App& root) {
+    app_ = root.add_subcommand("report", "write report.md, report.html and summary.csv from result files");
+    app_->add_option("results", inputs_, "result JSON files (or directories of them)")->required();
+    app_->add_option("--out", out_, "output directory")->required();
+    app_->add_option("--title", title_, "report title");
+    app_->add_flag("--no-charts", no_charts_, "skip gnuplot charts");
+    app_->add_flag("--linked-charts", linked_charts_,
+                   "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
+    app_->add_option("--plan", plan_,
+                     "a `lockbench plan --format json` document whose safe envelope the report draws (default: "
+                     "plan.json in a results directory)")
+        ->type_name("FILE");
+  }
+
+  int run() override {
+    report::ReportOptions opt;
+    opt.title = title_;
+    opt.charts = !no_charts_;
+    warn_mixed_sweeps(inputs_, std::cerr);
+    opt.inline_charts = !linked_charts_;
+    auto results = report::load_results(expand_result_paths(inputs_));
+    opt.knees = document_beside_results(inputs_, "knees.json");  // sweep --knee-p99's, beside its results
+    opt.plan = document_beside_results(inputs_, "plan.json", plan_);  // its safe envelope
+    if (!opt.plan.is_null() && (!opt.plan.is_object() || opt.plan.value("schema", "") != "lockbench.plan/1"))
+      throw SettingError("--plan: " + (plan_.empty() ? std::string("plan.json") : plan_) +
+                         " is not a lockbench plan --format json document (schema lockbench.plan/1)");
+    // Results written before lockbench redacted its settings may still carry
+    // a password: the report never does.
+    for (auto& r : results)
+      if (r.contains("settings") && r["settings"].is_object())
+        for (const char* key : {"db", "partner"})
+          if (r["settings"].contains(key) && r["settings"][key].is_string())
+            r["settings"][key] = redact_secrets(r["settings"][key].get<std::string>());
+    write_report_atomically(results, out_, opt);
+    std::cout << "wrote " << (fs::path(out_) / "report.md").string() << ", report.html, summary.csv ("
+              << results.size() << " results)\n";
+    return 0;
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::string out_, title_ = "lockbench report", plan_;
+  bool no_charts_ = false, linked_charts_ = false;
+};
+
+class CompactCommand final : public Subcommand {
+ public:
+  explicit CompactCommand(CLI::App& root) {
+    app_ = root.add_subcommand("compact", "copy results without their trace and timeline (the committed form of results/)");
+    app_->add_option("input", in_, "a result file, or a directory walked recursively")->required();
+    app_->add_option("--out", out_, "output directory: the same relative paths; other files copied as they are")
+        ->required();
+  }
+
+  int run() override {
+    try {
+      const auto plan = report::plan_compaction(in_, out_);
+      const std::size_t n = report::compact_files(plan);
+      std::cout << "compacted " << n << " results into " << out_ << " (" << plan.size() << " files)\n";
+    } catch (const std::invalid_argument& e) {
+      throw SettingError(std::string("compact: ") + e.what());
+    }
+    return 0;
+  }
+
+ private:
+  std::string in_, out_;
+};
+
+class CompareCommand final : public Subcommand {
+ public:
+  explicit CompareCommand(CLI::App& root) {
+    app_ = root.add_subcommand("compare", "two result sets side by side with deltas; exit 1 when a regression is flagged");
+    app_->add_option("baseline", a_, "A: a result file or a directory of them")->required();
+    app_->add_option("candidate", b_, "B: a result file or a directory of them")->required();
+    app_->add_option("--format", format_, "md (default) or json");
+    app_->add_option("--max-ok-drop", opt_.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)");
+    app_->add_option("--max-p99-rise", opt_.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)");
+  }
+
+  int run() override { return report::run_compare(a_, b_, opt_, format_, std::cout); }
+
+ private:
+  std::string a_, b_, format_ = "md";
+  report::CompareOptions opt_;
+};
+
+class ExplainCommand final : public Subcommand {
+ public:
+  explicit ExplainCommand(CLI::App& root) {
+    app_ = root.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
+    app_->add_option("strategy", name_, "strategy name (none for the list)");
+  }
+
+  int run() override {
+    std::cout << (name_.empty() ? report::explain_list() : report::explain(name_));
+    return 0;
+  }
+
+ private:
+  std::string name_;
+};
+
+class LintCommand final : public Subcommand {
+ public:
+  explicit LintCommand(CLI::App& root) {
+    app_ = root.add_subcommand("lint", "check client timeouts, lease TTL and pool size on paper");
+    add_setting_flags(app_, src_);
+    app_->add_option("--from", from_,
+                     "the service's Spring Boot application.properties or application.yml (HikariCP, Tomcat, "
+                     "Feign and resilience4j keys, and lockbench.* for the rest); flags win")
+        ->type_name("FILE");
+    app_->add_option("--format", format_, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
+        ->type_name("FORMAT");
+  }
+
+  // The strategy is known when a flag, the --config file or the --from file names it.
+  int run() override {
+    Settings s;
+    s.strategy.clear();
+    if (!src_.preset.empty()) apply_preset(s, src_.preset);
+    if (!src_.config.empty()) apply_toml_file(s, src_.config);
+    if (!from_.empty()) {
+      const SpringConfig spring = apply_spring_config(s, from_);
+      for (const auto& note : spring.notes) std::cerr << "lint: from " << from_ << ": " << note << "\n";
+      if (!spring.ignored.empty() && format_ == "text") {
+        std::cerr << "lint: from " << from_ << ": " << spring.applied.size() << " settings read; not read: ";
+        for (std::size_t i = 0; i < spring.ignored.size(); ++i) std::cerr << (i ? ", " : "") << spring.ignored[i];
+        std::cerr << "\n";
+      }
+    }
+    for (const auto& d : setting_defs())
+      if (app_->count("--" + d.name)) d.apply(s, src_.values.at(d.name));
+    const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
+    if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
+    s.validate();
+    return cmd_lint(s, strategy_known, format_);
+  }
+
+ private:
+  SettingSources src_;
+  std::string from_, format_ = "text";
+};
+
+class PlanCommand final : public Subcommand {
+ public:
+  explicit PlanCommand(CLI::App& root) {
+    app_ = root.add_subcommand(
+        "plan", "the smallest settings that meet the targets, per strategy: on paper, then confirmed in the simulator");
+    add_setting_flags(app_, src_);
+    add_plan_flags(*app_, opt_);
+  }
+
+  int run() override {
+    Settings s;
+    s.strategy.clear();  // known only when a file names it: the service's current strategy
+    if (!src_.preset.empty()) apply_preset(s, src_.preset);
+    if (!src_.config.empty()) apply_toml_file(s, src_.config);
+    const auto given = [&](const std::string& name) { return app_->count("--" + name) > 0; };
+    const auto apply_flags = [&](Settings& t) {
+      for (const auto& d : setting_defs())
+        if (given(d.name)) d.apply(t, src_.values.at(d.name));
+    };
+    return cmd_plan(s, apply_flags, given, opt_);
+  }
+
+ private:
+  SettingSources src_;
+  PlanOptions opt_;
+};
+
+class ValidateCommand final : public Subcommand {
+ public:
+  explicit ValidateCommand(CLI::App& root) {
+    app_ = root.add_subcommand("validate",
+        "run one small scenario in both worlds at 70 % and 90 % of the pool, the simulator calibrated to the real "
+        "stack, and print sim/real ratios (unless given as flags: held-tx, single-call, pool 4, partner "
+        "exponential:mean=40ms, 30s; these replace a --config file's values)");
+    add_setting_flags(app_, src_);
+    app_->add_option("--out", out_, "directory for the results (both worlds, every repetition)");
+    app_->add_option("--repetitions", repetitions_,
+                     "runs per world and load, repetition i with the same seed in both worlds; each sim/real ratio "
+                     "gets its 95 % interval, and a target is met only when the whole interval is inside it")
+        ->type_name("N")->default_str("3");
+  }
+
+  int run() override { return cmd_validate(settings_from(src_, *app_), *app_, out_, repetitions_); }
+
+ private:
+  SettingSources src_;
+  std::string out_;
+  int repetitions_ = 3;
+};
+
+class CalibrateCommand final : public Subcommand {
+ public:
+  explicit CalibrateCommand(CLI::App& root) {
+    app_ = root.add_subcommand(
+        "calibrate", "measure the real stack's own costs (statements, partner call, hand-offs) as simulator settings");
+    add_setting_flags(app_, src_);
+    app_->add_option("--out", out_, "TOML settings file to write (db-latency, partner-overhead, pool-handoff, worker-handoff)");
+  }
+
+  int run() override { return cmd_calibrate(settings_from(src_, *app_), out_); }
+
+ private:
+  SettingSources src_;
+  std::string out_ = "calibration.toml";
+};
+
+// serve: one pod as an HTTP service (real/serve.hpp has the endpoint contract).
+class ServeCommand final : public Subcommand {
+ public:
+  explicit ServeCommand(CLI::App& root) {
+    app_ = root.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see docs/how-to/real-world.md: pods as processes over HTTP)");
+    add_setting_flags(app_, src_);
+    app_->add_option("--port", opt_.port, "TCP port (0 = a free one; the first line printed names it)");
+    app_->add_option("--host", opt_.host, "address to listen on (default 127.0.0.1)");
+    app_->add_option("--run-id", run_, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
+    app_->add_option("--pod", opt_.pod, "this pod's number, 1-based (pool name podN)");
+    app_->add_option("--management-port", opt_.management_port,
+                     "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
+                     "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
+    app_->add_option("--control-token", opt_.control_token,
+                     "POST /lockbench/requests-over then needs 'Authorization: Bearer TOKEN' (without one: loopback "
+                     "peers only); give it in the environment, not on the command line")
+        ->envname("LOCKBENCH_CONTROL_TOKEN")->type_name("TOKEN");
+  }
+
+  int run() override {
+    if (run_ >= 0) opt_.run = run_;
+    Settings ss = settings_from(src_, *app_);
+    ss.world = "real";
+    // Process pods get their secrets in the environment, never in argv (ps shows argv to every user).
+    for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url},
+                                   std::pair{real::kServeEtcdEnv, &ss.etcd_url}})
+      if (url->empty())
+        if (const char* v = std::getenv(var)) *url = v;
+    return real::serve_pod(ss, opt_);
+  }
+
+ private:
+  SettingSources src_;
+  real::ServeOptions opt_;
+  std::int64_t run_ = -1;
+};
+
+class PlaygroundCommand final : public Subcommand {
+ public:
+  explicit PlaygroundCommand(CLI::App& root) {
+    app_ = root.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
+    app_->add_option("--port", port_, "TCP port (0 = a free one; the first line printed names it)");
+  }
+
+  int run() override { return cmd_playground(port_); }
+
+ private:
+  int port_ = 8000;
+};
+
+// Every subcommand, in --help's order.
+std::vector<std::unique_ptr<Subcommand>> subcommands(CLI::App& app) {
+  std::vector<std::unique_ptr<Subcommand>> all;
+  all.push_back(std::make_unique<RunCommand>(app));
+  all.push_back(std::make_unique<SweepCommand>(app));
+  all.push_back(std::make_unique<MergeCommand>(app));
+  all.push_back(std::make_unique<ReportCommand>(app));
+  all.push_back(std::make_unique<CompactCommand>(app));
+  all.push_back(std::make_unique<CompareCommand>(app));
+  all.push_back(std::make_unique<ExplainCommand>(app));
+  all.push_back(std::make_unique<LintCommand>(app));
+  all.push_back(std::make_unique<PlanCommand>(app));
+  all.push_back(std::make_unique<ValidateCommand>(app));
+  all.push_back(std::make_unique<CalibrateCommand>(app));
+  all.push_back(std::make_unique<ServeCommand>(app));
+  all.push_back(std::make_unique<PlaygroundCommand>(app));
+  return all;
+}
+
+void describe_app(CLI::App& app) {
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "all subcommands' help");
+  app.set_version_flag("--version", "lockbench " + lockbench_version());
+  // One line per refusal, like every other bad input.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
+  });
+  app.get_formatter()->column_width(36);
+}
+
 }  // namespace
 }  // namespace lockbench::cli
 
@@ -413,220 +906,8 @@ int lockbench_main(int argc, char** argv) {
   using namespace lockbench::cli;
   keep_freed_memory();  // runs and sweep points reuse what the run before them freed
   CLI::App app{"lockbench: mutual exclusion around a slow partner call on a bounded connection pool"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "all subcommands' help");
-  app.set_version_flag("--version", "lockbench " + lockbench_version());
-  // One line per refusal, like every other bad input.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
-  });
-
-  app.get_formatter()->column_width(36);
-  const std::string output_group(kGroupOutput);
-  SettingSources run_src;
-  std::string out, metrics_out;
-  bool json_out = false, quiet = false, force_progress = false;
-
-  auto* run = app.add_subcommand("run", "run strategies once and print the comparison table");
-  add_setting_flags(run, run_src);
-  run->add_option("--out", out, "write results: a directory (one JSON file per run) or a .json file")
-      ->type_name("PATH")->group(output_group);
-  run->add_option("--metrics-out", metrics_out,
-                  "write each run's pool at its end as Prometheus text with Micrometer's HikariCP names "
-                  "(hikaricp_connections_active, _timeout_total, _acquire_seconds, ...; label pool=\"pod1\")")
-      ->type_name("FILE")->group(output_group);
-  run->add_flag("--json", json_out, "print the results as a JSON array on stdout, one result or many (the table goes to stderr)")
-      ->group(output_group);
-  run->add_flag("--quiet", quiet, "no progress line")->group(output_group);
-  run->add_flag("--progress", force_progress, "draw the progress line even when stderr is not a terminal")
-      ->group(output_group);
-  std::string run_jobs;
-  run->add_option("--jobs", run_jobs,
-                  "simulator: strategies run in parallel (default: the core count, here " +
-                      std::to_string(default_jobs()) +
-                      ", or 1 while the progress line is drawn); each result is the same as alone. "
-                      "Real runs are sequential")
-      ->type_name("N");
-  int run_repetitions = 1, sweep_repetitions = 1;
-  const std::string repetitions_help =
-      "run each point N times (simulator: seeds derived from --seed and printed; real world: N repeats, each with "
-      "fresh rows); every result is kept, and the table and DIR/aggregates.json give mean, median, stddev, cv and "
-      "a 95 % interval (at most " + std::to_string(kRepetitionsMax) + ")";
-  run->add_option("--repetitions", run_repetitions, repetitions_help)->type_name("N");
-  std::string fail_on, sweep_fail_on;
-  SinkOptions run_claim, sweep_claim;
-  run->add_flag("--force", run_claim.force, "replace a result of other settings that --out holds (refused otherwise)")
-      ->group(output_group);
-  run->add_option("--fail-on", fail_on,
-                  "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
-                  "(metrics: violations, pool_timeouts, errors, conflicts, rejected, leaked, lease_steals, "
-                  "probe_failures, ok_per_s, p50, p99, p999, max, ok_p50, ok_p99)")
-      ->type_name("THRESHOLDS")->group(output_group);
-
-  std::string run_shard_text, run_shards_text, run_shard_wait;
-  run->add_option("--shard", run_shard_text,
-                  "real run with --targets: drive slice I of N of the one arrival schedule (requests p with p % N == I; "
-                  "closed loop: those users); N runners share the run, shard 0 prepares it and reads the partner's "
-                  "checks after the others end; lockbench merge puts their results together")
-      ->type_name("I/N");
-  run->add_option("--shards", run_shards_text, "as --shard, I taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
-      ->type_name("N");
-  run->add_option("--shard-wait", run_shard_wait,
-                  "how long a shard waits for the others to join, for shard 0's start, or (shard 0) for the others "
-                  "to end (default 60s)")
-      ->type_name("DURATION");
-
-  std::vector<std::string> vary;
-  SettingSources sweep_src;
-  std::string sweep_out;
-  bool sweep_json = false, sweep_quiet = false, sweep_resume = false, sweep_progress = false;
-  std::string sweep_jobs;
-  auto* sweep = app.add_subcommand("sweep", "repeat a run over one or two settings (e.g. rate x strategy)");
-  add_setting_flags(sweep, sweep_src);
-  sweep->add_option("--vary", vary, "NAME=v1,v2,... (one or two; NAME is a flag name without --, or strategy)")
-      ->required()->type_name("NAME=V1,V2,...");
-  sweep->add_option("--out", sweep_out, "directory for the result files")->type_name("DIR")->group(output_group);
-  sweep->add_option("--fail-on", sweep_fail_on, "CI thresholds, as for run (exit 1 when a run breaks one)")
-      ->type_name("THRESHOLDS")->group(output_group);
-  sweep->add_flag("--json", sweep_json, "print the results as a JSON array")->group(output_group);
-  sweep->add_flag("--quiet", sweep_quiet, "no progress lines")->group(output_group);
-  sweep->add_flag("--progress", sweep_progress, "draw the progress line even when stderr is not a terminal")
-      ->group(output_group);
-  sweep->add_option("--jobs", sweep_jobs,
-                    "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
-                        "); each result is the same as alone. A sweep with any real-world run is sequential")
-      ->type_name("N");
-  sweep->add_option("--repetitions", sweep_repetitions, repetitions_help)->type_name("N");
-  std::string knee_p99;
-  sweep->add_option("--knee-p99", knee_p99,
-                    "after the sweep, find each strategy's knee in the simulator: the highest rate with ok/s >= 95 % "
-                    "of offered and p99 <= DURATION, by bisection from the plan's highest rate, once per repetition "
-                    "(so with its interval); printed, written to DIR/knees.json and shown by report")
-      ->type_name("DURATION");
-  sweep->add_flag("--resume", sweep_resume,
-                  "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
-  sweep->add_flag("--force", sweep_claim.force,
-                  "--out holds results of other settings: remove them first (refused otherwise)")
-      ->group(output_group);
-  std::string shard_text, shards_text;
-  sweep->add_option("--shard", shard_text,
-                    "run only slice I of N of the sweep's plan (I from 0 to N-1; slices of about equal estimated "
-                    "cost, the same in every process); each shard its own --out; lockbench merge puts them together")
-      ->type_name("I/N");
-  sweep->add_option("--shards", shards_text,
-                    "as --shard, I taken from JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job)")
-      ->type_name("N");
-
-  std::vector<std::string> merge_dirs;
-  std::string merge_out;
-  MergeOptions merge_opt;
-  bool merge_no_charts = false;
-  auto* mrg = app.add_subcommand("merge", "put the shards of one sweep (sweep --shard I/N) together: their results, "
-                                          "the manifest, report.md, report.html and summary.csv; or the results of "
-                                          "one real run's runners (run --shard I/N) into one result");
-  mrg->add_option("dirs", merge_dirs, "the shards' --out directories (a real run's runners: their result files), every shard once")->required();
-  mrg->add_option("--out", merge_out, "output directory")->required();
-  mrg->add_option("--title", merge_opt.title, "report title");
-  mrg->add_flag("--no-charts", merge_no_charts, "skip gnuplot charts");
-  mrg->add_flag("--force", merge_opt.force, "--out holds another sweep's results: replace them");
-
-  std::vector<std::string> report_inputs;
-  std::string report_out, report_title = "lockbench report";
-  bool no_charts = false;
-  auto* rep = app.add_subcommand("report", "write report.md, report.html and summary.csv from result files");
-  rep->add_option("results", report_inputs, "result JSON files (or directories of them)")->required();
-  rep->add_option("--out", report_out, "output directory")->required();
-  rep->add_option("--title", report_title, "report title");
-  rep->add_flag("--no-charts", no_charts, "skip gnuplot charts");
-  std::string report_plan;
-  rep->add_option("--plan", report_plan,
-                  "a `lockbench plan --format json` document whose safe envelope the report draws (default: "
-                  "plan.json in a results directory)")
-      ->type_name("FILE");
-  bool linked_charts = false;
-  rep->add_flag("--linked-charts", linked_charts,
-                "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
-
-  std::string compact_in, compact_out;
-  auto* cpt = app.add_subcommand("compact", "copy results without their trace and timeline (the committed form of results/)");
-  cpt->add_option("input", compact_in, "a result file, or a directory walked recursively")->required();
-  cpt->add_option("--out", compact_out, "output directory: the same relative paths; other files copied as they are")
-      ->required();
-
-  std::string cmp_a, cmp_b, cmp_format = "md";
-  report::CompareOptions cmp_opt;
-  auto* cmp = app.add_subcommand("compare", "two result sets side by side with deltas; exit 1 when a regression is flagged");
-  cmp->add_option("baseline", cmp_a, "A: a result file or a directory of them")->required();
-  cmp->add_option("candidate", cmp_b, "B: a result file or a directory of them")->required();
-  cmp->add_option("--format", cmp_format, "md (default) or json");
-  cmp->add_option("--max-ok-drop", cmp_opt.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)");
-  cmp->add_option("--max-p99-rise", cmp_opt.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)");
-
-  std::string explain_name;
-  auto* exp = app.add_subcommand("explain", "how a strategy works, how it fails, when to choose it");
-  exp->add_option("strategy", explain_name, "strategy name (none for the list)");
-
-  SettingSources lint_src;
-  auto* lint = app.add_subcommand("lint", "check client timeouts, lease TTL and pool size on paper");
-  add_setting_flags(lint, lint_src);
-  std::string lint_from, lint_format = "text";
-  lint->add_option("--from", lint_from,
-                   "the service's Spring Boot application.properties or application.yml (HikariCP, Tomcat, "
-                   "Feign and resilience4j keys, and lockbench.* for the rest); flags win")
-      ->type_name("FILE");
-  lint->add_option("--format", lint_format, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
-      ->type_name("FORMAT");
-
-  SettingSources plan_src;
-  PlanOptions plan_opt;
-  auto* pln = app.add_subcommand(
-      "plan", "the smallest settings that meet the targets, per strategy: on paper, then confirmed in the simulator");
-  add_setting_flags(pln, plan_src);
-  add_plan_flags(*pln, plan_opt);
-
-  SettingSources val_src;
-  std::string val_out;
-  auto* val = app.add_subcommand("validate",
-      "run one small scenario in both worlds at 70 % and 90 % of the pool, the simulator calibrated to the real "
-      "stack, and print sim/real ratios (unless given as flags: held-tx, single-call, pool 4, partner "
-      "exponential:mean=40ms, 30s; these replace a --config file's values)");
-  add_setting_flags(val, val_src);
-  val->add_option("--out", val_out, "directory for the results (both worlds, every repetition)");
-  int val_repetitions = 3;
-  val->add_option("--repetitions", val_repetitions,
-                  "runs per world and load, repetition i with the same seed in both worlds; each sim/real ratio "
-                  "gets its 95 % interval, and a target is met only when the whole interval is inside it")
-      ->type_name("N")->default_str("3");
-
-  SettingSources cal_src;
-  std::string cal_out = "calibration.toml";
-  auto* cal = app.add_subcommand(
-      "calibrate", "measure the real stack's own costs (statements, partner call, hand-offs) as simulator settings");
-  add_setting_flags(cal, cal_src);
-  cal->add_option("--out", cal_out, "TOML settings file to write (db-latency, partner-overhead, pool-handoff, worker-handoff)");
-
-  // serve: one pod as an HTTP service (real/serve.hpp has the endpoint contract).
-  SettingSources serve_src;
-  real::ServeOptions serve_opt;
-  std::int64_t serve_run = -1;
-  auto* srv = app.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see docs/how-to/real-world.md: pods as processes over HTTP)");
-  add_setting_flags(srv, serve_src);
-  srv->add_option("--port", serve_opt.port, "TCP port (0 = a free one; the first line printed names it)");
-  srv->add_option("--host", serve_opt.host, "address to listen on (default 127.0.0.1)");
-  srv->add_option("--run-id", serve_run, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
-  srv->add_option("--pod", serve_opt.pod, "this pod's number, 1-based (pool name podN)");
-  srv->add_option("--management-port", serve_opt.management_port,
-                  "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
-                  "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
-  srv->add_option("--control-token", serve_opt.control_token,
-                  "POST /lockbench/requests-over then needs 'Authorization: Bearer TOKEN' (without one: loopback "
-                  "peers only); give it in the environment, not on the command line")
-      ->envname("LOCKBENCH_CONTROL_TOKEN")->type_name("TOKEN");
-
-  int playground_port = 8000;
-  auto* pgr = app.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
-  pgr->add_option("--port", playground_port, "TCP port (0 = a free one; the first line printed names it)");
-
+  describe_app(app);
+  const auto commands = subcommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -635,142 +916,9 @@ int lockbench_main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-
   try {
-    // Thresholds are checked before any run: a bad one is a usage error (exit 2).
-    const std::string& thresholds_text = *sweep ? sweep_fail_on : fail_on;
-    const std::vector<Threshold> thresholds =
-        thresholds_text.empty() ? std::vector<Threshold>{} : parse_fail_on(thresholds_text);
-    const auto judged = [&](int status, const std::vector<json>& results) {
-      if (thresholds.empty()) return status;
-      const auto broken = broken_thresholds(thresholds, results);
-      for (const auto& line : broken) std::cerr << "lockbench: --fail-on: " << line << "\n";
-      return broken.empty() || status != 0 ? status : 1;
-    };
-    const auto progress_mode = [](bool q, bool json, bool forced) {
-      return q || (json && !forced) ? ProgressMode::off : forced ? ProgressMode::forced : ProgressMode::tty;
-    };
-    if (*run && run->count("--shard") && run->count("--shards"))
-      throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
-    if (*run && (run->count("--shard") || run->count("--shards") || run->count("--shard-wait"))) {
-      const Shard shard = run->count("--shard")    ? parse_shard(run_shard_text)
-                          : run->count("--shards") ? shard_from_index(run_shards_text, std::getenv("JOB_COMPLETION_INDEX"))
-                                                   : Shard{};
-      Settings sharded = settings_from(run_src, *run);
-      apply_runner_shard(sharded, shard, run_shard_wait);
-      if (run_repetitions != 1)
-        throw SettingError("--repetitions, --shard: the runners of a shard drive one real run together; repeat it by "
-                           "starting the runners again");
-      return cmd_run(sharded, out, metrics_out, json_out, progress_mode(quiet, json_out, force_progress), 0, 1, judged,
-                     run_claim);
-    }
-    if (*run)
-      return cmd_run(settings_from(run_src, *run), out, metrics_out, json_out,
-                     progress_mode(quiet, json_out, force_progress),
-                     run->count("--jobs") ? parse_jobs(run_jobs) : 0, run_repetitions, judged, run_claim);
-    if (*sweep && sweep->count("--shard") && sweep->count("--shards"))
-      throw SettingError("--shard, --shards: give one (--shards N takes I from JOB_COMPLETION_INDEX)");
-    if (*sweep && sweep->count("--shard")) sweep_claim.shard = parse_shard(shard_text);
-    if (*sweep && sweep->count("--shards")) sweep_claim.shard = shard_from_index(shards_text, std::getenv("JOB_COMPLETION_INDEX"));
-    if (*sweep)
-      return cmd_sweep(settings_from(sweep_src, *sweep), vary, sweep_out, sweep_json,
-                       progress_mode(sweep_quiet, sweep_json, sweep_progress), sweep_resume,
-                       sweep->count("--jobs") ? parse_jobs(sweep_jobs) : default_jobs(), sweep_repetitions,
-                       knee_p99.empty() ? std::nullopt
-                                        : std::optional<Duration>(parse_duration(knee_p99, "--knee-p99")),
-                       judged, sweep_claim);
-    if (*mrg) {
-      merge_opt.charts = !merge_no_charts;
-      if (are_runner_results(merge_dirs)) return cmd_merge_runners(merge_dirs, merge_out, merge_opt, std::cout);
-      return cmd_merge(merge_dirs, merge_out, merge_opt, std::cout);
-    }
-    if (*rep) {
-      report::ReportOptions opt;
-      opt.title = report_title;
-      opt.charts = !no_charts;
-      warn_mixed_sweeps(report_inputs, std::cerr);
-      opt.inline_charts = !linked_charts;
-      auto results = report::load_results(expand_result_paths(report_inputs));
-      opt.knees = document_beside_results(report_inputs, "knees.json");  // sweep --knee-p99's, beside its results
-      opt.plan = document_beside_results(report_inputs, "plan.json", report_plan);  // its safe envelope
-      if (!opt.plan.is_null() && (!opt.plan.is_object() || opt.plan.value("schema", "") != "lockbench.plan/1"))
-        throw SettingError("--plan: " + (report_plan.empty() ? std::string("plan.json") : report_plan) +
-                           " is not a lockbench plan --format json document (schema lockbench.plan/1)");
-      // Results written before lockbench redacted its settings may still carry
-      // a password: the report never does.
-      for (auto& r : results)
-        if (r.contains("settings") && r["settings"].is_object())
-          for (const char* key : {"db", "partner"})
-            if (r["settings"].contains(key) && r["settings"][key].is_string())
-              r["settings"][key] = redact_secrets(r["settings"][key].get<std::string>());
-      write_report_atomically(results, report_out, opt);
-      std::cout << "wrote " << (fs::path(report_out) / "report.md").string() << ", report.html, summary.csv ("
-                << results.size() << " results)\n";
-      return 0;
-    }
-    if (*cpt) {
-      try {
-        const auto plan = report::plan_compaction(compact_in, compact_out);
-        const std::size_t n = report::compact_files(plan);
-        std::cout << "compacted " << n << " results into " << compact_out << " (" << plan.size() << " files)\n";
-      } catch (const std::invalid_argument& e) {
-        throw SettingError(std::string("compact: ") + e.what());
-      }
-      return 0;
-    }
-    if (*cmp) return report::run_compare(cmp_a, cmp_b, cmp_opt, cmp_format, std::cout);
-    if (*exp) {
-      std::cout << (explain_name.empty() ? report::explain_list() : report::explain(explain_name));
-      return 0;
-    }
-    if (*lint) {
-      // The strategy is known when a flag, the --config file or the --from file names it.
-      Settings s;
-      s.strategy.clear();
-      if (!lint_src.preset.empty()) apply_preset(s, lint_src.preset);
-      if (!lint_src.config.empty()) apply_toml_file(s, lint_src.config);
-      if (!lint_from.empty()) {
-        const SpringConfig spring = apply_spring_config(s, lint_from);
-        for (const auto& note : spring.notes) std::cerr << "lint: from " << lint_from << ": " << note << "\n";
-        if (!spring.ignored.empty() && lint_format == "text") {
-          std::cerr << "lint: from " << lint_from << ": " << spring.applied.size() << " settings read; not read: ";
-          for (std::size_t i = 0; i < spring.ignored.size(); ++i) std::cerr << (i ? ", " : "") << spring.ignored[i];
-          std::cerr << "\n";
-        }
-      }
-      for (const auto& d : setting_defs())
-        if (lint->count("--" + d.name)) d.apply(s, lint_src.values.at(d.name));
-      const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
-      if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
-      s.validate();
-      return cmd_lint(s, strategy_known, lint_format);
-    }
-    if (*pln) {
-      Settings s;
-      s.strategy.clear();  // known only when a file names it: the service's current strategy
-      if (!plan_src.preset.empty()) apply_preset(s, plan_src.preset);
-      if (!plan_src.config.empty()) apply_toml_file(s, plan_src.config);
-      const auto given = [&](const std::string& name) { return pln->count("--" + name) > 0; };
-      const auto apply_flags = [&](Settings& t) {
-        for (const auto& d : setting_defs())
-          if (given(d.name)) d.apply(t, plan_src.values.at(d.name));
-      };
-      return cmd_plan(s, apply_flags, given, plan_opt);
-    }
-    if (*val) return cmd_validate(settings_from(val_src, *val), *val, val_out, val_repetitions);
-    if (*srv) {
-      if (serve_run >= 0) serve_opt.run = serve_run;
-      Settings ss = settings_from(serve_src, *srv);
-      ss.world = "real";
-      // Process pods get their secrets in the environment, never in argv (ps shows argv to every user).
-      for (const auto& [var, url] : {std::pair{real::kServeDbEnv, &ss.db_url}, std::pair{real::kServeRedisEnv, &ss.redis_url},
-                                     std::pair{real::kServeEtcdEnv, &ss.etcd_url}})
-        if (url->empty())
-          if (const char* v = std::getenv(var)) *url = v;
-      return real::serve_pod(ss, serve_opt);
-    }
-    if (*cal) return cmd_calibrate(settings_from(cal_src, *cal), cal_out);
-    if (*pgr) return cmd_playground(playground_port);
+    for (const auto& command : commands)
+      if (command->given()) return command->run();
   } catch (const SettingError& e) {
     std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
     return 2;

@@ -15,6 +15,7 @@
 
 #include "cli/settings_io.hpp"
 #include "core/prometheus.hpp"
+#include "fake_partner/model/check.hpp"
 #include "report/repetitions.hpp"
 
 namespace fs = std::filesystem;
@@ -64,8 +65,8 @@ std::int64_t other_violations(const json& r) {
   std::int64_t n = 0;
   if (r.contains("partner") && r["partner"].contains("violations"))
     for (auto it = r["partner"]["violations"].begin(); it != r["partner"]["violations"].end(); ++it)
-      if (it.key() != "overlap_person" && it.key() != "ambiguous_commit" && it.key() != "stale_token_rejected" &&
-          it.key() != "overlap_abandoned" && it.value().is_number())
+      // overlap_person has a column of its own; notes are not violations (the oracle's list).
+      if (it.key() != "overlap_person" && partner::is_violation_kind(it.key()) && it.value().is_number())
         n += it.value().get<std::int64_t>();
   return n;
 }

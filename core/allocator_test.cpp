@@ -16,7 +16,7 @@ namespace {
 // What a run's large vectors (latency samples, the sort's buffers) get: with
 // glibc's defaults an 8 MB block is mmap'd and unmapped again on free, so the
 // next run faults its pages in anew.
-TEST(Allocator, keep_freed_memory_serves_large_blocks_from_the_heap_and_keeps_them_after_free) {
+TEST(Allocator, KeepFreedMemoryServesLargeBlocksFromTheHeapAndKeepsThemAfterFree) {
   ASSERT_TRUE(keep_freed_memory());
   constexpr std::size_t kBlock = std::size_t{8} << 20;
   const struct mallinfo2 before = mallinfo2();
@@ -53,7 +53,7 @@ std::string smaps_entry_of(const void* p) {
 // A first run's heap faults in 2 MB at a time: the heap is marked for
 // transparent huge pages, so the kernel calls it eligible (THPeligible: 1)
 // when THP is on at all ("always" or "madvise").
-TEST(Allocator, use_huge_pages_marks_the_heap_the_next_blocks_come_from) {
+TEST(Allocator, UseHugePagesMarksTheHeapTheNextBlocksComeFrom) {
   std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string mode;
   std::getline(thp, mode);

@@ -26,7 +26,7 @@ T read_ctl(const char* name) {
   return v;
 }
 
-TEST(Jemalloc, serves_malloc_and_says_so) {
+TEST(Jemalloc, ServesMallocAndSaysSo) {
   ASSERT_TRUE(jemalloc_active());
   EXPECT_EQ(allocator_name().rfind("jemalloc 5.", 0), 0u) << allocator_name();
   // jemalloc counts what this thread allocates: a malloc shows in its count.
@@ -39,7 +39,7 @@ TEST(Jemalloc, serves_malloc_and_says_so) {
 // The settings of core/jemalloc_conf.cpp took effect: freed pages are never
 // purged, so the next run reuses them (what keep_freed_memory asks of glibc),
 // and memory is marked for huge pages (what use_huge_pages does for glibc).
-TEST(Jemalloc, keeps_freed_pages_for_the_next_run_and_asks_for_huge_pages) {
+TEST(Jemalloc, KeepsFreedPagesForTheNextRunAndAsksForHugePages) {
   if (const char* env = std::getenv("MALLOC_CONF"); env != nullptr && *env != '\0')
     GTEST_SKIP() << "MALLOC_CONF overrides the compiled-in settings: " << env;
   EXPECT_EQ(read_ctl<ssize_t>("opt.dirty_decay_ms"), -1);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "core/metrics.hpp"
@@ -189,4 +190,24 @@ TEST(Samples, NegativeSamplesStillSortByValue) {
   for (int i = 0; i < 5000; ++i) s.add(i % 2 ? -i : i);
   EXPECT_EQ(s.quantile(0), -4999);
   EXPECT_EQ(s.quantile(1), 4998);
+}
+
+// Every database fault kind has a name of its own and a count in the result's
+// db_faults: a kind added before DbFault::count_ without a name fails here.
+TEST(DbFaults, EveryKindHasANameAndACountInTheResult) {
+  SideEffects effects;
+  std::set<std::string_view> names;
+  for (std::size_t k = 0; k < kDbFaultCount; ++k) {
+    const auto kind = static_cast<DbFault>(k);
+    const std::string_view name = db_fault_name(kind);
+    EXPECT_FALSE(name.empty()) << "kind " << k << " has no name in kDbFaultNames";
+    EXPECT_TRUE(names.insert(name).second) << name << " names two kinds";
+    for (std::size_t n = 0; n <= k; ++n) effects.db_fault(kind);  // kind k counted k + 1 times
+  }
+  const nlohmann::json faults = effects.json()["db_faults"];
+  ASSERT_EQ(faults.size(), kDbFaultCount) << faults;
+  for (std::size_t k = 0; k < kDbFaultCount; ++k)
+    EXPECT_EQ(faults.value(std::string(db_fault_name(static_cast<DbFault>(k))), -1), static_cast<int>(k) + 1) << faults;
+  EXPECT_EQ(db_fault_name(DbFault::commit_fail), "commit_fail");
+  EXPECT_EQ(db_fault_name(DbFault::conn_lost), "conn_lost");
 }

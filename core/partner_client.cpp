@@ -17,10 +17,7 @@ bool retryable(const PartnerReply& r) {
 }
 
 Duration backoff(const Settings& s, int retry, Rng& rng) {
-  const double base_ms = to_ms(s.retry_backoff_base);
-  const double cap_ms = to_ms(s.retry_backoff_cap);
-  const double ceiling_ms = std::min(cap_ms, base_ms * static_cast<double>(1ULL << std::min(retry, 30)));
-  return from_ms(rng.uniform(0, ceiling_ms));  // full jitter
+  return from_ms(rng.uniform(0, backoff_ceiling_ms(retry_policy(s), retry)));  // full jitter
 }
 }  // namespace
 
@@ -77,13 +74,21 @@ Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call) {
   }
 }
 
-Duration worst_case_call(const Settings& s) {
-  Duration total = (s.partner_connect_timeout + s.partner_read_timeout) * s.partner_max_attempts;
-  for (int retry = 0; retry + 1 < s.partner_max_attempts; ++retry) {
-    const double ceiling_ms =
-        std::min(to_ms(s.retry_backoff_cap), to_ms(s.retry_backoff_base) * static_cast<double>(1ULL << std::min(retry, 30)));
-    total += from_ms(ceiling_ms);
-  }
+RetryPolicy retry_policy(const Settings& s) {
+  return {.connect_timeout = s.partner_connect_timeout,
+          .read_timeout = s.partner_read_timeout,
+          .max_attempts = s.partner_max_attempts,
+          .backoff_base = s.retry_backoff_base,
+          .backoff_cap = s.retry_backoff_cap};
+}
+
+double backoff_ceiling_ms(const RetryPolicy& p, int retry) {
+  return std::min(to_ms(p.backoff_cap), to_ms(p.backoff_base) * static_cast<double>(1ULL << std::min(retry, 30)));
+}
+
+Duration worst_case_call(const RetryPolicy& p) {
+  Duration total = (p.connect_timeout + p.read_timeout) * p.max_attempts;
+  for (int retry = 0; retry + 1 < p.max_attempts; ++retry) total += from_ms(backoff_ceiling_ms(p, retry));
   return total;
 }
 

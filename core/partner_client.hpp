@@ -18,8 +18,25 @@ namespace lockbench {
 // co_await expression twice).
 Task<PartnerReply> call_partner(RequestCtx& cx, const PartnerCall& call);
 
+// The client's retry policy as the settings give it: call_partner follows it,
+// and worst_case_call, lint and plan bound it, from this one arithmetic.
+struct RetryPolicy {
+  Duration connect_timeout{};
+  Duration read_timeout{};
+  int max_attempts = 1;  // the first attempt included; 1 = no retry
+  Duration backoff_base{};
+  Duration backoff_cap{};
+};
+RetryPolicy retry_policy(const Settings& s);
+
+// The longest sleep before retry `retry` (0 = between the first and second
+// attempts), in ms: min(cap, base * 2^retry), the exponent stopping at 30.
+// call_partner sleeps a uniform draw below it (full jitter).
+double backoff_ceiling_ms(const RetryPolicy& p, int retry);
+
 // Worst case for one call: every attempt hits its connect + read timeout and
-// every backoff is at its cap. A lease TTL below this can be stolen from live work.
-Duration worst_case_call(const Settings& s);
+// every backoff is at its ceiling. A lease TTL below this can be stolen from live work.
+Duration worst_case_call(const RetryPolicy& p);
+inline Duration worst_case_call(const Settings& s) { return worst_case_call(retry_policy(s)); }
 
 }  // namespace lockbench

@@ -28,7 +28,7 @@ HikariPoolMetrics pool(const std::string& name, std::int64_t timeouts) {
   return m;
 }
 
-TEST(Prometheus, writes_each_family_once_with_one_sample_per_pool_in_order) {
+TEST(Prometheus, WritesEachFamilyOnceWithOneSamplePerPoolInOrder) {
   const std::string text = hikaricp_exposition({pool("pod1", 5), pool("pod2", 0)});
   for (const char* family : {"hikaricp_connections_active", "hikaricp_connections_idle", "hikaricp_connections_pending",
                              "hikaricp_connections", "hikaricp_connections_max", "hikaricp_connections_min",
@@ -48,7 +48,7 @@ TEST(Prometheus, writes_each_family_once_with_one_sample_per_pool_in_order) {
   EXPECT_NE(text.find("hikaricp_connections_usage_seconds_max{pool=\"pod2\"} 2\n"), std::string::npos) << text;
 }
 
-TEST(Prometheus, leaves_out_a_timer_nobody_measured) {
+TEST(Prometheus, LeavesOutATimerNobodyMeasured) {
   HikariPoolMetrics measured = pool("pod1", 0);
   measured.creation = HikariTimer{10, 0.5, 0.1};
   EXPECT_EQ(hikaricp_exposition({pool("pod1", 0)}).find("creation"), std::string::npos);
@@ -57,7 +57,7 @@ TEST(Prometheus, leaves_out_a_timer_nobody_measured) {
   EXPECT_NE(text.find("hikaricp_connections_creation_seconds_count{pool=\"pod1\"} 10\n"), std::string::npos);
 }
 
-TEST(Prometheus, puts_pool_first_and_escapes_label_values) {
+TEST(Prometheus, PutsPoolFirstAndEscapesLabelValues) {
   HikariPoolMetrics m = pool("pod\"1", 0);
   m.labels = {{"strategy", "a\\b\nc"}};
   const std::string text = hikaricp_exposition({m});
@@ -69,7 +69,7 @@ TEST(Prometheus, puts_pool_first_and_escapes_label_values) {
     EXPECT_TRUE(line.rfind("# ", 0) == 0 || line.rfind("hikaricp_connections", 0) == 0) << line;
 }
 
-TEST(Prometheus, takes_a_pods_gauges_and_timers_from_its_pool_figures) {
+TEST(Prometheus, TakesAPodsGaugesAndTimersFromItsPoolFigures) {
   PoolStats st;
   st.timeouts = 3;
   st.wait_ms.add(1000);

@@ -1,4 +1,6 @@
-// What each world exposes to the CLI: one run in, one result out.
+// What both worlds' runners take besides the settings: progress and a stop.
+// Each world declares its runner in a header of its own: run_sim in
+// sim/run_sim.hpp, run_real in real/run_real.hpp (one run in, one result out).
 #pragma once
 
 #include <cstdint>
@@ -22,12 +24,5 @@ struct RunHooks {
   // "interrupted": true, "complete": false with what was measured.
   std::function<bool()> should_stop;
 };
-
-// Both are implemented by their worlds (real/, sim/). `s.strategy` is one spec
-// (not "all"). They return a result of the contract (core/result.hpp) and throw
-// SettingError for a bad setting or an unreachable server, before any output.
-// A partner lost mid-run still gives a result, its verdict "unavailable".
-nlohmann::json run_real(const Settings& s, const RunHooks& hooks = {});
-nlohmann::json run_sim(const Settings& s, const RunHooks& hooks = {});
 
 }  // namespace lockbench

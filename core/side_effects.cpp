@@ -4,11 +4,14 @@
 
 namespace lockbench {
 
-std::string_view db_fault_name(DbFault f) { return f == DbFault::commit_fail ? "commit_fail" : "conn_lost"; }
+std::string_view db_fault_name(DbFault f) {
+  const auto i = static_cast<std::size_t>(f);
+  return i < kDbFaultCount ? kDbFaultNames[i] : "?";
+}
 
 void SideEffects::db_fault(DbFault f) {
   std::lock_guard lock(mu_);
-  ++(f == DbFault::commit_fail ? commit_fail_ : conn_lost_);
+  ++db_faults_.at(static_cast<std::size_t>(f));
 }
 
 void SideEffects::paid_committed(std::int64_t order) {
@@ -63,7 +66,8 @@ void SideEffects::entity_saved(bool lock_changed) {
 nlohmann::json SideEffects::json() const {
   std::lock_guard lock(mu_);
   nlohmann::json j;
-  j["db_faults"] = {{"commit_fail", commit_fail_}, {"conn_lost", conn_lost_}};
+  nlohmann::json& faults = j["db_faults"] = nlohmann::json::object();
+  for (std::size_t i = 0; i < kDbFaultCount; ++i) faults[std::string(kDbFaultNames[i])] = db_faults_[i];
   if (!paid_.empty() || emails_sent_ > 0) {
     std::int64_t lost = 0;
     for (auto k : paid_) lost += emailed_.count(k) ? 0 : 1;

@@ -14,6 +14,8 @@
 // one (core/metrics.hpp includes this header, so it includes no metrics).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <map>
@@ -24,10 +26,13 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace lockbench {
 
-enum class DbFault { commit_fail, conn_lost };
+// A new kind goes before count_, with its name in kDbFaultNames (a test checks both).
+enum class DbFault { commit_fail, conn_lost, count_ };
+inline constexpr std::size_t kDbFaultCount = static_cast<std::size_t>(DbFault::count_);
+// Each kind's name, by its value: the keys of the result's db_faults.
+inline constexpr std::array<std::string_view, kDbFaultCount> kDbFaultNames = {"commit_fail", "conn_lost"};
 std::string_view db_fault_name(DbFault f);  // "commit_fail", "conn_lost"
 
 class SideEffects {
@@ -58,7 +63,7 @@ class SideEffects {
  private:
   mutable std::mutex mu_;
   // GUARDED_BY(mu_): everything below.
-  std::int64_t commit_fail_ = 0, conn_lost_ = 0;
+  std::array<std::int64_t, kDbFaultCount> db_faults_{};  // by DbFault
   std::set<std::int64_t> paid_, emailed_;
   std::int64_t emails_sent_ = 0;
   std::int64_t bypassed_ = 0, entity_saves_ = 0, lock_stomps_ = 0;

@@ -28,12 +28,6 @@ class Strategy {
   virtual Task<void> background(RequestCtx&, Scenario&) { co_return; }
 };
 
-// The end of serve() (strategies/registry.hpp): the request's outcome as its
-// last trace event; `error` is what escaped the strategy ("" when nothing did).
-// Also for a world whose own root coroutine does serve's work around
-// Strategy::run (the simulator: one coroutine frame fewer per request).
-void trace_outcome(RequestCtx& cx, Duration start, Outcome o, const std::string& error);
-
 // The request a pod's background worker runs as: an id above every real
 // request's whose remainder modulo `pods` is the pod (both worlds route a
 // request to pod id % pods), key 0.
@@ -52,7 +46,6 @@ enum class Exclusion {
   one_pod,   // excludes within one service instance only (an in-process lock)
   all_pods,  // excludes across every pod sharing the database
 };
-std::string_view exclusion_name(Exclusion e);  // "none", "one-pod", "all-pods"
 
 // Entries a strategy keeps in PostgreSQL's shared lock table (sized
 // max_locks_per_transaction x (max_connections + max_prepared_transactions)),
@@ -69,7 +62,6 @@ enum class LeaseStoreKind {
   redis,  // redis-lease: SET NX PX, asynchronous replication (a failover loses writes)
   etcd,   // etcd-lease: a txn bound to a lease, through Raft (a leader change pauses)
 };
-std::string_view lease_store_name(LeaseStoreKind k);  // "redis", "etcd"
 
 struct StrategyProps {
   bool holds_connection_during_call = false;  // Little's law caps throughput at pool / hold time
@@ -99,6 +91,9 @@ struct StrategyProps {
   bool lock_in_entity = false;
   // The store, when needs_lease_store.
   LeaseStoreKind lease_store = LeaseStoreKind::redis;
+  // It extends its lease while the call runs (World::keep_renewing, every
+  // TTL/3): a slow call keeps the lease, a holder that cannot renew loses it.
+  bool renews_lease = false;
 };
 
 }  // namespace lockbench

@@ -11,6 +11,7 @@
 #include "core/random.hpp"
 #include "core/result.hpp"
 #include "core/stats.hpp"
+#include "strategies/registry.hpp"
 #include "report/lint.hpp"
 
 namespace lockbench::plan {
@@ -187,7 +188,7 @@ PaperVerdict paper_plan(const StrategyInfo& st, const Load& given, const PaperTa
     in.max_attempts = attempts;
     in.backoff_base = load.backoff_base;
     in.backoff_cap = load.backoff_cap;
-    return to_ms(report::worst_case_call(in)) * load.calls + load.db_ms;
+    return to_ms(worst_case_call(in.retry())) * load.calls + load.db_ms;
   };
   v.why.push_back(fmt::format("read timeout {}: the partner's p99.9 ({}) + {:.0f} %, so a call that slow completes",
                               format_duration(r.read_timeout), ms_text(p999), (kReadTimeoutMargin - 1) * 100));

@@ -8,7 +8,7 @@
 
 #include "cli/fail_on.hpp"
 #include "core/result.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "plan/confirm.hpp"
 #include "plan/paper.hpp"
 #include "plan/prometheus_input.hpp"

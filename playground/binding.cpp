@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/settings_io.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "report/fields.hpp"
 #include "report/sections.hpp"
 #include "report/sequence.hpp"

@@ -51,7 +51,7 @@ int compare_sets(const std::vector<json>& a, const std::vector<json>& b, std::st
   return status;
 }
 
-TEST(Compare, identical_sets_flag_nothing_and_exit_0) {
+TEST(Compare, IdenticalSetsFlagNothingAndExit0) {
   std::string out;
   EXPECT_EQ(compare_sets(fixtures::sweep(), fixtures::sweep(), out), 0);
   EXPECT_NE(out.find("**No regression.**"), std::string::npos) << out;
@@ -60,7 +60,7 @@ TEST(Compare, identical_sets_flag_nothing_and_exit_0) {
       << out;
 }
 
-TEST(Compare, lower_throughput_is_flagged_as_a_regression_and_exits_1) {
+TEST(Compare, LowerThroughputIsFlaggedAsARegressionAndExits1) {
   auto b = fixtures::sweep();
   b[3]["throughput_ok_per_s"] = b[3]["throughput_ok_per_s"].get<double>() * 0.7;  // held-tx at 20/s
   std::string out;
@@ -74,7 +74,7 @@ TEST(Compare, lower_throughput_is_flagged_as_a_regression_and_exits_1) {
   EXPECT_NE(out.find("-5.0 %"), std::string::npos) << out;
 }
 
-TEST(Compare, a_slower_p99_and_a_new_violation_kind_are_flagged_but_a_note_is_not) {
+TEST(Compare, ASlowerP99AndANewViolationKindAreFlaggedButANoteIsNot) {
   auto b = fixtures::sweep();
   b[0]["latency_ms"]["p99"] = 10000.0;  // held-tx at 2/s: 2400 ms before (no latency_ok_ms: every request's)
   b[4]["partner"]["violations"]["overlap_person"] = 3;       // advisory-xact at 2/s starts to race
@@ -96,7 +96,7 @@ TEST(Compare, a_slower_p99_and_a_new_violation_kind_are_flagged_but_a_note_is_no
   EXPECT_EQ(flagged, 2u) << j.dump(2);
 }
 
-TEST(Compare, runs_without_a_match_are_listed_not_compared) {
+TEST(Compare, RunsWithoutAMatchAreListedNotCompared) {
   auto b = fixtures::sweep();
   b.pop_back();                                   // none is gone
   b.push_back(fixtures::base_result("optimistic", 7, 3));  // a new one
@@ -108,7 +108,7 @@ TEST(Compare, runs_without_a_match_are_listed_not_compared) {
             std::string::npos);
 }
 
-TEST(Compare, refuses_an_unknown_format_and_a_missing_set) {
+TEST(Compare, RefusesAnUnknownFormatAndAMissingSet) {
   Sets s("bad");
   s.write("a", fixtures::sweep());
   s.write("b", fixtures::sweep());

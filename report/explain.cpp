@@ -492,11 +492,6 @@ std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
 
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = strategy_specs();
-  return names;
-}
-
 // Every lock is advisory to a writer that does not take it (--bypass-share).
 static std::string bypass_text() {
   return "A writer that ignores the lock (an admin job, a second service, a script; --bypass-share S makes "

@@ -4,15 +4,11 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace lockbench::report {
 
-// Every name `explain` accepts: base names and their variants
-// ("none", "held-tx", "held-tx:wait", "held-tx:nowait", ...).
-const std::vector<std::string>& strategy_names();
-
-// The text for one strategy. A variant ("advisory-xact:try") gives its
+// The text for one strategy (any name strategies/registry.hpp's
+// strategy_specs() gives) or one scenario. A variant ("advisory-xact:try") gives its
 // strategy's text with that variant marked. Throws lockbench::SettingError
 // naming the accepted strategies for an unknown name.
 std::string explain(std::string_view strategy);

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "fake_partner/model/check.hpp"
+
 namespace lockbench::report::detail {
 
 const std::vector<std::string>& required_fields() {
@@ -90,15 +92,13 @@ KindClass classify_kind(std::string_view kind) {
   // earlier attempt is the client's retry policy, not a lock failure; nor is
   // a call overlapping one its client had abandoned (overlap_abandoned: the fix
   // is an idempotency key or fencing, see abandoned_call_fix()).
-  static const std::set<std::string, std::less<>> notes = {"ambiguous_commit", "retry_overlap", "overlap_abandoned",
-                                                           "stale_token_rejected"};
   // Effects on one side only: the partner did it and the service never
   // recorded it (or the service recorded a payment the partner never took).
   // abandoned_effect: an effect applied after its client gave up left the
   // person corrupted; the service rolled back and has no record of it.
   static const std::set<std::string, std::less<>> orphans = {"orphan_charge", "db_partner_divergence",
                                                              "paid_without_charge", "abandoned_effect"};
-  if (notes.count(kind)) return KindClass::note;
+  if (!partner::is_violation_kind(kind)) return KindClass::note;  // the oracle's list (fake_partner/model/check.hpp)
   if (orphans.count(kind)) return KindClass::orphan;
   return KindClass::exclusion;
 }

@@ -29,17 +29,6 @@ bool strategy_holds_connection(const std::string& strategy) {
   return strategy_info(strategy).props.holds_connection_during_call;  // the registry row says it
 }
 
-Duration worst_case_call(const LintInput& in) {
-  Duration total = (in.connect_timeout + in.read_timeout) * in.max_attempts;
-  Duration backoff = in.backoff_base;
-  for (int n = 0; n + 1 < in.max_attempts; ++n) {
-    total += std::min(backoff, in.backoff_cap);
-    // Stop doubling once past the cap: no overflow, the bound is reached.
-    if (backoff < in.backoff_cap) backoff *= 2;
-  }
-  return total;
-}
-
 LintReport lint(const LintInput& in) {
   require(in.max_attempts >= 1 && in.max_attempts <= 1000, "--partner-max-attempts: must be between 1 and 1000");
   require(in.calls_in_critical_section >= 1, "--scenario: the critical section makes at least one partner call");
@@ -57,13 +46,14 @@ LintReport lint(const LintInput& in) {
   LintReport r;
   const bool known = !in.strategy.empty();
   r.holds_connection = known ? strategy_holds_connection(in.strategy) : true;
-  r.call_window = worst_case_call(in);
+  r.call_window = worst_case_call(in.retry());  // core/partner_client: the policy call_partner follows
   r.critical_window = r.call_window * in.calls_in_critical_section;
 
-  // 1. Lease against the worst-case window.
-  // A lease with a TTL, as the registry row says (row-lease, redis-lease, etcd-lease).
-  const bool leased = known && strategy_info(in.strategy).props.lease_ttl;
-  const bool renewed = known && in.strategy.size() > 6 && in.strategy.substr(in.strategy.size() - 6) == ":renew";
+  // 1. Lease against the worst-case window; the registry row says whether the
+  // strategy's lock is a lease and whether it renews it.
+  const StrategyInfo* info = known ? &strategy_info(in.strategy) : nullptr;
+  const bool leased = info != nullptr && info->props.lease_ttl;
+  const bool renewed = info != nullptr && info->props.renews_lease;
   const bool lease_applies = in.lease_ttl.count() > 0 && (!known || leased);
   if (lease_applies && renewed) {
     r.findings.push_back({Level::ok, "lease",
@@ -93,8 +83,7 @@ LintReport lint(const LintInput& in) {
                                         "key locked for up to {}.",
                                         d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
   } else if (known && leased) {
-    const std::string family = in.strategy.substr(0, in.strategy.find(':'));
-    r.findings.push_back({Level::flag, "lease", family + " without a lease TTL: a crashed request locks its key "
+    r.findings.push_back({Level::flag, "lease", std::string(info->family) + " without a lease TTL: a crashed request locks its key "
                                                          "forever. Set --lease-ttl."});
   }
 
@@ -138,35 +127,34 @@ LintReport lint(const LintInput& in) {
 
   // 3. Exclusion, from the strategy's registry row (strategies/registry.cpp).
   if (known) {
-    const StrategyInfo& info = strategy_info(in.strategy);
-    const StrategyProps& p = info.props;
+    const StrategyProps& p = info->props;
     if (p.exclusion == Exclusion::none)
       r.findings.push_back({Level::flag, "exclusion",
                             fmt::format("{} does not exclude two requests for one key ({}): both reach the "
                                         "partner; lockbench measures it as overlap_person (run it with "
                                         "--burst 8 --key-dist hot).",
-                                        info.spec, info.teaches)});
+                                        info->spec, info->teaches)});
     else if (p.exclusion == Exclusion::one_pod && in.pods > 1)
       r.findings.push_back({Level::flag, "exclusion",
                             fmt::format("{} excludes within one pod only, and {} pods share the keys: requests for "
                                         "one key on two pods run at once.",
-                                        info.spec, in.pods)});
+                                        info->spec, in.pods)});
     else if (p.exclusion == Exclusion::one_pod)
       r.findings.push_back({Level::warn, "exclusion",
                             fmt::format("{} excludes within one pod only: right while there is one instance; with "
                                         "two or more behind a load balancer, requests for one key on different pods "
                                         "race (lockbench run --pods 2 shows it).",
-                                        info.spec)});
+                                        info->spec)});
     else if (!in.scenario.empty() && p.needs_existing_row && !scenario_info(in.scenario).lock_row_exists)
       r.findings.push_back({Level::flag, "exclusion",
                             fmt::format("{} locks the record's row, and in {} the record does not exist before the "
                                         "first request: SELECT ... FOR UPDATE finds no row to lock, so only a unique constraint, "
                                         "if there is one, stops a second request (after its partner call, unless "
                                         "the insert comes first).",
-                                        info.spec, in.scenario)});
+                                        info->spec, in.scenario)});
     else
       r.findings.push_back({Level::ok, "exclusion",
-                            fmt::format("{} excludes two requests for one key{}.", info.spec,
+                            fmt::format("{} excludes two requests for one key{}.", info->spec,
                                         p.exclusion == Exclusion::all_pods ? " across pods" : "")});
   }
 

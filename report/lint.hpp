@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "core/partner_client.hpp"
 #include "core/units.hpp"
 
 namespace lockbench::report {
@@ -35,6 +36,7 @@ struct LintInput {
   int max_attempts = 1;  // the first attempt included; 1 = no retry
   Duration backoff_base{};
   Duration backoff_cap{};
+  RetryPolicy retry() const { return {connect_timeout, read_timeout, max_attempts, backoff_base, backoff_cap}; }
   int calls_in_critical_section = 2;  // switch-primary: unlink + link
   // The strategy: empty means "not known", and both checks run.
   std::string strategy;
@@ -99,10 +101,6 @@ struct LintReport {
 // Throws SettingError for an unknown strategy.
 bool strategy_holds_connection(const std::string& strategy);
 
-// Worst case of one partner call: max_attempts x (connect + read) + the
-// backoffs between attempts, min(cap, base x 2^n) for n = 0..attempts-2
-// (full jitter draws from [0, that], so its worst case is the bound).
-Duration worst_case_call(const LintInput& in);
 
 // Throws SettingError for impossible input (negative durations, no attempts,
 // pool size below 1).

@@ -26,16 +26,33 @@ LintInput seed_client() {
   return in;
 }
 
-TEST(Lint, worst_case_call_sums_every_attempts_timeouts_and_capped_backoffs) {
-  EXPECT_EQ(worst_case_call(seed_client()), 9300ms);
+TEST(Lint, WorstCaseCallSumsEveryAttemptsTimeoutsAndCappedBackoffs) {
+  EXPECT_EQ(worst_case_call(seed_client().retry()), 9300ms);
   LintInput in = seed_client();
   in.max_attempts = 5;  // backoffs 100, 200, 250 (cap), 250
-  EXPECT_EQ(worst_case_call(in), 15s + 800ms);
+  EXPECT_EQ(worst_case_call(in.retry()), 15s + 800ms);
   in.max_attempts = 1;
-  EXPECT_EQ(worst_case_call(in), 3s);
+  EXPECT_EQ(worst_case_call(in.retry()), 3s);
 }
 
-TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {
+// One arithmetic for the client's sleeps and their bound: past 30 retries the
+// client's backoff stops doubling (call_partner's exponent is capped at 30), so
+// the worst case adds base x 2^30 per retry, not the cap.
+TEST(Lint, WorstCaseCallStopsDoublingWhereTheClientsBackoffDoes) {
+  LintInput in;
+  in.read_timeout = 1ms;
+  in.backoff_base = 1ms;
+  in.backoff_cap = std::chrono::hours(100000);  // above 2^30 ms (about 12 days): never reached
+  in.max_attempts = 33;                          // retries 0..31: 2^0 .. 2^30 ms, then 2^30 ms again
+  const Duration backoffs = std::chrono::milliseconds((1LL << 31) - 1) + std::chrono::milliseconds(1LL << 30);
+  EXPECT_EQ(worst_case_call(in.retry()), 33ms + backoffs);
+  EXPECT_EQ(backoff_ceiling_ms(in.retry(), 31), backoff_ceiling_ms(in.retry(), 30));
+  // The lint's window is that bound.
+  in.calls_in_critical_section = 1;
+  EXPECT_EQ(lint(in).call_window, worst_case_call(in.retry()));
+}
+
+TEST(Lint, FlagsALeaseTtlBelowTheWorstCaseRetryWindow) {
   LintInput in = seed_client();
   in.lease_ttl = 10s;  // above one call, below two: still stealable
   const LintReport r = lint(in);
@@ -47,7 +64,7 @@ TEST(Lint, flags_a_lease_ttl_below_the_worst_case_retry_window) {
   EXPECT_NE(text.find("verdict: flagged"), std::string::npos);
 }
 
-TEST(Lint, passes_a_lease_ttl_above_the_worst_case_retry_window) {
+TEST(Lint, PassesALeaseTtlAboveTheWorstCaseRetryWindow) {
   LintInput in = seed_client();
   in.lease_ttl = 30s;
   const LintReport r = lint(in);
@@ -56,7 +73,7 @@ TEST(Lint, passes_a_lease_ttl_above_the_worst_case_retry_window) {
   EXPECT_NE(render(r).find("OK   lease: lease TTL 30s > worst-case critical section 18.6s"), std::string::npos);
 }
 
-TEST(Lint, flags_pool_exhaustion_for_a_strategy_that_holds_the_connection) {
+TEST(Lint, FlagsPoolExhaustionForAStrategyThatHoldsTheConnection) {
   LintInput in = seed_client();
   in.strategy = "held-tx:wait";
   in.partner_mean = 750ms;  // 1.5 s hold for two calls: ceiling 6.67/s
@@ -70,7 +87,7 @@ TEST(Lint, flags_pool_exhaustion_for_a_strategy_that_holds_the_connection) {
   EXPECT_FALSE(lint(in).flagged()) << render(lint(in));
 }
 
-TEST(Lint, does_not_count_partner_time_against_the_pool_for_row_lease) {
+TEST(Lint, DoesNotCountPartnerTimeAgainstThePoolForRowLease) {
   LintInput in = seed_client();
   in.lease_ttl = 30s;
   in.rate_per_s = 1000;
@@ -81,7 +98,7 @@ TEST(Lint, does_not_count_partner_time_against_the_pool_for_row_lease) {
   EXPECT_FALSE(r.flagged());
 }
 
-TEST(Lint, refuses_impossible_input_and_unknown_strategies) {
+TEST(Lint, RefusesImpossibleInputAndUnknownStrategies) {
   LintInput in = seed_client();
   in.max_attempts = 0;
   EXPECT_THROW(lint(in), SettingError);
@@ -93,7 +110,7 @@ TEST(Lint, refuses_impossible_input_and_unknown_strategies) {
   EXPECT_THROW(lint(in), SettingError);
 }
 
-TEST(Lint, knows_which_strategies_hold_a_connection_through_the_partner_call) {
+TEST(Lint, KnowsWhichStrategiesHoldAConnectionThroughThePartnerCall) {
   EXPECT_TRUE(strategy_holds_connection("held-tx"));
   EXPECT_TRUE(strategy_holds_connection("advisory-xact:try"));
   EXPECT_TRUE(strategy_holds_connection("advisory-session:pinned"));
@@ -109,7 +126,7 @@ const LintFinding* finding(const LintReport& r, const std::string& check) {
   return nullptr;
 }
 
-TEST(Lint, flags_strategies_that_do_not_exclude_naming_the_evidence) {
+TEST(Lint, FlagsStrategiesThatDoNotExcludeNamingTheEvidence) {
   for (const char* st : {"none", "optimistic", "advisory-session:pooled", "row-lease:article"}) {
     LintInput in = seed_client();
     in.strategy = st;
@@ -123,7 +140,7 @@ TEST(Lint, flags_strategies_that_do_not_exclude_naming_the_evidence) {
   }
 }
 
-TEST(Lint, passes_the_exclusion_of_strategies_that_exclude_across_pods) {
+TEST(Lint, PassesTheExclusionOfStrategiesThatExcludeAcrossPods) {
   for (const char* st : {"held-tx", "advisory-xact:try", "advisory-session:pinned", "row-lease"}) {
     LintInput in = seed_client();
     in.strategy = st;
@@ -135,7 +152,7 @@ TEST(Lint, passes_the_exclusion_of_strategies_that_exclude_across_pods) {
   }
 }
 
-TEST(Lint, flags_a_row_lock_on_a_record_that_does_not_exist_yet) {
+TEST(Lint, FlagsARowLockOnARecordThatDoesNotExistYet) {
   LintInput in = seed_client();
   in.strategy = "held-tx";
   in.scenario = "checkout";
@@ -145,7 +162,7 @@ TEST(Lint, flags_a_row_lock_on_a_record_that_does_not_exist_yet) {
   EXPECT_NE(f->message.find("does not exist before the first request"), std::string::npos) << f->message;
 }
 
-TEST(Lint, names_only_flags_that_exist) {
+TEST(Lint, NamesOnlyFlagsThatExist) {
   LintInput in = seed_client();
   in.read_timeout = 0s;
   try {
@@ -162,7 +179,7 @@ TEST(Lint, names_only_flags_that_exist) {
   EXPECT_EQ(f->message.find("--partner-mean"), std::string::npos) << f->message;
 }
 
-TEST(Lint, warns_that_an_in_process_lock_excludes_within_one_pod_only) {
+TEST(Lint, WarnsThatAnInProcessLockExcludesWithinOnePodOnly) {
   LintInput in;
   in.strategy = "synchronized";
   in.read_timeout = std::chrono::seconds(5);
@@ -188,7 +205,7 @@ const LintFinding* postgres_finding(const LintReport& r, const std::string& abou
   return nullptr;
 }
 
-TEST(Lint, flags_pools_that_need_more_connections_than_max_connections_allows) {
+TEST(Lint, FlagsPoolsThatNeedMoreConnectionsThanMaxConnectionsAllows) {
   LintInput in = seed_client();
   in.strategy = "advisory-xact";
   in.pods = 4;
@@ -212,7 +229,7 @@ TEST(Lint, flags_pools_that_need_more_connections_than_max_connections_allows) {
   EXPECT_EQ(postgres_finding(crowded, "connections")->level, LintFinding::Level::flag);
 }
 
-TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
+TEST(Lint, FlagsLeakedSessionLocksThatCanFillTheSharedLockTable) {
   LintInput in = seed_client();
   in.strategy = "advisory-session:pooled";
   in.keys = 100000;  // one leaked lock per key, against 64 x 100 = 6,400 entries
@@ -235,7 +252,7 @@ TEST(Lint, flags_leaked_session_locks_that_can_fill_the_shared_lock_table) {
   }
 }
 
-TEST(Lint, a_renewed_lease_passes_a_ttl_below_the_call_window_and_names_the_pause_it_cannot_survive) {
+TEST(Lint, ARenewedLeasePassesATtlBelowTheCallWindowAndNamesThePauseItCannotSurvive) {
   LintInput in = seed_client();
   in.lease_ttl = 3s;  // far below the 18.6 s worst case
   for (const char* spec : {"row-lease", "redis-lease", "etcd-lease"}) {

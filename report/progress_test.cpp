@@ -18,13 +18,13 @@ Progress::Plan plan(std::string position, std::string label, std::chrono::nanose
   return p;
 }
 
-TEST(Progress, line_shows_place_strategy_virtual_time_against_the_plan_and_a_wall_eta) {
+TEST(Progress, LineShowsPlaceStrategyVirtualTimeAgainstThePlanAndAWallEta) {
   // 2 s of wall time for 2 of 10 virtual minutes: 8 more seconds at that pace.
   const std::string line = Progress::format_line(plan("[2/6]", "held-tx:wait", 10min), 2s, 2min, 1234, 412);
   EXPECT_EQ(line, "[2/6] held-tx:wait  2m00s / 10m00s virtual  1234 requests, 412 ok  ETA 8.0s");
 }
 
-TEST(Progress, a_sweep_shows_the_varied_value_and_a_real_run_its_configured_clock) {
+TEST(Progress, ASweepShowsTheVariedValueAndARealRunItsConfiguredClock) {
   Progress::Plan p = plan("[3/12]", "rate=8 row-lease", 60s);
   p.clock = "configured (x0.1)";
   const std::string line = Progress::format_line(p, 3s, 30s, 240, 200);
@@ -32,13 +32,13 @@ TEST(Progress, a_sweep_shows_the_varied_value_and_a_real_run_its_configured_cloc
   EXPECT_NE(line.find("ETA 3.0s"), std::string::npos) << line;
 }
 
-TEST(Progress, says_draining_after_the_arrivals_and_nothing_before_the_clock_moved) {
+TEST(Progress, SaysDrainingAfterTheArrivalsAndNothingBeforeTheClockMoved) {
   EXPECT_NE(Progress::format_line(plan("", "x", 30s), 1s, 40s, 1, 1).find("draining"), std::string::npos);
   EXPECT_NE(Progress::format_line(plan("", "x", 30s), 1s, 0s, 0, 0).find("ETA –"), std::string::npos);
   EXPECT_NE(Progress::format_line(plan("", "x", 0s), 1s, 5s, 1, 1).find("ETA –"), std::string::npos);
 }
 
-TEST(Progress, divides_the_worlds_clock_by_the_time_scale) {
+TEST(Progress, DividesTheWorldsClockByTheTimeScale) {
   std::ostringstream out;
   Progress::Plan p = plan("", "row-lease", 60s);
   p.clock = "configured";
@@ -50,7 +50,7 @@ TEST(Progress, divides_the_worlds_clock_by_the_time_scale) {
   EXPECT_NE(out.str().find("30s / 1m00s configured"), std::string::npos) << out.str();
 }
 
-TEST(Progress, writes_nothing_when_not_a_terminal) {
+TEST(Progress, WritesNothingWhenNotATerminal) {
   std::ostringstream out;
   {
     Progress p(plan("", "x", 30s), out, false);
@@ -60,7 +60,7 @@ TEST(Progress, writes_nothing_when_not_a_terminal) {
   EXPECT_TRUE(out.str().empty());
 }
 
-TEST(Progress, redraws_one_line_and_ends_it_once) {
+TEST(Progress, RedrawsOneLineAndEndsItOnce) {
   std::ostringstream out;
   {
     Progress p(plan("", "x", 30s), out, true);

@@ -44,7 +44,7 @@ std::string screenshot(const fs::path& page, const fs::path& png, const fs::path
   return slurp(err);
 }
 
-TEST(ReportHtml, renders_in_headless_chromium_with_every_chart_and_no_console_error) {
+TEST(ReportHtml, RendersInHeadlessChromiumWithEveryChartAndNoConsoleError) {
   if (!have("chromium")) GTEST_SKIP() << "chromium is not installed";
   if (!have("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   const fs::path dir = fs::temp_directory_path() / ("lockbench_browser_test_" + std::to_string(getpid()));
@@ -96,7 +96,7 @@ namespace {
 // Optional: with LOCKBENCH_MERMAID_JS=/path/to/mermaid.min.js (from the npm
 // package `mermaid`), Mermaid itself parses every diagram of report.md in
 // headless Chromium, as GitHub would.
-TEST(ReportMarkdownMermaid, every_diagram_parses_with_mermaid_itself) {
+TEST(ReportMarkdownMermaid, EveryDiagramParsesWithMermaidItself) {
   const char* mermaid_js = std::getenv("LOCKBENCH_MERMAID_JS");
   if (mermaid_js == nullptr || !fs::exists(mermaid_js)) GTEST_SKIP() << "set LOCKBENCH_MERMAID_JS to mermaid.min.js";
   if (!have("chromium")) GTEST_SKIP() << "chromium is not installed";

@@ -118,7 +118,7 @@ const std::vector<std::string>* row_of(const MdTable& t, const std::string& stra
   return nullptr;
 }
 
-TEST(ReportMarkdown, has_every_section_heading_in_order) {
+TEST(ReportMarkdown, HasEverySectionHeadingInOrder) {
   const std::string md = render_markdown(fixtures::sweep());
   ASSERT_EQ(md.rfind("# lockbench report\n", 0), 0u);
   const std::vector<std::string> headings = {"## Verdict",
@@ -140,7 +140,7 @@ TEST(ReportMarkdown, has_every_section_heading_in_order) {
   }
 }
 
-TEST(ReportFirstScreen, the_verdict_table_comes_first_with_every_column_and_one_row_per_strategy) {
+TEST(ReportFirstScreen, TheVerdictTableComesFirstWithEveryColumnAndOneRowPerStrategy) {
   const std::string md = render_markdown(fixtures::sweep());
   const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
   ASSERT_NE(v.at, std::string::npos) << md.substr(0, 2000);
@@ -154,7 +154,7 @@ TEST(ReportFirstScreen, the_verdict_table_comes_first_with_every_column_and_one_
   for (const auto& r : v.rows) EXPECT_EQ(r.size(), v.headers.size());
 }
 
-TEST(ReportFirstScreen, ticks_and_crosses_follow_the_numbers) {
+TEST(ReportFirstScreen, TicksAndCrossesFollowTheNumbers) {
   auto results = fixtures::sweep();
   const std::string md = render_markdown(results);
   const MdTable v = md_table(md, "| strategy | world | offered /s | exclusion held? |");
@@ -183,7 +183,7 @@ TEST(ReportFirstScreen, ticks_and_crosses_follow_the_numbers) {
   EXPECT_EQ((*row_of(healthy, "held-tx:wait"))[pool].rfind("✅ 0 pool timeouts, 0/30", 0), 0u);
 }
 
-TEST(ReportFirstScreen, the_paragraph_is_computed_from_the_numbers) {
+TEST(ReportFirstScreen, TheParagraphIsComputedFromTheNumbers) {
   auto results = fixtures::sweep();
   const std::string md = render_markdown(results);
   const auto text = md.substr(md.find("### What the runs show"), md.find("## Charts") - md.find("### What the runs show"));
@@ -199,7 +199,7 @@ TEST(ReportFirstScreen, the_paragraph_is_computed_from_the_numbers) {
   EXPECT_NE(healed.find("`held-tx:wait` held exclusion but ran the pool dry"), std::string::npos);
 }
 
-TEST(ReportFirstScreen, per_run_rows_are_never_indistinguishable) {
+TEST(ReportFirstScreen, PerRunRowsAreNeverIndistinguishable) {
   auto results = fixtures::sweep();
   // Two runs equal in everything but their duration, and one exact duplicate.
   json longer = fixtures::held_tx(20);
@@ -218,7 +218,7 @@ TEST(ReportFirstScreen, per_run_rows_are_never_indistinguishable) {
   EXPECT_TRUE(crash_named);
 }
 
-TEST(ReportFirstScreen, a_time_scaled_run_is_compared_in_configured_units_not_picked_as_the_heaviest_load) {
+TEST(ReportFirstScreen, ATimeScaledRunIsComparedInConfiguredUnitsNotPickedAsTheHeaviestLoad) {
   // A real run at time scale 0.1 of 20/s configured: it ran at 200/s, with
   // latencies and waits ten times shorter than configured.
   json real = fixtures::held_tx(20);
@@ -254,7 +254,7 @@ TEST(ReportFirstScreen, a_time_scaled_run_is_compared_in_configured_units_not_pi
   EXPECT_EQ(render_markdown({fixtures::held_tx(5)}).find("time-scaled"), std::string::npos);
 }
 
-TEST(ReportCounts, informational_kinds_are_notes_and_every_section_agrees) {
+TEST(ReportCounts, InformationalKindsAreNotesAndEverySectionAgrees) {
   json quiet = fixtures::base_result("row-lease", 10, 4);
   quiet["partner"]["violations"]["ambiguous_commit"] = 48;
   quiet["partner"]["violations"]["retry_overlap"] = 7;
@@ -272,7 +272,7 @@ TEST(ReportCounts, informational_kinds_are_notes_and_every_section_agrees) {
   EXPECT_EQ(md.find("| ambiguous_commit |"), std::string::npos) << "an informational kind got a violation column";
 }
 
-TEST(ReportCounts, a_kind_the_report_does_not_know_is_a_violation_and_orphan_effects_get_their_column) {
+TEST(ReportCounts, AKindTheReportDoesNotKnowIsAViolationAndOrphanEffectsGetTheirColumn) {
   json r = fixtures::base_result("row-lease", 10, 4);
   r["partner"]["violations"]["duplicate_reward"] = 3;      // new from the partner: a violation
   r["partner"]["violations"]["db_partner_divergence"] = 2;  // an orphan effect
@@ -286,7 +286,7 @@ TEST(ReportCounts, a_kind_the_report_does_not_know_is_a_violation_and_orphan_eff
   EXPECT_EQ(c.rows.at(0)[1].rfind("❌ 5 violations", 0), 0u) << c.rows.at(0)[1];
 }
 
-TEST(ReportCounts, strategy_info_from_the_registry_wins_over_the_fallback) {
+TEST(ReportCounts, StrategyInfoFromTheRegistryWinsOverTheFallback) {
   json r = fixtures::base_result("split-tx", 10, 4);  // a strategy the report has no facts for
   r["strategy_info"] = {{"holds_connection_during_call", true}, {"excludes_across_pods", true},
                         {"crash_safe", false}, {"needs_existing_row", true}};
@@ -298,7 +298,7 @@ TEST(ReportCounts, strategy_info_from_the_registry_wins_over_the_fallback) {
   EXPECT_EQ(render_markdown({r}).find("holds a connection during the call"), std::string::npos);
 }
 
-TEST(ReportMarkdown, has_mermaid_blocks_for_the_race_and_the_pool_exhaustion) {
+TEST(ReportMarkdown, HasMermaidBlocksForTheRaceAndThePoolExhaustion) {
   const std::string md = render_markdown(fixtures::sweep());
   std::size_t blocks = 0;
   for (std::size_t at = 0; (at = md.find("```mermaid\nsequenceDiagram\n", at)) != std::string::npos; ++at) ++blocks;
@@ -306,14 +306,14 @@ TEST(ReportMarkdown, has_mermaid_blocks_for_the_race_and_the_pool_exhaustion) {
   EXPECT_EQ(md.find("<br"), std::string::npos) << "GitHub Markdown must not need HTML";
 }
 
-TEST(ReportMarkdown, says_so_when_no_race_or_exhaustion_was_captured) {
+TEST(ReportMarkdown, SaysSoWhenNoRaceOrExhaustionWasCaptured) {
   const std::string md = render_markdown({fixtures::base_result("optimistic", 5, 3)});
   EXPECT_NE(md.find("No race was captured"), std::string::npos);
   EXPECT_NE(md.find("No pool timeout was captured"), std::string::npos);
   EXPECT_EQ(md.find("```mermaid"), std::string::npos);
 }
 
-TEST(ReportCharts, runs_at_one_offered_load_get_bar_charts_and_a_sweep_gets_one_panel_per_strategy) {
+TEST(ReportCharts, RunsAtOneOfferedLoadGetBarChartsAndASweepGetsOnePanelPerStrategy) {
   ReportOptions options;
   options.charts = false;  // the scripts are written all the same
   const TempDir single("single");
@@ -340,7 +340,7 @@ TEST(ReportCharts, runs_at_one_offered_load_get_bar_charts_and_a_sweep_gets_one_
   EXPECT_NE(tl.find("title 'active'"), std::string::npos);
 }
 
-TEST(ReportHtmlPage, draws_the_race_and_the_pool_exhaustion_as_svg_sequence_diagrams) {
+TEST(ReportHtmlPage, DrawsTheRaceAndThePoolExhaustionAsSvgSequenceDiagrams) {
   const TempDir dir("sequence");
   ReportOptions options;
   options.charts = false;
@@ -365,7 +365,7 @@ TEST(ReportHtmlPage, draws_the_race_and_the_pool_exhaustion_as_svg_sequence_diag
   EXPECT_LT(page.find("<h2 id=\"verdict\">"), page.find("<h2>Charts</h2>"));
 }
 
-TEST(SummaryCsv, has_a_header_and_one_row_per_result_with_equal_field_counts) {
+TEST(SummaryCsv, HasAHeaderAndOneRowPerResultWithEqualFieldCounts) {
   const auto results = fixtures::sweep();
   const auto lines = lines_of(render_csv(results));
   ASSERT_EQ(lines.size(), results.size() + 1);
@@ -407,7 +407,7 @@ TEST(SummaryCsv, ReadsTheFaultColumnsOfARealRunAsOfASimulatedOne) {
   EXPECT_NE(csv_fields(lines[2])[col("faults.recovery_ms")].find("2950.5"), std::string::npos) << lines[2];
 }
 
-TEST(LoadResults, refuses_a_result_missing_a_contract_field_naming_file_and_field) {
+TEST(LoadResults, RefusesAResultMissingAContractFieldNamingFileAndField) {
   const TempDir dir("missing");
   json r = fixtures::held_tx(20);
   r["pool"]["hold_ms"].erase("p99");
@@ -420,7 +420,7 @@ TEST(LoadResults, refuses_a_result_missing_a_contract_field_naming_file_and_fiel
   }
 }
 
-TEST(LoadResults, reads_an_object_file_and_an_array_file_in_order) {
+TEST(LoadResults, ReadsAnObjectFileAndAnArrayFileInOrder) {
   const TempDir dir("load");
   write_json(dir / "one.json", fixtures::none_hot_with_race());
   write_json(dir / "many.json", json(fixtures::sweep()));
@@ -430,7 +430,7 @@ TEST(LoadResults, reads_an_object_file_and_an_array_file_in_order) {
   EXPECT_EQ(results[1]["strategy"], "held-tx:wait");
 }
 
-TEST(LoadResults, refuses_bad_json_a_wrong_schema_and_an_element_of_an_array_by_index) {
+TEST(LoadResults, RefusesBadJsonAWrongSchemaAndAnElementOfAnArrayByIndex) {
   const TempDir dir("bad");
   std::ofstream(dir / "bad.json") << "{ not json";
   EXPECT_THROW(load_results({(dir / "bad.json").string()}), SettingError);
@@ -450,7 +450,7 @@ TEST(LoadResults, refuses_bad_json_a_wrong_schema_and_an_element_of_an_array_by_
   EXPECT_THROW(load_results({(dir / "absent.json").string()}), SettingError);
 }
 
-TEST(WriteReport, writes_the_three_documents_and_refuses_no_results) {
+TEST(WriteReport, WritesTheThreeDocumentsAndRefusesNoResults) {
   const TempDir dir("write");
   ReportOptions options;
   options.charts = false;
@@ -460,7 +460,7 @@ TEST(WriteReport, writes_the_three_documents_and_refuses_no_results) {
   EXPECT_THROW(write_report({}, dir, options), SettingError);
 }
 
-TEST(WriteReport, a_chart_whose_data_is_absent_says_so_in_the_page) {
+TEST(WriteReport, AChartWhoseDataIsAbsentSaysSoInThePage) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
   const TempDir dir("absent");
   json r = fixtures::base_result("optimistic", 5, 3);  // no timeline
@@ -473,7 +473,7 @@ TEST(WriteReport, a_chart_whose_data_is_absent_says_so_in_the_page) {
   EXPECT_FALSE(fs::exists(dir / "charts" / "pool_timeline.svg"));
 }
 
-TEST(WriteReport, a_missing_gnuplot_leaves_a_sentence_not_a_failure) {
+TEST(WriteReport, AMissingGnuplotLeavesASentenceNotAFailure) {
   const TempDir dir("nognuplot");
   ReportOptions options;
   options.gnuplot = "/nonexistent/gnuplot";
@@ -481,7 +481,7 @@ TEST(WriteReport, a_missing_gnuplot_leaves_a_sentence_not_a_failure) {
   EXPECT_NE(slurp(dir / "report.html").find("could not start"), std::string::npos);
 }
 
-TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
+TEST(WriteReport, HtmlIsSelfContainedWithEveryChartInlined) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
   const TempDir dir("html");
   write_report(fixtures::sweep(), dir);
@@ -500,7 +500,7 @@ TEST(WriteReport, html_is_self_contained_with_every_chart_inlined) {
   EXPECT_EQ(page.find("id='gpPt0'"), std::string::npos) << "chart ids must be prefixed per chart";
 }
 
-TEST(ReportComparison, clustered_and_missing_record_rows_come_from_two_pod_and_reward_claim_runs) {
+TEST(ReportComparison, ClusteredAndMissingRecordRowsComeFromTwoPodAndRewardClaimRuns) {
   // synchronized: clean on one pod, overdrawn on two; advisory-xact: a reward-claim run with no duplicate.
   json one_pod = fixtures::base_result("synchronized:wait", 2, 1);
   one_pod["scenario"] = "payout";
@@ -531,7 +531,7 @@ TEST(ReportComparison, clustered_and_missing_record_rows_come_from_two_pod_and_r
   EXPECT_EQ(missing[col("synchronized:wait")].rfind("not measured", 0), 0u);
 }
 
-TEST(ReportComparison, the_crash_row_gives_each_worlds_recovery_in_configured_units) {
+TEST(ReportComparison, TheCrashRowGivesEachWorldsRecoveryInConfiguredUnits) {
   json sim = fixtures::base_result("row-lease", 20, 1500);
   sim["settings"]["crash-at"] = "5m";
   sim["faults"] = {{"recovery_ms", 29984.6}, {"crash_at_s", 300}};

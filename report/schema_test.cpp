@@ -88,7 +88,7 @@ std::string joined(const std::vector<std::string>& errors) {
   return out;
 }
 
-TEST(ResultSchema, results_of_the_lockbench_binary_validate_against_docs_result_schema_json) {
+TEST(ResultSchema, ResultsOfTheLockbenchBinaryValidateAgainstDocsResultSchemaJson) {
   const json schema = load_schema();
   // A race (none on one hot key) and a pool exhaustion (held-tx far above its ceiling).
   const json results = run_json("--strategy none,held-tx,row-lease --rate 20 --duration 20s --keys 2 "
@@ -145,13 +145,13 @@ TEST(ResultSchema, AFaultBlockValidatesAndOneWithoutItsRequiredFieldsDoesNot) {
   EXPECT_EQ(errors_of(schema, shaped), std::vector<std::string>{"result.faults.crash: missing 'pod'"});
 }
 
-TEST(ResultSchema, json_output_is_an_array_for_one_result_as_for_many) {
+TEST(ResultSchema, JsonOutputIsAnArrayForOneResultAsForMany) {
   const json one = run_json("--strategy row-lease --rate 5 --duration 5s");
   ASSERT_TRUE(one.is_array());
   EXPECT_EQ(one.size(), 1u);
 }
 
-TEST(ResultSchema, the_validator_refuses_a_missing_field_a_wrong_type_and_a_value_outside_an_enum) {
+TEST(ResultSchema, TheValidatorRefusesAMissingFieldAWrongTypeAndAValueOutsideAnEnum) {
   const json schema = load_schema();
   json r = run_json("--strategy row-lease --rate 5 --duration 5s").at(0);
   ASSERT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
@@ -169,7 +169,7 @@ TEST(ResultSchema, the_validator_refuses_a_missing_field_a_wrong_type_and_a_valu
   EXPECT_EQ(errors_of(schema, row).size(), 1u);
 }
 
-TEST(ResultSize, a_24_hour_simulated_run_writes_a_bounded_timeline_and_a_small_result) {
+TEST(ResultSize, A24HourSimulatedRunWritesABoundedTimelineAndASmallResult) {
   const json r = run_json("--strategy held-tx --rate 1 --duration 24h").at(0);
   EXPECT_LE(r["timeline"].size(), 600u);
   EXPECT_GE(r["timeline"].size(), 300u);
@@ -177,7 +177,7 @@ TEST(ResultSize, a_24_hour_simulated_run_writes_a_bounded_timeline_and_a_small_r
   EXPECT_TRUE(errors_of(load_schema(), r).empty()) << joined(errors_of(load_schema(), r));
 }
 
-TEST(CompareCommand, exits_0_for_two_runs_of_one_seed_and_1_when_the_candidate_lost_throughput) {
+TEST(CompareCommand, Exits0ForTwoRunsOfOneSeedAnd1WhenTheCandidateLostThroughput) {
   const auto dir = std::filesystem::temp_directory_path() / ("lockbench-compare-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "fake_partner/model/check.hpp"
 #include "report/fields.hpp"
 #include "report/repetitions.hpp"
+#include "strategies/registry.hpp"
 
 namespace lockbench::report::detail {
 
@@ -427,10 +430,10 @@ std::string uncounted_kinds_note(const std::vector<json>& views) {
   }
   std::string note;
   if (!zero.empty()) note += "Violation kinds the partner checks, counted 0 in every run: " + zero + ". ";
-  note += "Counted as notes, not violations: ambiguous_commit (a commit whose answer was lost), retry_overlap "
-          "(a request overlapping its own retry), overlap_abandoned (a call overlapping another request's call that "
-          "its client had already abandoned: the lock held, the client's timeout is shorter than the partner's "
-          "work; fix with an idempotency key or fencing), stale_token_rejected (fencing refusing a stale holder).";
+  std::string notes;
+  for (const auto& n : partner::kNoteKinds)
+    notes += fmt::format("{}{} ({})", notes.empty() ? "" : ", ", n.kind, n.meaning);
+  note += "Counted as notes, not violations: " + notes + ".";
   return note;
 }
 
@@ -457,29 +460,184 @@ Table prediction_table(const std::vector<json>& views) {
 
 namespace {
 
-// What the seeds' table says for rows that are design facts, not measurements.
-struct DesignFacts {
-  std::string non_existent;  // protects records that do not exist yet
-  std::string crash;         // expected clean-up on crash
-};
+// A fact of the strategy's registry row (strategies/registry.cpp), as the
+// result states it (its strategy_info, written from the row when it ran) or,
+// for a result without one, as this build's registry states it.
+std::optional<json> registry_fact(const json& r, const std::string& fact) {
+  if (const json* info = find(r, "strategy_info"); info != nullptr && info->is_object() && info->contains(fact))
+    return (*info)[fact];
+  try {
+    return strategy_info_json(strategy_info(str(r, "strategy")))[fact];
+  } catch (const std::exception&) {  // a strategy this build does not know
+    return std::nullopt;
+  }
+}
 
-DesignFacts facts_for(const json& r, const std::string& base) {
-  DesignFacts f;
-  if (base == "none") f = {"N/A: nothing to protect with", "N/A: nothing is held"};
-  else if (base == "held-tx") f = {"❌ No: needs the row to lock", "✅ rollback frees the row when the session ends"};
-  else if (base == "advisory-xact") f = {"✅ Yes: the key is any number", "✅ freed at rollback when the session ends"};
-  else if (base == "advisory-session")
-    f = {"✅ Yes: the key is any number", "⚠️ freed only when the session ends (pooled: never)"};
-  else if (base == "row-lease") f = {"❌ No: needs the row", "⚠️ after the lease TTL"};
-  else if (base == "optimistic") f = {"❌ No: needs the row and its version", "✅ nothing is held"};
-  // The registry's facts, when the result carries them, win over the list above.
-  if (auto needs = strategy_fact(r, "needs_existing_row"))
-    f.non_existent = *needs ? "❌ No: needs an existing row" : "✅ Yes: no row needed";
-  if (auto safe = strategy_fact(r, "crash_safe"))
-    f.crash = *safe ? "✅ crash-safe by design" : "⚠️ not crash-safe by design";
-  if (f.non_existent.empty()) f.non_existent = "not stated";
-  if (f.crash.empty()) f.crash = "not stated";
-  return f;
+std::optional<bool> registry_flag(const json& r, const std::string& fact) {
+  auto v = registry_fact(r, fact);
+  if (!v || !v->is_boolean()) return std::nullopt;
+  return v->get<bool>();
+}
+
+// What the seeds' table says for rows that are design facts, not measurements:
+// the registry row's, shown where no run measured them.
+std::string expected_for_missing_records(const json& r) {
+  auto needs = registry_flag(r, "needs_existing_row");
+  if (!needs) return "not stated";
+  return *needs ? "❌ No: needs an existing row" : "✅ Yes: no row needed";
+}
+
+std::string expected_on_crash(const json& r) {
+  auto safe = registry_flag(r, "crash_safe");
+  if (!safe) return "not stated";
+  return *safe ? "✅ crash-safe by design" : "⚠️ not crash-safe by design";
+}
+
+// Exclusion is judged on runs without injected faults (a pod that crashes
+// between unlink and link splits a person whatever the lock did); the fault
+// runs' counts are named beside it, from the same function. A run whose
+// partner was lost has no verdict to count.
+std::string exclusion_measured(const StrategyGroup& g) {
+  double violations = 0, calls = 0, steals = 0, unlock_failures = 0, fault_violations = 0;
+  std::map<std::string, double> notes;
+  int fault_runs = 0, unavailable_runs = 0;
+  for (const json* r : g.results) {
+    const Violations v = violations_of(*r);
+    for (const auto& [k, n] : v.note_kinds) notes[k] += n;
+    if (has_faults(*r)) {
+      ++fault_runs;
+      fault_violations += v.total;
+      continue;
+    }
+    if (str(*r, "partner.available") == "false") {  // no verdict to count
+      ++unavailable_runs;
+      continue;
+    }
+    violations += v.total;
+    calls += num_or(*r, "partner.calls", 0);
+    steals += num_or(*r, "locks.lease_steals", 0);
+    unlock_failures += num_or(*r, "locks.unlock_failures", 0);
+  }
+  if (unavailable_runs > 0 && unavailable_runs + fault_runs == static_cast<int>(g.results.size()))
+    return "unavailable: the partner's checks could not be read";
+  std::string cell = violations == 0
+                         ? fmt::format("✅ 0 violations in {} partner calls", fmt(calls, 0))
+                         : fmt::format("❌ {} violations in {} partner calls", fmt(violations, 0), fmt(calls, 0));
+  if (steals > 0) cell += fmt::format(", {} leases stolen", fmt(steals, 0));
+  if (unlock_failures > 0) cell += fmt::format(", {} failed unlocks", fmt(unlock_failures, 0));
+  if (fault_runs > 0)
+    cell += fmt::format("; {} crash/pause runs counted apart: {} violations", fault_runs, fmt(fault_violations, 0));
+  if (!notes.empty()) {
+    std::vector<std::pair<std::string, double>> n(notes.begin(), notes.end());
+    cell += "; notes, not violations: " + kinds_text(n);
+  }
+  if (unavailable_runs > 0) cell += fmt::format(" ({} runs with the partner's checks unavailable)", unavailable_runs);
+  return cell;
+}
+
+// Clustered: only runs with two pods or more can show a lock that stays in one pod.
+std::string cluster_measured(const StrategyGroup& g) {
+  double pod_runs = 0, pod_violations = 0, pod_calls = 0, pods_max = 0;
+  for (const json* r : g.results) {
+    const double pods = num_or(*r, "settings.pods", 1);
+    if (pods < 2 || has_faults(*r)) continue;
+    ++pod_runs;
+    pod_violations += violations_of(*r).total;
+    pod_calls += num_or(*r, "partner.calls", 0);
+    pods_max = std::max(pods_max, pods);
+  }
+  if (pod_runs == 0) return "not measured (no run with 2+ pods)";
+  return fmt::format("{} {} violations in {} partner calls ({} runs, up to {} pods)", pod_violations == 0 ? "✅" : "❌",
+                     fmt(pod_violations, 0), fmt(pod_calls, 0), fmt(pod_runs, 0), fmt(pods_max, 0));
+}
+
+// Non-existent records: the reward claim, whose row appears only with the first claim.
+std::string missing_records_measured(const StrategyGroup& g) {
+  double claim_runs = 0, duplicates = 0, credits = 0, unique_divergence = 0;
+  bool unique_key = false;
+  for (const json* r : g.results) {
+    const std::string scenario = str(*r, "scenario");
+    if (scenario.rfind("reward-claim", 0) != 0 || has_faults(*r)) continue;
+    ++claim_runs;
+    duplicates += num_or(*r, "partner.violations.duplicate_reward", 0);
+    credits += num_or(*r, "partner.calls", 0);
+    if (scenario == "reward-claim:unique") {
+      unique_key = true;
+      unique_divergence += num_or(*r, "partner.violations.claim_divergence", 0);
+    }
+  }
+  if (claim_runs == 0) return "not measured (expected: " + expected_for_missing_records(*g.results.front()) + ")";
+  std::string cell = fmt::format("{} {} duplicate rewards in {} credits ({} runs)", duplicates == 0 ? "✅" : "❌",
+                                 fmt(duplicates, 0), fmt(credits, 0), fmt(claim_runs, 0));
+  if (unique_key && duplicates > 0)
+    cell += fmt::format("; a unique key kept one claim row where the partner credited twice ({} claim_divergence)",
+                        fmt(unique_divergence, 0));
+  return cell;
+}
+
+// What the strategy needs beside the service and its PostgreSQL, from its registry row.
+std::string infrastructure_needed(const StrategyGroup& g) {
+  const json& r = *g.results.front();
+  if (registry_flag(r, "needs_lease_store").value_or(false)) return "Redis (a lease store beside PostgreSQL)";
+  if (auto e = registry_fact(r, "exclusion"); e && *e == "one-pod") return "None (the pod's own memory)";
+  return "None (uses the existing PostgreSQL)";
+}
+
+// Crash recovery is measured only when a run injected a crash; each world
+// that crashed a pod says its own figure (the longest of its runs).
+std::string crash_recovery_measured(const StrategyGroup& g) {
+  std::vector<std::pair<std::string, double>> recovery;  // world label -> ms, in first-seen order
+  for (const json* r : g.results)
+    if (auto v = num(*r, "faults.recovery_ms")) {
+      const std::string world = world_label(*r);
+      auto it = std::find_if(recovery.begin(), recovery.end(), [&](const auto& p) { return p.first == world; });
+      if (it == recovery.end()) recovery.emplace_back(world, *v);
+      else it->second = std::max(it->second, *v);
+    }
+  if (recovery.empty()) return "not measured (expected: " + expected_on_crash(*g.results.front()) + ")";
+  double worst = 0;
+  std::string parts;
+  for (const auto& [world, ms] : recovery) {
+    worst = std::max(worst, ms);
+    parts += (parts.empty() ? "" : "; ") + world + " " + fmt(ms) + " ms";
+  }
+  return fmt::format("{} key free again after the crash: {}", worst <= 1000 ? "✅" : "⚠️", parts);
+}
+
+std::string slow_io_measured(const StrategyGroup& g) {
+  double timeouts = 0, probes_failed = 0;
+  for (const json* r : g.results) timeouts += pool_timeouts(*r), probes_failed += num_or(*r, "probe.failed", 0);
+  if (timeouts + probes_failed == 0) return "✅ 0 pool timeouts, 0 failed probes";
+  return fmt::format("❌ {} pool timeouts, {} failed probes", fmt(timeouts, 0), fmt(probes_failed, 0));
+}
+
+// The headline runs' ok /s of offered /s, per world ("–" without one).
+std::string capacity_at_headline(const StrategyGroup& g, const std::vector<Headline>& headlines) {
+  std::string cap;
+  for (const auto& h : headlines) {
+    if (h.strategy != g.strategy) continue;
+    const json& r = *h.run;
+    std::string one =
+        fmt::format("{}: {} of {}", world_label(r), fmt(num(r, "throughput_ok_per_s"), 2), fmt(num(r, "offered_per_s")));
+    if (auto ceiling = num(r, "prediction.littles_law_ceiling_per_s"); ceiling && holds_connection(r))
+      one += fmt::format(" (ceiling {})", fmt(ceiling, 2));
+    cap += (cap.empty() ? "" : "; ") + one;
+  }
+  return cap.empty() ? "–" : cap;
+}
+
+// The headline runs' mean connection hold, per world ("–" without one).
+std::string hold_at_headline(const StrategyGroup& g, const std::vector<Headline>& headlines) {
+  std::string hold;
+  for (const auto& h : headlines)
+    if (h.strategy == g.strategy) hold += (hold.empty() ? "" : "; ") + world_label(*h.run) + ": " + fmt(mean_hold_ms(*h.run));
+  return hold.empty() ? "–" : hold;
+}
+
+std::string refused_measured(const StrategyGroup& g) {
+  double conflicts = 0;
+  for (const json* r : g.results) conflicts += num_or(*r, "requests.conflict", 0);
+  return fmt(conflicts, 0);
 }
 
 }  // namespace
@@ -487,153 +645,33 @@ DesignFacts facts_for(const json& r, const std::string& base) {
 Table comparison_table(const std::vector<json>& views) {
   const auto groups = group_by_strategy(views);
   const auto headlines = headline_runs(views);
+  const auto capacity = [&](const StrategyGroup& g) { return capacity_at_headline(g, headlines); };
+  const auto hold = [&](const StrategyGroup& g) { return hold_at_headline(g, headlines); };
+  // One row per requirement of the seeds' table, one cell per strategy.
+  struct Requirement {
+    const char* label;
+    std::function<std::string(const StrategyGroup&)> cell;
+  };
+  const std::vector<Requirement> requirements = {
+      {"Exclusion of two requests for one key: measured partner violations (all runs)", exclusion_measured},
+      {"Clustered / multi-node: measured partner violations in runs with 2+ pods", cluster_measured},
+      {"Protects non-existent records: duplicate rewards measured in reward-claim runs", missing_records_measured},
+      {"External infrastructure", infrastructure_needed},
+      {"Auto clean-up on crash", crash_recovery_measured},
+      {"Safe with slow HTTP I/O: measured pool timeouts and failed probes", slow_io_measured},
+      {"Throughput at the headline load (ok /s of offered /s, configured units)", capacity},
+      {"Connection held per request at the headline load (mean ms)", hold},
+      {"Requests refused (409 conflict)", refused_measured},
+  };
   Table t;
   t.headers = {"Requirement"};
   for (const auto& g : groups) t.headers.push_back(g.strategy);
   t.numeric.assign(t.headers.size(), false);
-
-  std::vector<std::string> excl = {"Exclusion of two requests for one key: measured partner violations (all runs)"};
-  std::vector<std::string> cluster = {"Clustered / multi-node: measured partner violations in runs with 2+ pods"};
-  std::vector<std::string> nonexist = {"Protects non-existent records: duplicate rewards measured in reward-claim runs"};
-  std::vector<std::string> infra = {"External infrastructure"};
-  std::vector<std::string> crash = {"Auto clean-up on crash"};
-  std::vector<std::string> slow = {"Safe with slow HTTP I/O: measured pool timeouts and failed probes"};
-  std::vector<std::string> capacity = {"Throughput at the headline load (ok /s of offered /s, configured units)"};
-  std::vector<std::string> overhead = {"Connection held per request at the headline load (mean ms)"};
-  std::vector<std::string> refused = {"Requests refused (409 conflict)"};
-
-  for (const auto& g : groups) {
-    const std::string base = base_strategy(g.strategy);
-    // Exclusion is judged on runs without injected faults (a pod that crashes
-    // between unlink and link splits a person whatever the lock did); the
-    // fault runs' counts are named beside it, from the same function. A run
-    // whose partner was lost has no verdict to count.
-    double violations = 0, calls = 0, steals = 0, unlock_failures = 0, fault_violations = 0;
-    std::map<std::string, double> notes;
-    int fault_runs = 0, unavailable_runs = 0;
-    for (const json* r : g.results) {
-      const Violations v = violations_of(*r);
-      for (const auto& [k, n] : v.note_kinds) notes[k] += n;
-      if (has_faults(*r)) {
-        ++fault_runs;
-        fault_violations += v.total;
-        continue;
-      }
-      if (str(*r, "partner.available") == "false") {  // no verdict to count
-        ++unavailable_runs;
-        continue;
-      }
-      violations += v.total;
-      calls += num_or(*r, "partner.calls", 0);
-      steals += num_or(*r, "locks.lease_steals", 0);
-      unlock_failures += num_or(*r, "locks.unlock_failures", 0);
-    }
-    std::string cell = violations == 0
-                           ? fmt::format("✅ 0 violations in {} partner calls", fmt(calls, 0))
-                           : fmt::format("❌ {} violations in {} partner calls", fmt(violations, 0), fmt(calls, 0));
-    if (steals > 0) cell += fmt::format(", {} leases stolen", fmt(steals, 0));
-    if (unlock_failures > 0) cell += fmt::format(", {} failed unlocks", fmt(unlock_failures, 0));
-    if (fault_runs > 0)
-      cell += fmt::format("; {} crash/pause runs counted apart: {} violations", fault_runs, fmt(fault_violations, 0));
-    if (!notes.empty()) {
-      std::vector<std::pair<std::string, double>> n(notes.begin(), notes.end());
-      cell += "; notes, not violations: " + kinds_text(n);
-    }
-    if (unavailable_runs > 0) cell += fmt::format(" ({} runs with the partner's checks unavailable)", unavailable_runs);
-    if (unavailable_runs > 0 && unavailable_runs + fault_runs == static_cast<int>(g.results.size()))
-      cell = "unavailable: the partner's checks could not be read";
-    excl.push_back(cell);
-
-    // Clustered: only runs with two pods or more can show a lock that stays in one pod.
-    double pod_runs = 0, pod_violations = 0, pod_calls = 0, pods_max = 0;
-    for (const json* r : g.results) {
-      const double pods = num_or(*r, "settings.pods", 1);
-      if (pods < 2 || has_faults(*r)) continue;
-      ++pod_runs;
-      pod_violations += violations_of(*r).total;
-      pod_calls += num_or(*r, "partner.calls", 0);
-      pods_max = std::max(pods_max, pods);
-    }
-    if (pod_runs == 0) cluster.push_back("not measured (no run with 2+ pods)");
-    else
-      cluster.push_back(fmt::format("{} {} violations in {} partner calls ({} runs, up to {} pods)",
-                                    pod_violations == 0 ? "✅" : "❌", fmt(pod_violations, 0), fmt(pod_calls, 0),
-                                    fmt(pod_runs, 0), fmt(pods_max, 0)));
-
-    // Non-existent records: the reward claim, whose row appears only with the first claim.
-    const DesignFacts facts = facts_for(*g.results.front(), base);
-    double claim_runs = 0, duplicates = 0, credits = 0, unique_divergence = 0;
-    bool unique_key = false;
-    for (const json* r : g.results) {
-      const std::string scenario = str(*r, "scenario");
-      if (scenario.rfind("reward-claim", 0) != 0 || has_faults(*r)) continue;
-      ++claim_runs;
-      duplicates += num_or(*r, "partner.violations.duplicate_reward", 0);
-      credits += num_or(*r, "partner.calls", 0);
-      if (scenario == "reward-claim:unique") {
-        unique_key = true;
-        unique_divergence += num_or(*r, "partner.violations.claim_divergence", 0);
-      }
-    }
-    if (claim_runs == 0) {
-      nonexist.push_back("not measured (expected: " + facts.non_existent + ")");
-    } else {
-      std::string cell = fmt::format("{} {} duplicate rewards in {} credits ({} runs)", duplicates == 0 ? "✅" : "❌",
-                                     fmt(duplicates, 0), fmt(credits, 0), fmt(claim_runs, 0));
-      if (unique_key && duplicates > 0)
-        cell += fmt::format("; a unique key kept one claim row where the partner credited twice ({} claim_divergence)",
-                            fmt(unique_divergence, 0));
-      nonexist.push_back(cell);
-    }
-    infra.push_back(base == "synchronized" ? "None (the pod's own memory)" : "None (uses the existing PostgreSQL)");
-
-    // Crash recovery is measured only when a run injected a crash; each world
-    // that crashed a pod says its own figure (the longest of its runs).
-    std::vector<std::pair<std::string, double>> recovery;  // world label -> ms, in first-seen order
-    for (const json* r : g.results)
-      if (auto v = num(*r, "faults.recovery_ms")) {
-        const std::string world = world_label(*r);
-        auto it = std::find_if(recovery.begin(), recovery.end(), [&](const auto& p) { return p.first == world; });
-        if (it == recovery.end()) recovery.emplace_back(world, *v);
-        else it->second = std::max(it->second, *v);
-      }
-    if (!recovery.empty()) {
-      double worst = 0;
-      std::string parts;
-      for (const auto& [world, ms] : recovery) {
-        worst = std::max(worst, ms);
-        parts += (parts.empty() ? "" : "; ") + world + " " + fmt(ms) + " ms";
-      }
-      crash.push_back(fmt::format("{} key free again after the crash: {}", worst <= 1000 ? "✅" : "⚠️", parts));
-    } else {
-      crash.push_back("not measured (expected: " + facts.crash + ")");
-    }
-
-    double timeouts = 0, probes_failed = 0;
-    for (const json* r : g.results) timeouts += pool_timeouts(*r), probes_failed += num_or(*r, "probe.failed", 0);
-    slow.push_back(timeouts + probes_failed == 0
-                       ? "✅ 0 pool timeouts, 0 failed probes"
-                       : fmt::format("❌ {} pool timeouts, {} failed probes", fmt(timeouts, 0),
-                                     fmt(probes_failed, 0)));
-
-    std::string cap, hold;
-    double conflicts = 0;
-    for (const json* r : g.results) conflicts += num_or(*r, "requests.conflict", 0);
-    for (const auto& h : headlines) {
-      if (h.strategy != g.strategy) continue;
-      const json& r = *h.run;
-      std::string one = fmt::format("{}: {} of {}", world_label(r), fmt(num(r, "throughput_ok_per_s"), 2),
-                                    fmt(num(r, "offered_per_s")));
-      if (auto ceiling = num(r, "prediction.littles_law_ceiling_per_s"); ceiling && holds_connection(r))
-        one += fmt::format(" (ceiling {})", fmt(ceiling, 2));
-      cap += (cap.empty() ? "" : "; ") + one;
-      hold += (hold.empty() ? "" : "; ") + world_label(r) + ": " + fmt(mean_hold_ms(r));
-    }
-    capacity.push_back(cap.empty() ? "–" : cap);
-    overhead.push_back(hold.empty() ? "–" : hold);
-    refused.push_back(fmt(conflicts, 0));
+  for (const auto& [label, cell] : requirements) {
+    std::vector<std::string> row = {label};
+    for (const auto& g : groups) row.push_back(cell(g));
+    t.rows.push_back(std::move(row));
   }
-  t.rows = {excl, cluster, nonexist, infra, crash, slow, capacity, overhead, refused};
   return t;
 }
 

@@ -28,7 +28,7 @@ void expect_valid_mermaid(const std::string& diagram) {
   while (std::getline(in, line)) EXPECT_TRUE(std::regex_match(line, statement)) << line;
 }
 
-TEST(RaceDiagram, of_a_none_hot_key_result_names_the_two_interleaved_requests) {
+TEST(RaceDiagram, OfANoneHotKeyResultNamesTheTwoInterleavedRequests) {
   const auto d = race_diagram(fixtures::none_hot_with_race());
   ASSERT_TRUE(d.has_value());
   EXPECT_NE(d->find("participant A as request r-17"), std::string::npos);
@@ -45,7 +45,7 @@ TEST(RaceDiagram, of_a_none_hot_key_result_names_the_two_interleaved_requests) {
   expect_valid_mermaid(*d);
 }
 
-TEST(RaceDiagram, accepts_numeric_request_ids_and_names_the_flagged_kind) {
+TEST(RaceDiagram, AcceptsNumericRequestIdsAndNamesTheFlaggedKind) {
   // core/result.cpp writes request ids as numbers and the race's kind.
   auto r = fixtures::none_hot_with_race();
   for (auto& e : r["trace"]["events"]) e["request_id"] = e["request_id"] == "r-17" ? 17 : 18;
@@ -58,12 +58,12 @@ TEST(RaceDiagram, accepts_numeric_request_ids_and_names_the_flagged_kind) {
   expect_valid_mermaid(*d);
 }
 
-TEST(RaceDiagram, is_absent_when_the_result_captured_no_race) {
+TEST(RaceDiagram, IsAbsentWhenTheResultCapturedNoRace) {
   EXPECT_FALSE(race_diagram(fixtures::held_tx(20)).has_value());
   EXPECT_FALSE(race_diagram(fixtures::base_result("none", 1, 5)).has_value());
 }
 
-TEST(RaceDiagram, strips_characters_that_would_break_mermaid_from_details) {
+TEST(RaceDiagram, StripsCharactersThatWouldBreakMermaidFromDetails) {
   auto r = fixtures::none_hot_with_race();
   r["trace"]["events"][4]["detail"] = "unlink a;b #1 <x> {y} \"z\"";
   const auto d = race_diagram(r);
@@ -71,7 +71,7 @@ TEST(RaceDiagram, strips_characters_that_would_break_mermaid_from_details) {
   expect_valid_mermaid(*d);
 }
 
-TEST(PoolExhaustionDiagram, shows_the_holders_and_the_request_that_timed_out) {
+TEST(PoolExhaustionDiagram, ShowsTheHoldersAndTheRequestThatTimedOut) {
   const auto d = pool_exhaustion_diagram(fixtures::held_tx(20));
   ASSERT_TRUE(d.has_value());
   EXPECT_NE(d->find("participant H1 as request r-30"), std::string::npos);
@@ -84,7 +84,7 @@ TEST(PoolExhaustionDiagram, shows_the_holders_and_the_request_that_timed_out) {
   expect_valid_mermaid(*d);
 }
 
-TEST(PoolExhaustionDiagram, is_absent_without_a_pool_timeout_in_the_trace) {
+TEST(PoolExhaustionDiagram, IsAbsentWithoutAPoolTimeoutInTheTrace) {
   EXPECT_FALSE(pool_exhaustion_diagram(fixtures::none_hot_with_race()).has_value());
   EXPECT_FALSE(pool_exhaustion_diagram(fixtures::held_tx(2)).has_value());
 }

@@ -3,7 +3,6 @@
 // without a unique key, and synchronized's per-pod locks.
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
 #include "scenarios/scenarios.hpp"
 #include "sim/sim_world.hpp"
 #include "strategies/registry.hpp"

@@ -3,7 +3,7 @@
 // strategies stay clean; session pooling keeps today's behaviour.
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench {
 namespace {
@@ -32,7 +32,7 @@ std::int64_t violations_total(const nlohmann::json& r) {
 }
 std::int64_t locks(const nlohmann::json& r, const char* what) { return r["locks"][what].get<std::int64_t>(); }
 
-TEST(SimPgBouncer, gives_a_session_lock_to_the_next_client_on_its_backend_under_transaction_pooling) {
+TEST(SimPgBouncer, GivesASessionLockToTheNextClientOnItsBackendUnderTransactionPooling) {
   // One backend: request 1 locks and returns it (autocommit); request 2 is
   // given the same backend and re-enters the lock: both hold it at once.
   Settings s = behind_pgbouncer("advisory-session:pinned", "transaction", 1);
@@ -51,7 +51,7 @@ TEST(SimPgBouncer, gives_a_session_lock_to_the_next_client_on_its_backend_under_
   EXPECT_EQ(locks(direct, "handed_to_stranger"), 0);
 }
 
-TEST(SimPgBouncer, leaks_session_locks_fails_their_unlocks_and_races_for_pinned_and_pooled_alike) {
+TEST(SimPgBouncer, LeaksSessionLocksFailsTheirUnlocksAndRacesForPinnedAndPooledAlike) {
   for (const char* strategy : {"advisory-session:pinned", "advisory-session:pooled"}) {
     const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
     EXPECT_GT(locks(r, "handed_to_stranger"), 0) << strategy << r["locks"].dump();
@@ -66,7 +66,7 @@ TEST(SimPgBouncer, leaks_session_locks_fails_their_unlocks_and_races_for_pinned_
   EXPECT_EQ(violations_total(direct), 0);
 }
 
-TEST(SimPgBouncer, keeps_advisory_xact_and_row_lease_clean_under_transaction_pooling) {
+TEST(SimPgBouncer, KeepsAdvisoryXactAndRowLeaseCleanUnderTransactionPooling) {
   for (const char* strategy : {"advisory-xact:try", "advisory-xact:wait", "row-lease"}) {
     const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
     EXPECT_EQ(violations_total(r), 0) << strategy << r["partner"]["violations"].dump();
@@ -75,7 +75,7 @@ TEST(SimPgBouncer, keeps_advisory_xact_and_row_lease_clean_under_transaction_poo
   }
 }
 
-TEST(SimPgBouncer, lets_lock_waiters_hold_every_backend_while_other_clients_queue_until_lock_timeout) {
+TEST(SimPgBouncer, LetsLockWaitersHoldEveryBackendWhileOtherClientsQueueUntilLockTimeout) {
   // Two backends: the holder's transaction keeps one through its 3 s partner
   // call, a waiter for the same key keeps the other until lock_timeout; every
   // other client waits at PgBouncer for a backend, however unrelated its work.
@@ -92,7 +92,7 @@ TEST(SimPgBouncer, lets_lock_waiters_hold_every_backend_while_other_clients_queu
   EXPECT_EQ(violations_total(r), 0);
 }
 
-TEST(SimPgBouncer, session_pooling_keeps_session_locks_with_their_client) {
+TEST(SimPgBouncer, SessionPoolingKeepsSessionLocksWithTheirClient) {
   // As many backends as connections: one backend per client for its life.
   const auto r = run_sim(behind_pgbouncer("advisory-session:pinned", "session", 10));
   EXPECT_EQ(locks(r, "handed_to_stranger") + locks(r, "unlock_failures") + locks(r, "leaked"), 0) << r["locks"].dump();
@@ -100,7 +100,7 @@ TEST(SimPgBouncer, session_pooling_keeps_session_locks_with_their_client) {
   EXPECT_EQ(r["pgbouncer"]["query_wait_timeouts"], 0);
 }
 
-TEST(SimPgBouncer, gives_the_same_result_for_a_seed) {
+TEST(SimPgBouncer, GivesTheSameResultForASeed) {
   const Settings s = behind_pgbouncer("advisory-session:pooled", "transaction", 3);
   auto a = run_sim(s), b = run_sim(s);
   a["provenance"].erase("created_at");

@@ -76,7 +76,7 @@ Settings three_claimers_at_once() {
   return s;
 }
 
-TEST(SimClaimDue, skips_rows_other_transactions_hold_and_hands_out_due_rows_in_key_order) {
+TEST(SimClaimDue, SkipsRowsOtherTransactionsHoldAndHandsOutDueRowsInKeyOrder) {
   const Settings s = three_claimers_at_once();
   Jobs jobs;
   Claimer claimer;

@@ -19,7 +19,7 @@ void note(void* ctx, std::uint64_t arg) {
   log->seen.emplace_back(arg, log->loop->now());
 }
 
-TEST(EventLoop, runs_events_in_time_order_and_equal_times_in_insertion_order) {
+TEST(EventLoop, RunsEventsInTimeOrderAndEqualTimesInInsertionOrder) {
   EventLoop loop;
   Log log{&loop, {}};
   loop.at(20ms, kGlobal, &note, &log, 1);
@@ -67,7 +67,7 @@ struct Spawner {
   }
 };
 
-TEST(EventLoop, events_in_lanes_and_in_the_heap_run_in_one_time_then_insertion_order) {
+TEST(EventLoop, EventsInLanesAndInTheHeapRunInOneTimeThenInsertionOrder) {
   EventLoop loop;
   Spawner s;
   s.loop = &loop;
@@ -79,7 +79,7 @@ TEST(EventLoop, events_in_lanes_and_in_the_heap_run_in_one_time_then_insertion_o
   EXPECT_EQ(loop.next_time(), Duration::max());
 }
 
-TEST(EventLoop, a_streams_events_run_in_one_order_with_the_others_even_when_scheduled_out_of_order) {
+TEST(EventLoop, AStreamsEventsRunInOneOrderWithTheOthersEvenWhenScheduledOutOfOrder) {
   EventLoop loop;
   Spawner s;
   s.loop = &loop;
@@ -92,7 +92,7 @@ TEST(EventLoop, a_streams_events_run_in_one_order_with_the_others_even_when_sche
   EXPECT_EQ(loop.pending(), 0u);
 }
 
-TEST(EventLoop, streams_are_distinct_outlive_clear_and_fall_back_to_the_heap_when_none_is_free) {
+TEST(EventLoop, StreamsAreDistinctOutliveClearAndFallBackToTheHeapWhenNoneIsFree) {
   EventLoop loop;
   Log log{&loop, {}};
   std::vector<int> streams;
@@ -132,7 +132,7 @@ TEST(EventLoop, streams_are_distinct_outlive_clear_and_fall_back_to_the_heap_whe
 // Delays that alternate are never seen twice running: every event waits in the
 // heap. Equal times keep their insertion order as it grows past a few levels,
 // shrinks and grows again.
-TEST(EventLoop, equal_times_in_the_heap_keep_insertion_order_as_it_grows_and_shrinks) {
+TEST(EventLoop, EqualTimesInTheHeapKeepInsertionOrderAsItGrowsAndShrinks) {
   EventLoop loop;
   Log log{&loop, {}};
   std::vector<std::uint64_t> early, late;
@@ -160,7 +160,7 @@ TEST(EventLoop, equal_times_in_the_heap_keep_insertion_order_as_it_grows_and_shr
   EXPECT_EQ(order, want);
 }
 
-TEST(EventLoop, drops_the_events_of_a_dead_owner) {
+TEST(EventLoop, DropsTheEventsOfADeadOwner) {
   EventLoop loop;
   Log log{&loop, {}};
   const int pod = loop.new_owner();
@@ -172,7 +172,7 @@ TEST(EventLoop, drops_the_events_of_a_dead_owner) {
   EXPECT_EQ(log.seen[0].first, 2u);
 }
 
-TEST(EventLoop, defers_a_paused_owners_events_to_the_end_of_the_pause_in_their_order) {
+TEST(EventLoop, DefersAPausedOwnersEventsToTheEndOfThePauseInTheirOrder) {
   EventLoop loop;
   Log log{&loop, {}};
   const int pod = loop.new_owner();
@@ -189,7 +189,7 @@ TEST(EventLoop, defers_a_paused_owners_events_to_the_end_of_the_pause_in_their_o
   EXPECT_EQ(log.seen[3], std::make_pair(std::uint64_t{4}, Duration(150ms)));
 }
 
-TEST(EventLoop, stops_at_the_time_bound_and_keeps_later_events) {
+TEST(EventLoop, StopsAtTheTimeBoundAndKeepsLaterEvents) {
   EventLoop loop;
   Log log{&loop, {}};
   loop.at(10ms, kGlobal, &note, &log, 1);

@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "scenarios/registry.hpp"
 #include "fake_partner/model/config.hpp"
 

@@ -44,7 +44,7 @@ void start(Task<void> t) {
 void end_xact_of(void* lm, std::uint64_t b) { static_cast<LockManager*>(lm)->end_xact(static_cast<Backend>(b), true); }
 void die(void* lm, std::uint64_t b) { static_cast<LockManager*>(lm)->backend_died(static_cast<Backend>(b)); }
 
-TEST(LockManager, grants_a_row_lock_to_its_waiters_in_fifo_order) {
+TEST(LockManager, GrantsARowLockToItsWaitersInFifoOrder) {
   Fixture f;
   std::vector<std::pair<Backend, LockResult>> log;
   ASSERT_EQ(f.lm.try_lock(Space::row, 1, 0, Scope::xact), LockResult::acquired);
@@ -60,7 +60,7 @@ TEST(LockManager, grants_a_row_lock_to_its_waiters_in_fifo_order) {
   EXPECT_EQ(f.loop.now(), 25ms);  // 10 ms, then three holds of 5 ms one after the other
 }
 
-TEST(LockManager, ends_a_wait_with_timed_out_after_lock_timeout) {
+TEST(LockManager, EndsAWaitWithTimedOutAfterLockTimeout) {
   Fixture f;
   std::vector<std::pair<Backend, LockResult>> log;
   ASSERT_EQ(f.lm.try_lock(Space::advisory, 1, 0, Scope::xact), LockResult::acquired);
@@ -77,7 +77,7 @@ TEST(LockManager, ends_a_wait_with_timed_out_after_lock_timeout) {
   EXPECT_EQ(log[1], std::make_pair(Backend{2}, LockResult::acquired));
 }
 
-TEST(LockManager, answers_busy_without_waiting_for_nowait_and_try_lock) {
+TEST(LockManager, AnswersBusyWithoutWaitingForNowaitAndTryLock) {
   Fixture f;
   ASSERT_EQ(f.lm.try_lock(Space::row, 2, 0, Scope::xact), LockResult::acquired);
   EXPECT_EQ(f.lm.try_lock(Space::row, 2, 1, Scope::xact), LockResult::busy);
@@ -85,7 +85,7 @@ TEST(LockManager, answers_busy_without_waiting_for_nowait_and_try_lock) {
   EXPECT_EQ(f.loop.pending(), 0u);  // nothing was queued or timed
 }
 
-TEST(LockManager, rechecks_an_update_where_clause_on_the_row_committed_by_the_lock_holder) {
+TEST(LockManager, RechecksAnUpdateWhereClauseOnTheRowCommittedByTheLockHolder) {
   Fixture f;
   // Transaction A: SELECT ... FOR UPDATE, then writes version 1 (not committed yet).
   ASSERT_EQ(f.lm.try_lock(Space::row, 4, 0, Scope::xact), LockResult::acquired);
@@ -109,7 +109,7 @@ TEST(LockManager, rechecks_an_update_where_clause_on_the_row_committed_by_the_lo
   EXPECT_FALSE(matched);  // evaluated after A committed version 1: 0 rows
 }
 
-TEST(LockManager, counts_reentrant_session_locks_like_postgresql) {
+TEST(LockManager, CountsReentrantSessionLocksLikePostgresql) {
   Fixture f;
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 7, 0, Scope::session), LockResult::acquired);
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 7, 0, Scope::session), LockResult::acquired);
@@ -121,7 +121,7 @@ TEST(LockManager, counts_reentrant_session_locks_like_postgresql) {
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 7, 1, Scope::session), LockResult::acquired);
 }
 
-TEST(LockManager, refuses_an_unlock_by_a_backend_that_does_not_hold_the_lock) {
+TEST(LockManager, RefusesAnUnlockByABackendThatDoesNotHoldTheLock) {
   Fixture f;
   ASSERT_EQ(f.lm.try_lock(Space::advisory, 8, 0, Scope::session), LockResult::acquired);
   EXPECT_FALSE(f.lm.unlock_session(8, 1));
@@ -131,7 +131,7 @@ TEST(LockManager, refuses_an_unlock_by_a_backend_that_does_not_hold_the_lock) {
   EXPECT_EQ(f.lm.try_lock(Space::advisory, 8, 1, Scope::session), LockResult::busy);
 }
 
-TEST(LockManager, releases_everything_a_dead_backend_held_and_forgets_its_wait) {
+TEST(LockManager, ReleasesEverythingADeadBackendHeldAndForgetsItsWait) {
   Fixture f;
   std::vector<std::pair<Backend, LockResult>> log;
   ASSERT_EQ(f.lm.try_lock(Space::row, 1, 0, Scope::xact), LockResult::acquired);

@@ -6,7 +6,7 @@
 #include <queue>
 
 #include "core/result.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "sim/sim_world.hpp"
 
 namespace lockbench {
@@ -31,7 +31,7 @@ Settings held_tx_queue(const std::string& scenario, double rate_per_s, double pa
   return s;
 }
 
-TEST(SimQueueing, matches_erlang_c_for_held_tx_with_one_exponential_call) {
+TEST(SimQueueing, MatchesErlangCForHeldTxWithOneExponentialCall) {
   // M/M/10 with rho = 0.7: 7 requests/s, a 1 s mean hold.
   const Settings s = held_tx_queue("single-call", 7, 1000, 40000s);
   const auto r = run_sim(s);
@@ -59,7 +59,7 @@ double fifo_queue_mean_wait_s(std::vector<std::pair<Duration, Duration>> arrival
   return wait_s / static_cast<double>(arrivals_and_holds.size());
 }
 
-TEST(SimQueueing, matches_an_independent_fifo_queue_for_held_tx_with_two_calls) {
+TEST(SimQueueing, MatchesAnIndependentFifoQueueForHeldTxWithTwoCalls) {
   const Settings s = held_tx_queue("switch-primary", 3.5, 1000, 4000s);  // rho = 0.7 with 2 s holds
   auto strategy = make_strategy(s.strategy);
   auto scenario = make_scenario(s.scenario);

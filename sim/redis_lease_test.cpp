@@ -3,7 +3,7 @@
 // coroutine (stops with a crash, freezes with a pause).
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "core/workload.hpp"
 #include "sim/lease_store.hpp"
 
@@ -30,7 +30,7 @@ std::int64_t locks(const nlohmann::json& r, const char* kind) { return r["locks"
 
 // ---- the store itself
 
-TEST(SimLeaseStore, grants_one_holder_until_the_ttl_passes_then_names_the_holder_it_took_over_from) {
+TEST(SimLeaseStore, GrantsOneHolderUntilTheTtlPassesThenNamesTheHolderItTookOverFrom) {
   sim::LeaseStore st(0s);
   const auto a = st.acquire(0s, 7, "req-1", 1s);
   EXPECT_TRUE(a.acquired);
@@ -51,7 +51,7 @@ TEST(SimLeaseStore, grants_one_holder_until_the_ttl_passes_then_names_the_holder
   EXPECT_FALSE(c.took_over_expired);  // released, not expired: no steal
 }
 
-TEST(SimLeaseStore, a_failover_that_loses_a_release_resurrects_the_lease_until_its_ttl) {
+TEST(SimLeaseStore, AFailoverThatLosesAReleaseResurrectsTheLeaseUntilItsTtl) {
   sim::LeaseStore st(1s);
   st.acquire(0s, 1, "req-1", 30s);
   EXPECT_TRUE(st.release(5s, 1, "req-1"));  // not replicated before the failover at 5.5 s
@@ -63,7 +63,7 @@ TEST(SimLeaseStore, a_failover_that_loses_a_release_resurrects_the_lease_until_i
   EXPECT_TRUE(st.acquire(30001ms, 1, "req-2", 30s).acquired);
 }
 
-TEST(SimLeaseStore, a_failover_loses_the_last_writes_and_hands_a_fencing_token_out_twice) {
+TEST(SimLeaseStore, AFailoverLosesTheLastWritesAndHandsAFencingTokenOutTwice) {
   sim::LeaseStore st(1s);
   EXPECT_EQ(st.acquire(0s, 1, "req-1", 30s).token, 1u);  // replicated by 1 s
   EXPECT_TRUE(st.release(2s, 1, "req-1"));
@@ -82,7 +82,7 @@ TEST(SimLeaseStore, a_failover_loses_the_last_writes_and_hands_a_fencing_token_o
 
 // ---- redis-lease on whole runs
 
-TEST(SimRedisLease, is_stolen_when_the_ttl_is_below_the_partner_time) {
+TEST(SimRedisLease, IsStolenWhenTheTtlIsBelowThePartnerTime) {
   Settings s = base("redis-lease");
   s.partner_latency = Distribution::fixed(1000);  // three calls: 3 s inside the lease
   s.lease_ttl = 500ms;
@@ -100,7 +100,7 @@ TEST(SimRedisLease, is_stolen_when_the_ttl_is_below_the_partner_time) {
   EXPECT_EQ(locks(safe, "unlock_failures"), 0);
 }
 
-TEST(SimRedisLease, fenced_with_an_enforcing_partner_refuses_the_stale_holders_calls) {
+TEST(SimRedisLease, FencedWithAnEnforcingPartnerRefusesTheStaleHoldersCalls) {
   Settings s = base("redis-lease:fenced");
   s.partner_latency = Distribution::fixed(1000);
   s.lease_ttl = 500ms;
@@ -113,7 +113,7 @@ TEST(SimRedisLease, fenced_with_an_enforcing_partner_refuses_the_stale_holders_c
   EXPECT_EQ(violation(run_sim(s), "stale_token_rejected"), 0);
 }
 
-TEST(SimRedisLease, a_failover_with_replication_lag_lets_a_second_holder_in_even_when_fenced) {
+TEST(SimRedisLease, AFailoverWithReplicationLagLetsASecondHolderInEvenWhenFenced) {
   Settings s = base("redis-lease:fenced");
   s.partner_latency = Distribution::fixed(2000);
   s.lease_ttl = 30s;  // no steal from the TTL
@@ -136,7 +136,7 @@ TEST(SimRedisLease, a_failover_with_replication_lag_lets_a_second_holder_in_even
 
 // ---- renewal
 
-TEST(SimRenewal, keeps_a_short_ttl_lease_through_slow_calls_without_steals) {
+TEST(SimRenewal, KeepsAShortTtlLeaseThroughSlowCallsWithoutSteals) {
   for (const char* spec : {"row-lease:renew", "redis-lease:renew"}) {
     Settings s = base(spec);
     s.partner_latency = Distribution::fixed(1000);  // 3 s of calls against a 500 ms TTL
@@ -152,7 +152,7 @@ TEST(SimRenewal, keeps_a_short_ttl_lease_through_slow_calls_without_steals) {
   }
 }
 
-TEST(SimRenewal, recovers_from_a_crash_in_about_one_ttl) {
+TEST(SimRenewal, RecoversFromACrashInAboutOneTtl) {
   for (const char* spec : {"row-lease:renew", "redis-lease:renew"}) {
     Settings s = base(spec);
     s.arrival = Arrival::burst;
@@ -169,7 +169,7 @@ TEST(SimRenewal, recovers_from_a_crash_in_about_one_ttl) {
   }
 }
 
-TEST(SimRenewal, a_pause_longer_than_the_ttl_still_lets_another_pod_steal_the_lease) {
+TEST(SimRenewal, APauseLongerThanTheTtlStillLetsAnotherPodStealTheLease) {
   for (const char* spec : {"row-lease:renew", "redis-lease:renew"}) {
     Settings s = base(spec);
     s.pods = 2;  // odd ids on pod 1

@@ -1,7 +1,7 @@
-// run_sim: the simulator's entry point for the CLI (core/run.hpp). A stop
+// run_sim: the simulator's entry point for the CLI (sim/run_sim.hpp). A stop
 // (hooks.should_stop) ends the event loop at its next batch; requests still in
 // flight then end as errors and the result is marked interrupted.
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 #include "sim/sim_world.hpp"
 #include "strategies/registry.hpp"

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench {
 namespace {
@@ -51,7 +51,7 @@ double ok_throughput_held_tx(double hold_ms, double offered_factor, Duration dur
   return r["throughput_ok_per_s"].get<double>();
 }
 
-TEST(SimLittlesLaw, caps_held_tx_at_pool_over_hold_for_a_5_ms_hold) {
+TEST(SimLittlesLaw, CapsHeldTxAtPoolOverHoldForA5MsHold) {
   // pool 10, hold 5 ms (+ 5 statements of 1 us) -> 2,000/s; offered twice that.
   const double ceiling = 10 / ((5 + 5 * 0.001) / 1000);
   const double measured = ok_throughput_held_tx(5, 2, 10s);
@@ -59,14 +59,14 @@ TEST(SimLittlesLaw, caps_held_tx_at_pool_over_hold_for_a_5_ms_hold) {
   EXPECT_NEAR(ceiling, 2000, 5);
 }
 
-TEST(SimLittlesLaw, caps_held_tx_at_6_6_per_second_for_a_1_5_s_hold) {
+TEST(SimLittlesLaw, CapsHeldTxAt66PerSecondForA15SHold) {
   const double ceiling = 10 / ((1500 + 5 * 0.001) / 1000);
   const double measured = ok_throughput_held_tx(1500, 2, 2000s);
   EXPECT_NEAR(measured, ceiling, 0.05 * ceiling);
   EXPECT_NEAR(ceiling, 6.67, 0.01);
 }
 
-TEST(SimLittlesLaw, does_not_cap_row_lease_by_the_partner_time) {
+TEST(SimLittlesLaw, DoesNotCapRowLeaseByThePartnerTime) {
   Settings s = base();
   s.scenario = "single-call";
   s.strategy = "row-lease";
@@ -83,7 +83,7 @@ TEST(SimLittlesLaw, does_not_cap_row_lease_by_the_partner_time) {
 
 // ---- mutual exclusion
 
-TEST(SimExclusion, lets_exactly_one_of_eight_simultaneous_requests_through_with_a_try_lock) {
+TEST(SimExclusion, LetsExactlyOneOfEightSimultaneousRequestsThroughWithATryLock) {
   for (const char* spec : {"advisory-xact:try", "row-lease", "advisory-session", "held-tx:nowait"}) {
     const auto r = run_sim(burst_on_one_key(spec, 8));
     EXPECT_EQ(r["requests"]["ok"], 1) << spec;
@@ -94,7 +94,7 @@ TEST(SimExclusion, lets_exactly_one_of_eight_simultaneous_requests_through_with_
   }
 }
 
-TEST(SimExclusion, serialises_waiting_strategies_without_overlap) {
+TEST(SimExclusion, SerialisesWaitingStrategiesWithoutOverlap) {
   for (const char* spec : {"held-tx", "advisory-xact:wait"}) {
     Settings s = burst_on_one_key(spec, 8);
     s.lock_timeout = 1h;
@@ -105,7 +105,7 @@ TEST(SimExclusion, serialises_waiting_strategies_without_overlap) {
   }
 }
 
-TEST(SimExclusion, lets_none_overlap_at_the_partner) {
+TEST(SimExclusion, LetsNoneOverlapAtThePartner) {
   const auto r = run_sim(burst_on_one_key("none", 8));
   EXPECT_GT(violation(r, "overlap_person"), 0);
   EXPECT_GT(r["partner"]["max_inflight_per_person"].get<int>(), 1);
@@ -113,7 +113,7 @@ TEST(SimExclusion, lets_none_overlap_at_the_partner) {
   EXPECT_GE(r["trace"]["race"]["request_ids"].size(), 2u);
 }
 
-TEST(SimExclusion, steals_a_row_lease_whose_ttl_is_below_the_partner_time) {
+TEST(SimExclusion, StealsARowLeaseWhoseTtlIsBelowThePartnerTime) {
   Settings s = base();
   s.strategy = "row-lease";
   s.key_dist = KeyDist::hot;
@@ -132,7 +132,7 @@ TEST(SimExclusion, steals_a_row_lease_whose_ttl_is_below_the_partner_time) {
   EXPECT_EQ(violation(safe, "overlap_person"), 0);
 }
 
-TEST(SimFaults, a_pause_longer_than_the_ttl_lets_another_pod_steal_a_live_lease) {
+TEST(SimFaults, APauseLongerThanTheTtlLetsAnotherPodStealALiveLease) {
   Settings s = base();
   s.strategy = "row-lease";
   s.pods = 2;  // requests alternate: odd ids on pod 1, even ids on pod 0
@@ -155,7 +155,7 @@ TEST(SimFaults, a_pause_longer_than_the_ttl_lets_another_pod_steal_a_live_lease)
   EXPECT_EQ(r["probe"]["failed"], 8);  // the frozen pod missed eight readiness checks
 }
 
-TEST(SimFaults, an_app_clock_ahead_of_the_database_steals_leases_only_for_row_lease_app_clock) {
+TEST(SimFaults, AnAppClockAheadOfTheDatabaseStealsLeasesOnlyForRowLeaseAppClock) {
   Settings s = base();
   s.pods = 2;
   s.key_dist = KeyDist::hot;
@@ -206,7 +206,7 @@ TEST(SimFaults, TheFaultBlockIsTheOneBothWorldsWrite) {
   EXPECT_FALSE(run_sim(s).contains("faults"));
 }
 
-TEST(SimFaults, advisory_xact_is_usable_again_at_once_after_a_crash) {
+TEST(SimFaults, AdvisoryXactIsUsableAgainAtOnceAfterACrash) {
   const auto r = crash_during_the_call("advisory-xact");
   EXPECT_EQ(r["faults"]["crashed_requests"], 1);
   EXPECT_GE(r["faults"]["keys_held_at_crash"].get<int>(), 1);
@@ -214,7 +214,7 @@ TEST(SimFaults, advisory_xact_is_usable_again_at_once_after_a_crash) {
   EXPECT_EQ(r["requests"]["error"], 1);
 }
 
-TEST(SimFaults, row_lease_is_usable_again_only_after_its_ttl_after_a_crash) {
+TEST(SimFaults, RowLeaseIsUsableAgainOnlyAfterItsTtlAfterACrash) {
   const auto r = crash_during_the_call("row-lease");
   EXPECT_EQ(r["faults"]["crashed_requests"], 1);
   EXPECT_EQ(r["faults"]["keys_held_at_crash"], 1);
@@ -223,7 +223,7 @@ TEST(SimFaults, row_lease_is_usable_again_only_after_its_ttl_after_a_crash) {
   EXPECT_EQ(r["locks"]["leaked"], 1);  // nobody released it
 }
 
-TEST(SimFaults, a_crashed_pods_requests_vanish_and_a_replacement_serves_the_rest) {
+TEST(SimFaults, ACrashedPodsRequestsVanishAndAReplacementServesTheRest) {
   Settings s = base();
   s.strategy = "held-tx";
   s.rate_per_s = 10;
@@ -239,7 +239,7 @@ TEST(SimFaults, a_crashed_pods_requests_vanish_and_a_replacement_serves_the_rest
 
 // ---- the partner's faults, the client's timeouts and retries
 
-TEST(SimPartner, ends_a_hanging_attempt_at_the_clients_timeout_and_retries_it) {
+TEST(SimPartner, EndsAHangingAttemptAtTheClientsTimeoutAndRetriesIt) {
   Settings s = base();
   s.scenario = "single-call";
   s.strategy = "none";
@@ -259,7 +259,7 @@ TEST(SimPartner, ends_a_hanging_attempt_at_the_clients_timeout_and_retries_it) {
   EXPECT_LE(r["latency_ms"]["max"].get<double>(), 4200);
 }
 
-TEST(SimPartner, reports_a_reset_after_the_effect_as_an_error_with_the_effect_applied) {
+TEST(SimPartner, ReportsAResetAfterTheEffectAsAnErrorWithTheEffectApplied) {
   Settings s = burst_on_one_key("advisory-xact", 1);
   s.partner_faults = {{"auth0.unlink", {{{"kind", "reset"}, {"p", 1.0}, {"phase", "after"}}}}};
   const auto r = run_sim(s);
@@ -270,7 +270,7 @@ TEST(SimPartner, reports_a_reset_after_the_effect_as_an_error_with_the_effect_ap
 
 // ---- the other workloads and the pooled-connection trap
 
-TEST(SimWorkload, runs_a_closed_loop_of_users_until_the_duration_and_drains) {
+TEST(SimWorkload, RunsAClosedLoopOfUsersUntilTheDurationAndDrains) {
   Settings s = base();
   s.strategy = "row-lease";
   s.arrival = Arrival::closed;
@@ -284,7 +284,7 @@ TEST(SimWorkload, runs_a_closed_loop_of_users_until_the_duration_and_drains) {
   EXPECT_EQ(r["requests"]["ok"].get<std::int64_t>() + r["requests"]["conflict"].get<std::int64_t>(), total);
 }
 
-TEST(SimExclusion, fails_the_unlocks_of_pooled_session_locks_and_leaks_them_into_the_pool) {
+TEST(SimExclusion, FailsTheUnlocksOfPooledSessionLocksAndLeaksThemIntoThePool) {
   Settings s = base();
   s.strategy = "advisory-session:pooled";
   s.keys = 5;
@@ -302,7 +302,7 @@ TEST(SimExclusion, fails_the_unlocks_of_pooled_session_locks_and_leaks_them_into
 
 // ---- determinism and the result
 
-TEST(SimDeterminism, gives_a_byte_identical_result_for_a_seed_and_another_for_another_seed) {
+TEST(SimDeterminism, GivesAByteIdenticalResultForASeedAndAnotherForAnotherSeed) {
   Settings s = base();
   s.strategy = "advisory-session:pooled";
   s.keys = 5;
@@ -318,7 +318,7 @@ TEST(SimDeterminism, gives_a_byte_identical_result_for_a_seed_and_another_for_an
   EXPECT_NE(a, run_sim(s).dump());
 }
 
-TEST(SimResult, fills_the_contract_and_the_trace_steps) {
+TEST(SimResult, FillsTheContractAndTheTraceSteps) {
   Settings s = base();
   s.strategy = "held-tx";
   s.leak_detection_threshold = 100ms;  // every borrow outlives 2 x 200 ms of partner calls

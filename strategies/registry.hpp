@@ -40,8 +40,16 @@ std::vector<std::string> strategy_specs();
 // The result's strategy_info object: the registry row's properties.
 nlohmann::json strategy_info_json(const StrategyInfo& info);
 
+std::string_view exclusion_name(Exclusion e);  // "none", "one-pod", "all-pods"
+std::string_view lease_store_name(LeaseStoreKind k);  // "redis", "etcd"
+
 // Runs one request through a strategy: the edge where database failures become
 // Outcome::error. Records the outcome as the request's last trace event.
 Task<Outcome> serve(RequestCtx& cx, Strategy& st, Scenario& sc);
+// The end of serve(): the request's outcome as its last trace event; `error`
+// is what escaped the strategy ("" when nothing did). Also for a world whose
+// own root coroutine does serve's work around Strategy::run (the simulator:
+// one coroutine frame fewer per request).
+void trace_outcome(RequestCtx& cx, Duration start, Outcome o, const std::string& error);
 
 }  // namespace lockbench

@@ -93,17 +93,8 @@ Call Call::credit(std::string customer_id, std::int64_t amount, std::string rewa
 }
 
 std::string_view fault_kind_name(FaultPlan::Kind k) {
-  switch (k) {
-    case FaultPlan::Kind::none: return "none";
-    case FaultPlan::Kind::error: return "error";
-    case FaultPlan::Kind::rate_limit_429: return "rate_limit_429";
-    case FaultPlan::Kind::hang: return "hang";
-    case FaultPlan::Kind::reset: return "reset";
-    case FaultPlan::Kind::slow_body: return "slow_body";
-    case FaultPlan::Kind::truncate: return "truncate";
-    case FaultPlan::Kind::garbage: return "garbage";
-  }
-  return "none";
+  const auto i = static_cast<std::size_t>(k);
+  return i < kFaultKindCount ? kFaultKindNames[i] : "none";
 }
 
 std::string_view error_code_name(Error e) {

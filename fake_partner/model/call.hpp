@@ -6,6 +6,8 @@
 // for the HTTP front.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -106,7 +108,8 @@ struct CallView {
 enum class Phase : std::uint8_t { before, after };  // a fault strikes before or after the effect
 
 struct FaultPlan {
-  enum class Kind : std::uint8_t { none, error, rate_limit_429, hang, reset, slow_body, truncate, garbage };
+  // A new kind goes before count_, with its name in kFaultKindNames (a test checks both).
+  enum class Kind : std::uint8_t { none, error, rate_limit_429, hang, reset, slow_body, truncate, garbage, count_ };
   Kind kind = Kind::none;
   Phase phase = Phase::before;
   int status = 0;                    // error: the HTTP status sent
@@ -116,6 +119,11 @@ struct FaultPlan {
   bool before_effect() const { return kind != Kind::none && phase == Phase::before; }
   bool any() const { return kind != Kind::none; }
 };
+// How many kinds there are (none included): the size of every per-kind table.
+inline constexpr std::size_t kFaultKindCount = static_cast<std::size_t>(FaultPlan::Kind::count_);
+// Each kind's name, by its value.
+inline constexpr std::array<std::string_view, kFaultKindCount> kFaultKindNames = {
+    "none", "error", "rate_limit_429", "hang", "reset", "slow_body", "truncate", "garbage"};
 std::string_view fault_kind_name(FaultPlan::Kind k);  // "error", "rate_limit_429", ...
 
 // What the partner decided when the call arrived. The front end must call

@@ -28,8 +28,9 @@ std::int64_t integer_at(const json& j, const std::string& path) {
 }  // namespace
 
 bool is_violation_kind(std::string_view kind) {
-  return kind != "retry_overlap" && kind != "overlap_abandoned" && kind != "ambiguous_commit" &&
-         kind != "stale_token_rejected";
+  for (const auto& note : kNoteKinds)
+    if (note.kind == kind) return false;
+  return true;
 }
 
 std::int64_t CheckReport::count(std::string_view kind) const {

@@ -28,7 +28,20 @@ inline constexpr std::string_view kCheckKinds[] = {
     "db_partner_divergence", "double_charge", "order_overlap", "orphan_charge",       "paid_without_charge",
     "overdrawn",       "balance_divergence", "duplicate_reward", "claim_divergence",  "retry_overlap",
     "overlap_abandoned", "ambiguous_commit", "stale_token_rejected"};
-// False for the kinds that are counted but are not violations.
+// The kinds that are counted but are not violations, each with what it means:
+// the one list (the report, the CLI's table and the oracle's totals read it).
+struct NoteKind {
+  std::string_view kind;
+  std::string_view meaning;  // one phrase, for the report's note
+};
+inline constexpr NoteKind kNoteKinds[] = {
+    {"ambiguous_commit", "a commit whose answer was lost"},
+    {"retry_overlap", "a request overlapping its own retry"},
+    {"overlap_abandoned",
+     "a call overlapping another request's call that its client had already abandoned: the lock held, the client's "
+     "timeout is shorter than the partner's work; fix with an idempotency key or fencing"},
+    {"stale_token_rejected", "fencing refusing a stale holder"}};
+// False for the kinds in kNoteKinds (counted but not violations).
 bool is_violation_kind(std::string_view kind);
 
 struct Violation {

@@ -1,4 +1,6 @@
 // The configuration document: defaults, merge, refusal of bad values.
+#include <set>
+
 #include "fake_partner/model/test_support.hpp"
 
 namespace lockbench::partner {
@@ -139,6 +141,26 @@ TEST(ResetDocument, TheSeededPrimaryIsTheUserThatHoldsThePerson) {
   ASSERT_EQ(users.size(), 1u);
   EXPECT_EQ(users[0]["user_id"], "google-oauth2|u1");
   EXPECT_EQ(users[0]["identities"][1], "auth0|u1");
+}
+
+}  // namespace
+}  // namespace lockbench::partner
+
+namespace lockbench::partner {
+namespace {
+
+// Every fault kind has a name of its own, and the per-kind tables are sized by
+// the enum: a kind added before FaultPlan::Kind::count_ without a name fails here.
+TEST(FaultKinds, EveryKindHasANameOfItsOwn) {
+  std::set<std::string_view> names;
+  for (std::size_t k = 0; k < kFaultKindCount; ++k) {
+    const std::string_view name = fault_kind_name(static_cast<FaultPlan::Kind>(k));
+    EXPECT_FALSE(name.empty()) << "kind " << k << " has no name in kFaultKindNames";
+    EXPECT_TRUE(names.insert(name).second) << name << " names two kinds";
+  }
+  EXPECT_EQ(fault_kind_name(FaultPlan::Kind::none), "none");
+  EXPECT_EQ(fault_kind_name(FaultPlan::Kind::garbage), "garbage");
+  EXPECT_EQ(names.size(), kFaultKindCount);
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ struct OrderWatch {
 struct Metrics {
   static constexpr int kStatuses = 600;
   std::array<std::array<std::int64_t, kStatuses>, kEndpointCount> answers{};  // [endpoint][status], 0 = no answer
-  std::array<std::array<std::int64_t, 8>, kEndpointCount> faults{};           // [endpoint][fault kind]
+  std::array<std::array<std::int64_t, kFaultKindCount>, kEndpointCount> faults{};  // [endpoint][fault kind]
   std::array<std::int64_t, kEndpointCount> arrivals{};
 };
 

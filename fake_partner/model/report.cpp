@@ -42,7 +42,7 @@ nlohmann::json Partner::metrics_json() const {
       if (m.metrics.answers[ei][s] != 0) by_status[s == 0 ? "none" : std::to_string(s)] = m.metrics.answers[ei][s];
     requests[name] = std::move(by_status);
     nlohmann::json by_kind = nlohmann::json::object();
-    for (int k = 1; k < 8; ++k)
+    for (std::size_t k = 1; k < kFaultKindCount; ++k)  // 0 = none
       if (m.metrics.faults[ei][k] != 0)
         by_kind[std::string(fault_kind_name(static_cast<FaultPlan::Kind>(k)))] = m.metrics.faults[ei][k];
     faults[name] = std::move(by_kind);
@@ -78,7 +78,7 @@ std::string Partner::metrics_prometheus() const {
              m.metrics.answers[index_of(e)][s]);
   out += "# HELP partner_faults_total Faults injected, by endpoint and kind.\n# TYPE partner_faults_total counter\n";
   for (auto e : kEndpoints)
-    for (int k = 1; k < 8; ++k)
+    for (std::size_t k = 1; k < kFaultKindCount; ++k)  // 0 = none
       if (m.metrics.faults[index_of(e)][k] != 0)
         line("partner_faults_total",
              "endpoint=\"" + std::string(endpoint_name(e)) + "\",kind=\"" +

@@ -323,6 +323,7 @@ std::variant<HttpResponse, Pending> HttpApi::handle_api(const HttpRequest& reque
       break;
     case K::truncate: p.transport.kind = Transport::Kind::truncate; break;
     case K::garbage: p.transport.kind = Transport::Kind::garbage; break;
+    case K::count_: break;  // not a kind
   }
   return p;
 }

@@ -3,7 +3,7 @@
 // the partner's verdicts only; the Little's-law band is generous.
 #include <string>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "test_env.hpp"
 
 namespace lockbench {

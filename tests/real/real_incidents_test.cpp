@@ -5,7 +5,7 @@
 // both inside a 300 ms partner call: counts and partner verdicts only.
 #include <string>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/pg_conn.hpp"
 #include "test_env.hpp"
 

@@ -1,9 +1,13 @@
 // PostgreSQL's own limits against the real server: a run whose pools exceed
 // max_connections is refused at start in one line, and a full shared lock
 // table (SQLSTATE 53200) is an error naming it, not a hang.
+#include <memory>
 #include <string>
+#include <vector>
 
-#include "core/run.hpp"
+#include <pqxx/pqxx>
+
+#include "real/run_real.hpp"
 #include "real/pg_conn.hpp"
 #include "real/pg_limits.hpp"
 #include "real/pool.hpp"
@@ -31,16 +35,25 @@ Settings base(const std::string& strategy) {
   return s;
 }
 
-TEST(RealLimits, reads_the_servers_limits) {
+// The figures are the server's own (SHOW), and in_use counts client sessions
+// that are open: three held here and one more that asks SHOW.
+TEST(RealLimits, ReadsTheServersLimits) {
   LOCKBENCH_NEED_DB();
+  pqxx::connection direct(test::test_db());
+  std::vector<std::unique_ptr<pqxx::connection>> held;
+  for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<pqxx::connection>(test::test_db()));
   const real::PgLimits l = real::read_pg_limits(test::test_db(), "lockbench/test-limits");
-  EXPECT_GE(l.max_connections, 1);
-  EXPECT_GE(l.max_locks_per_transaction, 10);
-  EXPECT_GE(l.reserved_connections, 0);
-  EXPECT_GE(l.in_use, 0);
+  pqxx::nontransaction tx(direct);
+  const auto show = [&](const std::string& name) { return tx.exec("SHOW " + name)[0][0].as<int>(); };
+  EXPECT_EQ(l.max_connections, show("max_connections"));
+  EXPECT_EQ(l.reserved_connections, show("superuser_reserved_connections"));
+  EXPECT_EQ(l.max_locks_per_transaction, show("max_locks_per_transaction"));
+  EXPECT_EQ(l.max_prepared_transactions, show("max_prepared_transactions"));
+  EXPECT_GE(l.in_use, 4);  // `direct` and the three held; the reading session is not counted
+  EXPECT_LT(l.in_use, l.max_connections);
 }
 
-TEST(RealLimits, refuses_at_start_in_one_line_a_run_whose_pools_exceed_max_connections) {
+TEST(RealLimits, RefusesAtStartInOneLineARunWhosePoolsExceedMaxConnections) {
   LOCKBENCH_NEED_PARTNER();
   const real::PgLimits l = real::read_pg_limits(test::test_db(), "lockbench/test-limits");
   Settings s = base("row-lease");
@@ -101,7 +114,7 @@ class LockTableFiller {
   std::int64_t held_ = 0;
 };
 
-TEST(RealLimits, a_full_lock_table_is_one_clear_error_at_start_and_on_a_connection_already_open) {
+TEST(RealLimits, AFullLockTableIsOneClearErrorAtStartAndOnAConnectionAlreadyOpen) {
   LOCKBENCH_NEED_PARTNER();
   real::PoolConfig cfg;
   cfg.url = test::test_db();

@@ -10,7 +10,7 @@
 
 #include <pqxx/pqxx>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/pg_conn.hpp"
 #include "test_env.hpp"
 

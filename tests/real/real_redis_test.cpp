@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/redis_store.hpp"
 #include "test_env.hpp"
 
@@ -45,7 +45,7 @@ std::int64_t violation(const json& r, const char* kind) { return r["partner"]["v
 // Keys under "lockbench:" that are left in the test server (every run deletes its own).
 std::int64_t lockbench_keys() { return real::RedisStore(test_redis(), "lockbench:", 2s).keys(); }
 
-TEST(RealRedisStore, takes_refuses_extends_and_releases_a_lease_with_owner_checked_scripts) {
+TEST(RealRedisStore, TakesRefusesExtendsAndReleasesALeaseWithOwnerCheckedScripts) {
   NEED_REDIS();
   real::RedisStore st(test_redis(), "lockbench-test:" + std::to_string(::getpid()) + ":", 2s);
   st.drop_run_keys();
@@ -73,7 +73,7 @@ TEST(RealRedisStore, takes_refuses_extends_and_releases_a_lease_with_owner_check
   EXPECT_EQ(st.keys(), 0);
 }
 
-TEST(RealRedisLease, lets_one_of_eight_simultaneous_requests_through_and_leaves_no_key) {
+TEST(RealRedisLease, LetsOneOfEightSimultaneousRequestsThroughAndLeavesNoKey) {
   NEED_REDIS();
   Settings s = base("redis-lease");
   s.arrival = Arrival::burst;
@@ -90,7 +90,7 @@ TEST(RealRedisLease, lets_one_of_eight_simultaneous_requests_through_and_leaves_
   EXPECT_EQ(lockbench_keys(), 0);
 }
 
-TEST(RealRedisLease, is_stolen_with_a_ttl_below_the_call_and_fencing_refuses_the_stale_holder) {
+TEST(RealRedisLease, IsStolenWithATtlBelowTheCallAndFencingRefusesTheStaleHolder) {
   NEED_REDIS();
   Settings s = base("redis-lease");
   s.rate_per_s = 8;
@@ -110,7 +110,7 @@ TEST(RealRedisLease, is_stolen_with_a_ttl_below_the_call_and_fencing_refuses_the
   EXPECT_EQ(lockbench_keys(), 0);
 }
 
-TEST(RealRenewal, keeps_a_short_ttl_lease_through_slow_calls_without_steals) {
+TEST(RealRenewal, KeepsAShortTtlLeaseThroughSlowCallsWithoutSteals) {
   NEED_REDIS();
   for (const char* spec : {"row-lease:renew", "redis-lease:renew"}) {
     Settings s = base(spec);
@@ -127,7 +127,7 @@ TEST(RealRenewal, keeps_a_short_ttl_lease_through_slow_calls_without_steals) {
   }
 }
 
-TEST(RealRedisLease, refuses_a_missing_malformed_or_unreachable_redis_in_one_line) {
+TEST(RealRedisLease, RefusesAMissingMalformedOrUnreachableRedisInOneLine) {
   NEED_REDIS();
   Settings s = base("redis-lease");
   s.duration = 1s;

@@ -28,7 +28,7 @@ json run_json(const std::string& args) {
   return json::parse(r.out).at(0);
 }
 
-TEST(RealRenewalPods, a_renewed_short_lease_is_not_stolen_by_slow_calls_but_is_by_a_pause_longer_than_its_ttl) {
+TEST(RealRenewalPods, ARenewedShortLeaseIsNotStolenBySlowCallsButIsByAPauseLongerThanItsTtl) {
   LOCKBENCH_NEED_PARTNER();
   // Two calls of 300 ms against a 500 ms TTL, renewed every 167 ms.
   const std::string common = "--pods 2 --pod-mode process --rate 10 --keys 1 --key-dist hot "
@@ -50,7 +50,7 @@ TEST(RealRenewalPods, a_renewed_short_lease_is_not_stolen_by_slow_calls_but_is_b
   EXPECT_GE(paused["locks"]["lease_steals"].get<int>(), 1);
 }
 
-TEST(RealRenewalPods, redis_lease_on_two_process_pods_is_stolen_across_them_below_the_call_and_kept_by_renewal) {
+TEST(RealRenewalPods, RedisLeaseOnTwoProcessPodsIsStolenAcrossThemBelowTheCallAndKeptByRenewal) {
   LOCKBENCH_NEED_PARTNER();
   const std::string redis = test::env_or_empty("LOCKBENCH_TEST_REDIS");
   if (redis.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_REDIS is unset: scripts/redis start DIR, or run scripts/test";

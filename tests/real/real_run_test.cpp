@@ -3,7 +3,7 @@
 // assertions beyond the Little's-law band the issue asks for).
 #include <string>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "test_env.hpp"
 
 namespace lockbench {

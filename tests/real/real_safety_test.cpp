@@ -13,7 +13,7 @@
 #include <atomic>
 #include <thread>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/leftovers.hpp"
 #include "private_partner.hpp"
 #include "test_env.hpp"
