@@ -108,8 +108,8 @@ constexpr StrategyProps kEtcdLeaseRenew{.holds_connection_during_call = false,
                                         .crash_safe = true,
                                         .needs_lease_store = true,
                                         .lease_ttl = true,
-                                        .renews_lease = true,
-                                        .lease_store = LeaseStoreKind::etcd};
+                                        .lease_store = LeaseStoreKind::etcd,
+                                        .renews_lease = true};
 // An in-process lock: nothing held in the database, gone with its pod.
 constexpr StrategyProps kSynchronized{.holds_connection_during_call = false,
                                       .exclusion = Exclusion::one_pod,
