@@ -1,7 +1,13 @@
 # Shared settings for every lockbench target.
 
-# lockbench_target(TARGET): C++20 and warnings, per target.
+# lockbench_target(TARGET): C++20, warnings and the precompiled headers, per target.
 function(lockbench_target target)
+  lockbench_flags(${target})
+  lockbench_pch(${target} lockbench_pch_release)
+endfunction()
+
+# lockbench_flags(TARGET): C++20 and warnings.
+function(lockbench_flags target)
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
   # g++ 12 at -O2 reports -Wrestrict inside libstdc++'s own std::string
@@ -36,8 +42,9 @@ endif()
 function(lockbench_add_test name)
   cmake_parse_arguments(ARG "" "RESOURCE_LOCK" "LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
-  lockbench_target(${name})
+  lockbench_flags(${name})
   lockbench_test_optimisation(${name})
+  lockbench_pch(${name} lockbench_pch_test)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   include(GoogleTest)
   if(NOT ARG_LABELS)
@@ -67,3 +74,60 @@ macro(lockbench_subdirectory dir)
     add_subdirectory(${dir})
   endif()
 endmacro()
+
+# Precompiled headers (LOCKBENCH_PCH, ON): almost every translation unit parses
+# the same ~100,000 preprocessed lines of the standard library and
+# nlohmann/json (the tests gtest too) before its own code, and that parse was
+# most of the build (docs/reference/tests.md, "Build time"). Two headers are
+# compiled once, each by a host target of its own, and reused by every target
+# with the same flags: lockbench_pch_release for libraries and executables (the
+# build type's flags), lockbench_pch_test for the tests (-O1, gtest). GCC uses a
+# precompiled header only when the flags match, and CMake's -Winvalid-pch would
+# warn otherwise. Only headers no macro of a target changes belong here (not
+# cpp-httplib: its layout depends on pkg-config's definitions; not fmt, Boost or
+# libpqxx: few files use them). The playground precompiles the same list for
+# its em++ sources (playground/CMakeLists.txt).
+option(LOCKBENCH_PCH "Precompiled headers for the standard library, nlohmann/json and gtest" ON)
+set(LOCKBENCH_PCH_HEADERS <algorithm> <array> <atomic> <charconv> <chrono> <cmath> <cstdint> <cstdio>
+  <cstdlib> <cstring> <deque> <exception> <filesystem> <fstream> <functional> <map> <memory> <mutex>
+  <optional> <set> <sstream> <stdexcept> <string> <string_view> <thread> <unordered_map> <utility>
+  <vector> <nlohmann/json.hpp>)
+
+# lockbench_pch(TARGET HOST): TARGET reuses HOST's precompiled header; HOST
+# (lockbench_pch_release or lockbench_pch_test) is made at its first use.
+function(lockbench_pch target host)
+  if(NOT LOCKBENCH_PCH)
+    return()
+  endif()
+  if(NOT TARGET ${host})
+    set(stub ${PROJECT_BINARY_DIR}/${host}.cpp)
+    if(NOT EXISTS ${stub})
+      file(WRITE ${stub} "// The host of a precompiled header (cmake/lockbench.cmake).\n")
+    endif()
+    add_library(${host} OBJECT ${stub})
+    lockbench_flags(${host})
+    target_link_libraries(${host} PRIVATE nlohmann_json::nlohmann_json)
+    set(headers ${LOCKBENCH_PCH_HEADERS})
+    if(host STREQUAL "lockbench_pch_test")
+      lockbench_test_optimisation(${host})
+      target_link_libraries(${host} PRIVATE GTest::gtest)
+      list(APPEND headers <gtest/gtest.h>)
+    endif()
+    target_precompile_headers(${host} PRIVATE ${headers})
+    target_compile_definitions(${host} PRIVATE _FILE_OFFSET_BITS=64)
+  endif()
+  target_precompile_headers(${target} REUSE_FROM ${host})
+  # hiredis' pkg-config flags define _FILE_OFFSET_BITS=64, which glibc's headers
+  # read, so GCC would refuse the header in lockbench_real: defined for every
+  # target that uses one (and its host; on 64-bit Linux it changes nothing).
+  target_compile_definitions(${target} PRIVATE _FILE_OFFSET_BITS=64)
+  # g++ 12 loses, for headers read from a precompiled header, that they are
+  # system headers: at -O3 it then reports -Wstringop-overflow and
+  # -Warray-bounds inside libstdc++'s own operator+(const char*, string&&)
+  # ("o" + std::to_string(k)), which the same source compiled without the
+  # precompiled header does not report. False positives of g++ 12's, like
+  # -Wrestrict above.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(${target} PRIVATE -Wno-stringop-overflow -Wno-array-bounds)
+  endif()
+endfunction()
