@@ -18,6 +18,7 @@
 #include "cli/parallel_runs.hpp"
 #include "cli/settings_io.hpp"
 #include "cli/spring_config.hpp"
+#include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
 #include "plan/confirm.hpp"
 #include "plan/envelope.hpp"

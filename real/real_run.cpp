@@ -1,4 +1,4 @@
-// run_real: the real world's entry (core/run.hpp): the settings a real run
+// run_real: the real world's entry (real/run_real.hpp): the settings a real run
 // refuses, then a RealRun of the right kind (real/real_run.hpp).
 #include "real/real_run.hpp"
 
@@ -9,6 +9,7 @@
 #include "base/redact.hpp"
 #include "real/faults.hpp"
 #include "real/partner_http.hpp"
+#include "real/run_real.hpp"
 #include "scenarios/registry.hpp"
 
 namespace lockbench {

@@ -1,4 +1,4 @@
-// The real world's runner: one run in, one result out (implemented in run_real.cpp).
+// The real world's runner: one run in, one result out (implemented in real_run.cpp).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // holder, fencing with the key's revision, and keep-alive renewal.
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "core/workload.hpp"
 #include "sim/etcd_store.hpp"
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/key_hash.hpp"
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench {
 namespace {

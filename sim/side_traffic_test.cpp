@@ -3,7 +3,7 @@
 // enforced by the database".
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "sim/run_sim.hpp"
 #include "sim/sim_world.hpp"
 #include "strategies/side_traffic.hpp"
 

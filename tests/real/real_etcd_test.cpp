@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "real/etcd_store.hpp"
 #include "tests/cli/run_command.hpp"
 #include "tests/real/test_env.hpp"

@@ -8,7 +8,7 @@
 #include <pqxx/pqxx>
 
 #include "base/key_hash.hpp"
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "test_env.hpp"
 
 namespace lockbench {

@@ -5,7 +5,7 @@
 // counts and partner verdicts only.
 #include <string>
 
-#include "core/run.hpp"
+#include "real/run_real.hpp"
 #include "test_env.hpp"
 
 namespace lockbench {
