@@ -30,10 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 #include "sim/run_sim.hpp"
 #include "strategies/registry.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace {
 

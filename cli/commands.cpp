@@ -8,10 +8,10 @@
 
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 #include "scenarios/registry.hpp"
 #include "real/calibrate.hpp"
 #include "real/pg_limits.hpp"

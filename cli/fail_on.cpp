@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "report/report.hpp"
 
 namespace lockbench::cli {

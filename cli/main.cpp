@@ -4,7 +4,7 @@
 // soon as its run ends. SIGINT/SIGTERM during them: the current run stops
 // (core/run.hpp's should_stop), its result is written marked interrupted, no
 // further run starts, and the exit status is 130 / 143. A second signal kills.
-// Nothing lockbench prints carries a password (core/redact.hpp).
+// Nothing lockbench prints carries a password (base/redact.hpp).
 #include <csignal>
 #include <cstdlib>
 #include <functional>
@@ -37,8 +37,8 @@
 #include "cli/playground.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
-#include "core/allocator.hpp"
-#include "core/redact.hpp"
+#include "base/allocator.hpp"
+#include "base/redact.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
 #include "core/result.hpp"

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 #include "core/settings.hpp"
 
 namespace lockbench::cli {

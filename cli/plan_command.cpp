@@ -236,6 +236,52 @@ int connection_budget(const Settings& s, const Settings& real_base, bool real, s
   return n;
 }
 
+// The strategies the envelope draws: those that meet the targets, with the pool the runs confirmed.
+std::vector<plan::PaperVerdict> envelope_verdicts(const plan::PlanResult& p) {
+  std::vector<plan::PaperVerdict> drawn;
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    if (!plan::meets(p.confirmed[i])) continue;
+    drawn.push_back(p.paper[i]);
+    drawn.back().feasible = true;
+    drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
+  }
+  return drawn;
+}
+
+// The plan's output: text or JSON on stdout, and the --svg and --html files.
+void write_plan(const plan::PlanResult& p, const SpringConfig& spring, const PlanOptions& o,
+                const std::vector<plan::EnvelopeCurve>& curves) {
+  const Settings& s = p.base;
+  const int rec = plan::recommended(p);
+  const int shown = rec >= 0 ? rec : plan::closest(p);
+  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
+  std::string svg_note, svg_missing;
+  const std::string svg_path =
+      !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
+  const double planned_p99_ms = plan::quantile_ms(s.partner_latency, 0.99);
+  if (!svg_path.empty()) {
+    svg_missing = plan::write_envelope_svg(curves, planned_p99_ms, s.rate_per_s, svg_path);
+    svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
+  }
+  if (!o.html.empty()) {
+    const std::string svg = svg_missing.empty() ? slurp(svg_path) : "";
+    write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing));
+    svg_note += (svg_note.empty() ? "" : "; ") + std::string("plan written to ") + o.html;
+  }
+  if (o.format == "json") {
+    nlohmann::json j = plan::render_json(p);
+    j["properties_diff"] = diff.empty() ? nlohmann::json(nullptr) : nlohmann::json(diff);
+    j["envelope"] = plan::envelope_json(curves, planned_p99_ms, s.rate_per_s);  // report.html draws it (DIR/plan.json)
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan::render_text(p);
+    if (!diff.empty())
+      std::cout << "\n" << (rec >= 0 ? "the changes" : "the closest point's changes") << ", as a diff of " << o.from
+                << ":\n" << diff;
+  }
+  if (!svg_note.empty()) std::cerr << "lockbench: " << svg_note << "\n";
+}
+
 }  // namespace
 
 void add_plan_flags(CLI::App& plan, PlanOptions& o) {
@@ -366,43 +412,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   if (real) confirm_in_real_world(p, real_base, p.given_rate_per_s, judge, o.fail_on);
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  const int rec = plan::recommended(p);
-  const int shown = rec >= 0 ? rec : plan::closest(p);
-  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
-  std::string svg_note, svg_missing;
-  const std::string svg_path =
-      !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
-  // The envelope of the settings the simulator confirmed: its pool, only the strategies that meet the targets.
-  std::vector<plan::PaperVerdict> drawn;
-  for (std::size_t i = 0; i < p.paper.size(); ++i) {
-    if (!plan::meets(p.confirmed[i])) continue;
-    drawn.push_back(p.paper[i]);
-    drawn.back().feasible = true;
-    drawn.back().settings.pool_size = p.confirmed[i].chosen.settings.maximum_pool_size;
-  }
-  const std::vector<plan::EnvelopeCurve> curves = plan::envelope(drawn, load, targets);
-  const double planned_p99_ms = plan::quantile_ms(s.partner_latency, 0.99);
-  if (!svg_path.empty()) {
-    svg_missing = plan::write_envelope_svg(curves, planned_p99_ms, s.rate_per_s, svg_path);
-    svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
-  }
-  if (!o.html.empty()) {
-    const std::string svg = svg_missing.empty() ? slurp(svg_path) : "";
-    write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing));
-    svg_note += (svg_note.empty() ? "" : "; ") + std::string("plan written to ") + o.html;
-  }
-  if (o.format == "json") {
-    nlohmann::json j = plan::render_json(p);
-    j["properties_diff"] = diff.empty() ? nlohmann::json(nullptr) : nlohmann::json(diff);
-    j["envelope"] = plan::envelope_json(curves, planned_p99_ms, s.rate_per_s);  // report.html draws it (DIR/plan.json)
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << plan::render_text(p);
-    if (!diff.empty())
-      std::cout << "\n" << (rec >= 0 ? "the changes" : "the closest point's changes") << ", as a diff of " << o.from
-                << ":\n" << diff;
-  }
-  if (!svg_note.empty()) std::cerr << "lockbench: " << svg_note << "\n";
+  write_plan(p, spring, o, plan::envelope(envelope_verdicts(p), load, targets));
   return plan::exit_code(p);
 }
 

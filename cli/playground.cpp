@@ -11,7 +11,7 @@
 
 #include <httplib.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::cli {
 

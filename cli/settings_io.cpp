@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "cli/output.hpp"
 #include "core/result.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "strategies/registry.hpp"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/metrics.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/settings.hpp"
 #include "core/workload.hpp"
 #include "core/world.hpp"

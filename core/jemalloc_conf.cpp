@@ -7,7 +7,7 @@
 // to the kernel, so the next run (the next strategy, the next point of a
 // sweep) reuses them instead of faulting them in again, which costs about
 // 11 us a page on this project's virtual machines. It is what
-// keep_freed_memory() asks of glibc's malloc (core/allocator.hpp): peak memory
+// keep_freed_memory() asks of glibc's malloc (base/allocator.hpp): peak memory
 // is unchanged, and it is returned at exit.
 //
 // thp:always: jemalloc marks its memory for transparent huge pages (madvise

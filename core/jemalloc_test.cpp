@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 
 namespace lockbench {
 namespace {

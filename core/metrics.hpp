@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/side_effects.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench {
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 
 // Set by core/CMakeLists.txt for this file only.
 #ifndef LOCKBENCH_VERSION

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/key_hash.hpp"
+#include "base/key_hash.hpp"
 
 namespace lockbench {
 

@@ -80,7 +80,7 @@ class Scenario {
   // The business string a service would lock on for business id `id`
   // (default "user:<id>"), what --key-hash sha256-64 and hashtext-32 hash.
   virtual std::string lock_string(std::int64_t id) const;
-  // The advisory lock's number under --key-hash (core/key_hash.hpp): lock_key()
+  // The advisory lock's number under --key-hash (base/key_hash.hpp): lock_key()
   // for `scenario`, else the hashed business id. What advisory strategies lock.
   Key hashed_lock_key(const RequestCtx& cx) const;
   // Partner calls in the critical section (for predictions).

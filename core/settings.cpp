@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/random.hpp"
-#include "core/redact.hpp"
+#include "base/random.hpp"
+#include "base/redact.hpp"
 #include <cstdlib>
 #include <string>
 

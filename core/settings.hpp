@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/distribution.hpp"
-#include "core/units.hpp"
+#include "base/distribution.hpp"
+#include "base/units.hpp"
 
 namespace lockbench {
 
@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 enum class Arrival { open, closed, burst };
 enum class KeyDist { hot, uniform, zipf };
-// How an advisory lock's number is made from a request's key (core/key_hash.hpp):
+// How an advisory lock's number is made from a request's key (base/key_hash.hpp):
 //   scenario    the scenario's own (today's: the integer id; reward-claim: FNV-1a 64
 //               of its string), and no false-conflict count in the result;
 //   int_id      the integer id itself (business id = key_id_base + (key-1) * stride);

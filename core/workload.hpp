@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/settings.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/task.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench {
 

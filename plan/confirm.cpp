@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "cli/settings_io.hpp"
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 namespace lockbench::plan {
 

@@ -29,7 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/settings.hpp"
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 #include "plan/paper.hpp"
 
 namespace lockbench::plan {

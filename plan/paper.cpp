@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/result.hpp"
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 #include "strategies/registry.hpp"
 #include "report/lint.hpp"
 

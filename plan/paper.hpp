@@ -38,8 +38,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/distribution.hpp"
-#include "core/units.hpp"
+#include "base/distribution.hpp"
+#include "base/units.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench::plan {

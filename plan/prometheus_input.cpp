@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::plan {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/distribution.hpp"
+#include "base/distribution.hpp"
 
 namespace lockbench::plan {
 

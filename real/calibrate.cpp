@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "core/result.hpp"
 #include "core/scenario.hpp"
 #include "fake_partner/model/call.hpp"

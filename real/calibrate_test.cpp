@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/distribution.hpp"
+#include "base/distribution.hpp"
 #include "real/calibrate.hpp"
 
 namespace lockbench::real {

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <chrono>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::real {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/pg_conn.hpp"
 
 namespace lockbench::real {

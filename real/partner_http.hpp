@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "core/world.hpp"
 
 namespace lockbench::real {

@@ -9,7 +9,7 @@
 #include <libpq-fe.h>
 
 #include "core/scenario.hpp"
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/leftovers.hpp"
 #include "real/pool.hpp"
 

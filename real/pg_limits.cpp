@@ -1,6 +1,6 @@
 #include "real/pg_limits.hpp"
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/pg_conn.hpp"
 
 namespace lockbench::real {

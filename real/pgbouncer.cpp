@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::real {
 

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::real {
 

@@ -40,7 +40,7 @@
 
 #include <httplib.h>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "core/workload.hpp"
 #include "real/faults.hpp"
 #include "real/leftovers.hpp"

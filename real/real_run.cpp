@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/faults.hpp"
 #include "real/partner_http.hpp"
 #include "real/run_real.hpp"

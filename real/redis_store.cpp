@@ -11,7 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::real {
 

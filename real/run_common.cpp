@@ -7,8 +7,8 @@
 #include <httplib.h>
 #include <unistd.h>
 
-#include "core/random.hpp"
-#include "core/redact.hpp"
+#include "base/random.hpp"
+#include "base/redact.hpp"
 #include "fake_partner/model/call.hpp"
 #include "real/pg_conn.hpp"
 #include "real/pod_protocol.hpp"

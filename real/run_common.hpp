@@ -46,7 +46,7 @@ bool ready(const std::string& url, Duration timeout);
 
 // A driver's or a child's message as one printable line: line breaks become
 // spaces, trailing blanks go, and secrets (URL passwords, libpq's password=)
-// are redacted (core/redact.hpp). SettingError and stderr lines pass through it.
+// are redacted (base/redact.hpp). SettingError and stderr lines pass through it.
 std::string one_line(std::string text);
 
 // A positive number naming a run's rows in lockbench.rows and salting its

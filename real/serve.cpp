@@ -23,7 +23,7 @@
 
 #include "core/context.hpp"
 #include "core/prometheus.hpp"
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/http_guard.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
@@ -319,15 +319,15 @@ void ServePod::route_ops() {
   svr_.Post(R"(/ops/([a-z0-9-]+)/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
     handle_op(req, res, req.matches[1].str(), req.matches[2].str());
   });
-  svr_.Post(R"(/users/(-?\d+)/primary)", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_op(req, res, "switch-primary", req.matches[1].str());
-  });
-  svr_.Post(R"(/checkout/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_op(req, res, "checkout", req.matches[1].str());
-  });
-  svr_.Post(R"(/calls/(-?\d+))", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_op(req, res, "single-call", req.matches[1].str());
-  });
+  // Each scenario's own path, as its registry row names it (/users/{key}/primary, ...).
+  for (const ScenarioInfo& sc : scenario_registry()) {
+    if (sc.route.empty()) continue;
+    std::string pattern(sc.route);
+    pattern.replace(pattern.find("{key}"), 5, R"((-?\d+))");
+    svr_.Post(pattern, [this, name = std::string(sc.name)](const httplib::Request& req, httplib::Response& res) {
+      handle_op(req, res, name, req.matches[1].str());
+    });
+  }
 }
 
 void ServePod::route_health(httplib::Server& server) {

@@ -7,7 +7,7 @@
 #include <set>
 #include <thread>
 
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "real/pg_conn.hpp"
 
 namespace lockbench::real {

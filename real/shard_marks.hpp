@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::real {
 

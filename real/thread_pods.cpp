@@ -28,7 +28,7 @@
 #include <thread>
 
 #include "core/context.hpp"
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 #include "core/workload.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/units.hpp"
-#include "core/stats.hpp"
+#include "base/units.hpp"
+#include "base/stats.hpp"
 #include "report/fields.hpp"
 #include "report/repetitions.hpp"
 #include "report/report.hpp"

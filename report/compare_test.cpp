@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "report/compare.hpp"
 #include "report/test_fixtures.hpp"
 
@@ -152,7 +152,7 @@ TEST(CompareSignificance, WithRepetitionsADropPastTheThresholdIsFlaggedOnlyWhenT
   CompareOptions opt;
   opt.max_ok_drop_pct = 5;
   const auto a = repeated({20.1, 19.8, 20.3, 20.0, 19.9, 20.2, 20.05, 19.95, 20.15, 19.85}, 1);
-  // 8 % lower, every run below every baseline run: p = 0.00018 (scipy, core/stats_test.cpp).
+  // 8 % lower, every run below every baseline run: p = 0.00018 (scipy, base/stats_test.cpp).
   const auto lower = repeated({18.5, 18.4, 18.6, 18.3, 18.55, 18.45, 18.65, 18.35, 18.5, 18.42}, 11);
   const Comparison c = compare(a, lower, opt);
   ASSERT_EQ(c.runs.size(), 1u);

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench::report {

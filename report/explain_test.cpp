@@ -2,7 +2,7 @@
 // get one line listing what is accepted.
 #include <gtest/gtest.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "strategies/registry.hpp"
 #include "report/explain.hpp"
 

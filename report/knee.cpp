@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 #include "report/fields.hpp"
 #include "report/repetitions.hpp"
 #include "report/table.hpp"

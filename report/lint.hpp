@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/partner_client.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::report {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 namespace lockbench::report {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "report/report.hpp"
 #include "report/test_fixtures.hpp"
 

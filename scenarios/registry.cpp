@@ -21,7 +21,8 @@ const std::vector<ScenarioInfo>& scenario_registry() {
            "no longer matches the provider. The partner counts overlap_person (two requests' calls in flight at "
            "once: the lock did not exclude), flow_interleaving, person_split and lost_promotion at every quiet "
            "point, and db_partner_divergence against the stored primaries. A request overlapping its own retry is "
-           "retry_overlap, a note, not a violation."},
+           "retry_overlap, a note, not a violation.",
+       .route = "/users/{key}/primary"},
       {.name = "single-call",
        .summary = "one partner call in the critical section: the M/G/c queue of Little's law",
        .lock_row_exists = true,
@@ -32,7 +33,8 @@ const std::vector<ScenarioInfo>& scenario_registry() {
            "With a strategy that holds a pooled connection through the call (held-tx, advisory-xact), the pool is "
            "an M/G/c queue: throughput stops at pool size / mean hold (Little's law; 10 connections and 1.5 s give "
            "6.6 requests/s) and the wait for a connection follows Erlang C below it. The result prints both "
-           "predictions beside the measurement; lockbench validate compares both worlds on it."},
+           "predictions beside the measurement; lockbench validate compares both worlds on it.",
+       .route = "/calls/{key}"},
       {.name = "checkout",
        .summary = "create the order PAYMENT_PENDING, charge it at the payment provider, mark it PAID",
        .lock_row_exists = false,
@@ -47,7 +49,8 @@ const std::vector<ScenarioInfo>& scenario_registry() {
            "PAID order holding that charge: a rolled-back transaction after the charge, a lost commit, a retry "
            "without an Idempotency-Key), paid_without_charge, order_overlap. held-tx runs the pool dry at "
            "pool / 1.8 s and leaves orphans under timeouts and --db-faults; split-tx, after-commit and outbox use "
-           "the key checkout-order-<id> and stay at 0."},
+           "the key checkout-order-<id> and stay at 0.",
+       .route = "/checkout/{key}"},
       {.name = "payout",
        .summary = "a payout webhook delivered twice to two pods: read the balance, pay out, store the rest (overdrawn)",
        .lock_row_exists = true,

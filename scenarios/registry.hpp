@@ -21,6 +21,9 @@ struct ScenarioInfo {
   std::unique_ptr<Scenario> (*make)();
   // A paragraph for `lockbench explain SCENARIO`: what it reproduces, what shows it.
   std::string_view story = {};
+  // The service's own path for one request, "{key}" where the key goes
+  // (`lockbench serve` answers it beside /ops/NAME/KEY); empty = only /ops.
+  std::string_view route = {};
 };
 const std::vector<ScenarioInfo>& scenario_registry();
 const ScenarioInfo& scenario_info(std::string_view name);  // throws SettingError naming --scenario

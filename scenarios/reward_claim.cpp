@@ -22,7 +22,7 @@
 //
 // The advisory-lock key. The article hashes a business string to a 64-bit long
 // (its LockKeyGenerator takes the first 8 bytes of SHA-256). Here the string is
-// "welcome-reward:customer-<k>" and the hash FNV-1a 64 (core/random.hpp's
+// "welcome-reward:customer-<k>" and the hash FNV-1a 64 (base/random.hpp's
 // fnv1a: offset basis 0xcbf29ce484222325, prime 0x100000001b3; fnv1a("a") =
 // 0xaf63dc4c8601ec8c), read as a signed bigint for pg_advisory_xact_lock. Any
 // hash with well-spread 64 bits does; FNV-1a needs no library and is the one

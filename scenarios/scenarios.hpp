@@ -22,7 +22,7 @@ std::unique_ptr<Scenario> make_reward_claim_unique();  // claims with a unique k
 // reward-claim's advisory-lock key: a business string hashed to 64 bits.
 using LockHash = std::uint64_t (*)(std::string_view);
 std::string reward_lock_string(Key customer);        // "welcome-reward:customer-<k>"
-std::uint64_t fnv1a_lock_hash(std::string_view s);   // FNV-1a 64 (core/random.hpp): the hash it uses
+std::uint64_t fnv1a_lock_hash(std::string_view s);   // FNV-1a 64 (base/random.hpp): the hash it uses
 // Tests: the scenario with another hash (a deliberately colliding one).
 std::unique_ptr<Scenario> make_reward_claim(bool unique, LockHash hash);
 

@@ -33,7 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "sim/lock_manager.hpp"
 
 namespace lockbench::sim {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::sim {
 

@@ -5,7 +5,7 @@
 // --delay-connection-acquisition, against Little's law.
 #include <gtest/gtest.h>
 
-#include "core/key_hash.hpp"
+#include "base/key_hash.hpp"
 #include "sim/run_sim.hpp"
 
 namespace lockbench {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::partner {
 

@@ -1,6 +1,6 @@
 #include "fake_partner/model/check.hpp"
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::partner {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/distribution.hpp"
-#include "core/units.hpp"
+#include "base/distribution.hpp"
+#include "base/units.hpp"
 #include "fake_partner/model/call.hpp"
 
 namespace lockbench::partner {

@@ -1,7 +1,7 @@
 // Section A: every status, message and error body of the identity provider.
 #include "fake_partner/model/test_support.hpp"
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "fake_partner/model/identity_store.hpp"
 
 namespace lockbench::partner {

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "fake_partner/model/call.hpp"
 #include "fake_partner/model/check.hpp"
 #include "fake_partner/model/config.hpp"

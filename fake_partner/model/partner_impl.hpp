@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "fake_partner/model/identity_store.hpp"
 #include "fake_partner/model/partner.hpp"
 #include "fake_partner/model/payments_store.hpp"

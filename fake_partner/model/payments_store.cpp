@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace lockbench::partner {
 

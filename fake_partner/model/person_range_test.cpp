@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace lockbench::partner {
 namespace {

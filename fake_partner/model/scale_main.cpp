@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "fake_partner/model/partner.hpp"
 
 using namespace lockbench;

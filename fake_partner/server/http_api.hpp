@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "fake_partner/server/http_message.hpp"
 
 #include "fake_partner/model/call.hpp"

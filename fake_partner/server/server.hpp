@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace lockbench::partner_server {
 

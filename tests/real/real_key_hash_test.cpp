@@ -7,7 +7,7 @@
 
 #include <pqxx/pqxx>
 
-#include "core/key_hash.hpp"
+#include "base/key_hash.hpp"
 #include "real/run_real.hpp"
 #include "test_env.hpp"
 

@@ -130,7 +130,7 @@ TEST(Registry, EveryStrategyHasExplainTextForItsFamilyAndItsVariant) {
 }
 
 TEST(Registry, EveryScenarioHasItsSummaryAndStory) {
-  std::set<std::string_view> names;
+  std::set<std::string_view> names, routes;
   for (const auto& sc : scenario_registry()) {
     EXPECT_TRUE(names.insert(sc.name).second) << sc.name << " is registered twice";
     EXPECT_FALSE(sc.summary.empty()) << sc.name;
@@ -138,7 +138,16 @@ TEST(Registry, EveryScenarioHasItsSummaryAndStory) {
     const std::string text = report::explain(sc.name);
     EXPECT_EQ(text.rfind("scenario " + std::string(sc.name) + " — " + std::string(sc.summary), 0), 0u) << sc.name;
     EXPECT_NE(make_scenario(sc.name), nullptr) << sc.name;
+    // serve's own path for it: one "{key}", unique across scenarios.
+    if (!sc.route.empty()) {
+      EXPECT_EQ(sc.route.front(), '/') << sc.name;
+      const auto at = sc.route.find("{key}");
+      EXPECT_NE(at, std::string_view::npos) << sc.name << ": " << sc.route;
+      EXPECT_EQ(sc.route.find("{key}", at + 1), std::string_view::npos) << sc.name << ": " << sc.route;
+      EXPECT_TRUE(routes.insert(sc.route).second) << sc.route << " routes two scenarios";
+    }
   }
+  EXPECT_GE(routes.size(), 3u);  // switch-primary, single-call, checkout
 }
 
 TEST(Registry, EverySpecIsRegisteredOnceAndEveryFamilyHasOneDefault) {

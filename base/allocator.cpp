@@ -1,4 +1,4 @@
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "core/redact.hpp"
+#include "base/redact.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // core/key_hash: SHA-256 against FIPS 180-4's examples, hashtext against
 // values PostgreSQL 15 returned (tests/real/real_key_hash_test.cpp asks the
 // server for a few hundred more).
-#include "core/key_hash.hpp"
+#include "base/key_hash.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/distribution.hpp"
+#include "base/distribution.hpp"
 
 #include <algorithm>
 #include <cmath>

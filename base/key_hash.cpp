@@ -1,4 +1,4 @@
-#include "core/key_hash.hpp"
+#include "base/key_hash.hpp"
 
 #include <cstring>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "base/random.hpp"
+#include "base/units.hpp"
 
 namespace lockbench {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/distribution.hpp"
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "base/distribution.hpp"
+#include "base/random.hpp"
+#include "base/units.hpp"
 
 using namespace lockbench;
 using namespace std::chrono_literals;

@@ -5,7 +5,7 @@
 //   quantiles: scipy.stats.t.ppf(p, df), scipy.stats.norm.ppf(p)
 //   U tests:   scipy.stats.mannwhitneyu(x, y, alternative="two-sided") (method="auto")
 // The literals below are those outputs, printed with repr().
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Statistics over repetitions: what a figure's uncertainty is and whether two
 // sets of figures differ. No I/O, no randomness; the reference values of its
-// tests come from scipy (core/stats_test.cpp says which call gave each).
+// tests come from scipy (base/stats_test.cpp says which call gave each).
 //
 // - summarize(): n, mean, median, sample standard deviation (n - 1), cv
 //   (stddev / |mean|) and the 95 % t-interval of the mean
