@@ -77,20 +77,11 @@ class RowLease final : public Strategy {
   Variant v_;
 };
 
-class RedisLease final : public Strategy {
+// redis-lease and etcd-lease (kv_lease.cpp): the same code on the store the registry row names.
+class KvLease final : public Strategy {
  public:
   enum class Variant { plain, fenced, renew };
-  explicit RedisLease(Variant v) : v_(v) {}
-  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
-
- private:
-  Variant v_;
-};
-
-class EtcdLease final : public Strategy {
- public:
-  enum class Variant { plain, fenced, renew };
-  explicit EtcdLease(Variant v) : v_(v) {}
+  explicit KvLease(Variant v) : v_(v) {}
   Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
 
  private:
