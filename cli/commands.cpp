@@ -40,7 +40,7 @@ double p99_ms(const Distribution& d) {
 // A measuring run stopped by SIGINT/SIGTERM: nothing to report.
 struct Interrupted {};
 
-double at(const json& j, std::initializer_list<const char*> path) {
+double number_at(const json& j, std::initializer_list<const char*> path) {
   const json* p = &j;
   for (const char* k : path) {
     if (!p->is_object() || !p->contains(k)) return 0;
@@ -190,7 +190,7 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int re
     std::cout << "repetitions: 1 (no interval; --repetitions 3 or more gives each ratio its interval)\n\n";
   const auto figure = [](const std::vector<json>& runs, std::initializer_list<const char*> path) {
     std::vector<double> v;
-    for (const auto& r : runs) v.push_back(at(r, path));
+    for (const auto& r : runs) v.push_back(number_at(r, path));
     return v;
   };
   for (const double u : loads) {

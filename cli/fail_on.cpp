@@ -63,7 +63,7 @@ bool holds(double v, const std::string& op, double t) {
   return std::abs(v - t) < 1e-9;
 }
 
-std::string trim(std::string s) {
+std::string trim_spaces(std::string s) {
   while (!s.empty() && s.front() == ' ') s.erase(s.begin());
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
@@ -79,18 +79,18 @@ std::vector<Threshold> parse_fail_on(const std::string& spec) {
   std::stringstream in(spec);
   std::string part;
   while (std::getline(in, part, ',')) {
-    part = trim(part);
+    part = trim_spaces(part);
     const auto op_at = part.find_first_of("<>=");
     if (part.empty() || op_at == std::string::npos || op_at == 0)
       throw SettingError("--fail-on: '" + part + "' is not a threshold (" + kAccepted + ")");
     Threshold t;
     t.text = part;
-    t.metric = trim(part.substr(0, op_at));
+    t.metric = trim_spaces(part.substr(0, op_at));
     std::size_t op_len = 1;
     if (op_at + 1 < part.size() && part[op_at + 1] == '=') op_len = 2;
     t.op = part.substr(op_at, op_len);
     if (t.op == "=") throw SettingError("--fail-on: '" + part + "': write == for equality (" + kAccepted + ")");
-    const std::string value = trim(part.substr(op_at + op_len));
+    const std::string value = trim_spaces(part.substr(op_at + op_len));
     if (std::find(metrics.begin(), metrics.end(), t.metric) == metrics.end())
       throw SettingError("--fail-on: '" + t.metric + "' is not a metric (" + kAccepted + ")");
     if (value.empty()) throw SettingError("--fail-on: '" + part + "' has no value (" + kAccepted + ")");

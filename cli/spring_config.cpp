@@ -46,7 +46,7 @@ std::string relaxed(const std::string& key) {
   return out;
 }
 
-std::string trim(std::string s) {
+std::string trim_value(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c); };
   s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
   s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
@@ -121,11 +121,11 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
                        "application.properties or application.yml)");
   std::string line;
   while (std::getline(in, line)) {
-    const std::string t = trim(line);
+    const std::string t = trim_value(line);
     if (t.empty() || t[0] == '#' || t[0] == '!') continue;
     const auto sep = t.find_first_of("=:");
     if (sep == std::string::npos) continue;
-    out.emplace_back(trim(t.substr(0, sep)), trim(t.substr(sep + 1)));
+    out.emplace_back(trim_value(t.substr(0, sep)), trim_value(t.substr(sep + 1)));
   }
   return out;
 }
@@ -133,7 +133,7 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
 }  // namespace
 
 std::string spring_duration(const std::string& value) {
-  const std::string v = trim(value);
+  const std::string v = trim_value(value);
   if (!v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); })) return v + "ms";
   return iso8601_duration(v);  // PT30S as java.time prints it; 30s, 500ms, 2m are lockbench's own units
 }
@@ -147,7 +147,7 @@ constexpr const char* kHikariAutoCommit = "spring.datasource.hikari.autocommit";
 
 std::optional<bool> spring_bool(const std::string& key, const std::string& raw) {
   std::string v;
-  for (const char c : trim(raw)) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char c : trim_value(raw)) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "true") return true;
   if (v == "false") return false;
   throw SettingError("--from: " + key + " = " + raw + " (for --delay-connection-acquisition: true or false)");

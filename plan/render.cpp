@@ -13,7 +13,7 @@ namespace lockbench::plan {
 
 namespace {
 
-std::string ms_text(double ms) {
+std::string ms_cell(double ms) {
   if (!std::isfinite(ms)) return "-";
   return ms >= 1000 ? fmt::format("{:.2f} s", ms / 1000) : fmt::format("{:.0f} ms", ms);
 }
@@ -22,7 +22,7 @@ std::string ms_text(double ms) {
 std::string range_text(const std::vector<double>& v) {
   if (v.empty()) return "-";
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return v.size() == 1 || *lo == *hi ? ms_text(*lo) : ms_text(*lo) + " .. " + ms_text(*hi);
+  return v.size() == 1 || *lo == *hi ? ms_cell(*lo) : ms_cell(*lo) + " .. " + ms_cell(*hi);
 }
 
 // The seeds' p99: their range, and with two or more the mean's 95 % interval (core/stats).
@@ -30,7 +30,7 @@ std::string p99_text(const Evidence& e) {
   std::string out = range_text(e.p99_ms);
   const auto s = p99_summary(e);
   if (s && s->n >= 2)
-    out += fmt::format(" (mean {}, 95 % interval {} .. {})", ms_text(s->mean), ms_text(s->ci95_low), ms_text(s->ci95_high));
+    out += fmt::format(" (mean {}, 95 % interval {} .. {})", ms_cell(s->mean), ms_cell(s->ci95_low), ms_cell(s->ci95_high));
   return out;
 }
 

@@ -227,9 +227,22 @@ LeaseResult EtcdStore::acquire(Key k, std::string_view owner, Duration ttl) {
 
 bool EtcdStore::release(Key k, std::string_view owner) {
   const std::string lk = b64(key("lease", k)), hk = b64(key("holder", k));
-  const json txn =
-      post("/v3/kv/txn", {{"compare", {{{"target", "VALUE"}, {"result", "EQUAL"}, {"key", lk}, {"value", b64(owner)}}}},
-                          {"success", {{{"request_delete_range", {{"key", lk}}}}, {{"request_delete_range", {{"key", hk}}}}}}});
+  const json request = {
+      {"compare", {{{"target", "VALUE"}, {"result", "EQUAL"}, {"key", lk}, {"value", b64(owner)}}}},
+      {"success", {{{"request_delete_range", {{"key", lk}}}}, {{"request_delete_range", {{"key", hk}}}}}}};
+  // The release is idempotent (value == me ? delete), so a failed attempt is
+  // made again, as etcd's own clients retry a request across a leader change:
+  // an election longer than the timeout must not leave the key held until its
+  // TTL. (acquire is not retried: a timed-out grant or txn may have happened.)
+  json txn;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      txn = post("/v3/kv/txn", request);
+      break;
+    } catch (const DbError&) {
+      if (attempt == kReleaseAttempts) throw;
+    }
+  }
   std::int64_t lease = 0;
   {
     std::lock_guard lock(mu_);

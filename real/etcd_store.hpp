@@ -86,6 +86,7 @@ class EtcdStore final : public KvLeaseStore {
   std::vector<std::unique_ptr<httplib::Client>> idle_;     // GUARDED_BY(mu_)
   std::map<std::pair<Key, std::string>, std::int64_t> leases_;  // GUARDED_BY(mu_): (key, owner) -> lease ID
   static constexpr std::size_t kIdleMax = 64;
+  static constexpr int kReleaseAttempts = 3;  // each bounded by the timeout
 };
 
 }  // namespace lockbench::real

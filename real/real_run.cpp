@@ -53,11 +53,6 @@ Settings real_settings(const Settings& configured) {
   s.world = "real";
   return s;
 }
-const StrategyInfo& applying(const Settings& s) {
-  const StrategyInfo& info = strategy_info(s.strategy);
-  check_applies(info, s.scenario);
-  return info;
-}
 }  // namespace
 
 bool pods_over_http(const Settings& s) { return s.pod_mode == "process" || !s.targets.empty(); }
@@ -66,7 +61,7 @@ RealRun::RealRun(const Settings& configured, const RunHooks& hooks)
     : configured_(configured),
       hooks_(hooks),
       s_(real_settings(configured)),
-      info_(applying(s_)),
+      info_(applying_strategy(s_.strategy, s_.scenario)),
       strategy_(make_strategy(info_.spec)),  // with the traffic beside its lock
       scenario_(make_scenario(s_.scenario)),
       recorder_(std::clamp<Duration>(s_.duration / 40, kSampleEvery, std::chrono::seconds(1))) {}

@@ -118,12 +118,6 @@ const Settings& checked(const Settings& configured, const ServeOptions& o) {
   return configured;
 }
 
-const StrategyInfo& applying(const Settings& s) {
-  const StrategyInfo& info = strategy_info(s.strategy);
-  check_applies(info, s.scenario);
-  return info;
-}
-
 class ServePod {
  public:
   ServePod(const Settings& configured, const ServeOptions& o);
@@ -187,7 +181,7 @@ class ServePod {
 ServePod::ServePod(const Settings& configured, const ServeOptions& o)
     : s_(checked(configured, o).scaled()),
       o_(o),
-      info_(applying(s_)),
+      info_(applying_strategy(s_.strategy, s_.scenario)),
       strategy_(make_strategy(info_.spec)),  // with the traffic beside its lock
       scenario_(make_scenario(s_.scenario)),
       run_(o.run ? *o.run : new_run_key()),

@@ -25,7 +25,7 @@ namespace lockbench {
 namespace {
 
 constexpr Table kOrders = 0;
-constexpr std::int64_t kAmount = 2500;  // 25.00 EUR, in cents
+constexpr std::int64_t kPrice = 2500;  // 25.00 EUR, in cents
 constexpr const char* kPending = "PAYMENT_PENDING";
 constexpr const char* kPaid = "PAID";
 constexpr const char* kFailed = "FAILED";
@@ -46,7 +46,7 @@ class Checkout final : public Scenario {
     p.key = cx.key();
     Row row = co_await c.read(kOrders, p.key);
     if (!row.found) {
-      const Row pending{true, kPending, {}, kAmount, 0};
+      const Row pending{true, kPending, {}, kPrice, 0};
       if (co_await c.insert(kOrders, p.key, pending)) {
         row = pending;
       } else {

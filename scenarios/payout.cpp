@@ -34,7 +34,7 @@ namespace {
 
 constexpr Table kAccounts = 0;
 constexpr std::int64_t kOpening = 10000;  // 100.00 EUR, in cents
-constexpr std::int64_t kAmount = 10000;   // the webhook pays out the whole balance, as in the article
+constexpr std::int64_t kPayout = 10000;   // the webhook pays out the whole balance, as in the article
 
 std::string account_id(Key k) { return "a" + std::to_string(k); }
 
@@ -52,9 +52,9 @@ class Payout final : public Scenario {
     if (!row.found) throw DbError("account " + account_id(cx.key()) + " is not in the database");
     p.key = cx.key();
     p.before = row;
-    p.amount = kAmount;
-    p.noop = row.num < kAmount;  // validate: already paid out, or not enough left
-    p.after = Row{true, row.text, {}, row.num - kAmount, 0};
+    p.amount = kPayout;
+    p.noop = row.num < kPayout;  // validate: already paid out, or not enough left
+    p.after = Row{true, row.text, {}, row.num - kPayout, 0};
     // The webhook's event id: the same for both deliveries of one webhook.
     p.target = "payout-" + std::to_string(cx.key()) + "-" + std::to_string(cx.request().choice % 1000000007);
   }

@@ -14,9 +14,9 @@ namespace lockbench {
 
 namespace {
 
-constexpr Table kUsers = 0;
-
 class SingleCall final : public Scenario {
+  static constexpr Table kUsers = 0;
+
  public:
   std::string_view name() const override { return "single-call"; }
   const std::vector<TableSpec>& tables() const override {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run_sim.hpp"
+#include "sim/test_support.hpp"
 
 namespace lockbench {
 namespace {
@@ -30,7 +31,6 @@ std::int64_t violations_total(const nlohmann::json& r) {
   for (const auto& [kind, count] : r["partner"]["violations"].items()) n += count.get<std::int64_t>();
   return n;
 }
-std::int64_t locks(const nlohmann::json& r, const char* what) { return r["locks"][what].get<std::int64_t>(); }
 
 TEST(SimPgBouncer, GivesASessionLockToTheNextClientOnItsBackendUnderTransactionPooling) {
   // One backend: request 1 locks and returns it (autocommit); request 2 is
@@ -40,29 +40,29 @@ TEST(SimPgBouncer, GivesASessionLockToTheNextClientOnItsBackendUnderTransactionP
   s.burst = 2;
   s.key_dist = KeyDist::hot;
   const auto r = run_sim(s);
-  EXPECT_EQ(locks(r, "acquired"), 2) << r["locks"].dump();
-  EXPECT_EQ(locks(r, "handed_to_stranger"), 1) << r["locks"].dump();
+  EXPECT_EQ(lock_count(r, "acquired"), 2) << r["locks"].dump();
+  EXPECT_EQ(lock_count(r, "handed_to_stranger"), 1) << r["locks"].dump();
   EXPECT_GT(r["partner"]["violations"]["overlap_person"].get<int>(), 0);
-  EXPECT_EQ(locks(r, "unlock_failures"), 0);  // both unlocks ran on that one backend
+  EXPECT_EQ(lock_count(r, "unlock_failures"), 0);  // both unlocks ran on that one backend
 
   s.pgbouncer = "none";  // the same burst on pinned connections: the second one is refused
   const auto direct = run_sim(s);
-  EXPECT_EQ(locks(direct, "acquired"), 1);
-  EXPECT_EQ(locks(direct, "handed_to_stranger"), 0);
+  EXPECT_EQ(lock_count(direct, "acquired"), 1);
+  EXPECT_EQ(lock_count(direct, "handed_to_stranger"), 0);
 }
 
 TEST(SimPgBouncer, LeaksSessionLocksFailsTheirUnlocksAndRacesForPinnedAndPooledAlike) {
   for (const char* strategy : {"advisory-session:pinned", "advisory-session:pooled"}) {
     const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
-    EXPECT_GT(locks(r, "handed_to_stranger"), 0) << strategy << r["locks"].dump();
-    EXPECT_GT(locks(r, "unlock_failures"), 0) << strategy;  // "you don't own a lock": another backend
-    EXPECT_GT(locks(r, "leaked"), 0) << strategy;           // the locks outlive every client
+    EXPECT_GT(lock_count(r, "handed_to_stranger"), 0) << strategy << r["locks"].dump();
+    EXPECT_GT(lock_count(r, "unlock_failures"), 0) << strategy;  // "you don't own a lock": another backend
+    EXPECT_GT(lock_count(r, "leaked"), 0) << strategy;           // the locks outlive every client
     EXPECT_GT(r["partner"]["violations"]["overlap_person"].get<int>(), 0) << strategy;
     EXPECT_EQ(r["pgbouncer"]["pool_mode"], "transaction");
   }
   // Pinned without PgBouncer: the same load, nothing of the above.
   const auto direct = run_sim(behind_pgbouncer("advisory-session:pinned", "none", 4));
-  EXPECT_EQ(locks(direct, "handed_to_stranger") + locks(direct, "unlock_failures") + locks(direct, "leaked"), 0);
+  EXPECT_EQ(lock_count(direct, "handed_to_stranger") + lock_count(direct, "unlock_failures") + lock_count(direct, "leaked"), 0);
   EXPECT_EQ(violations_total(direct), 0);
 }
 
@@ -70,7 +70,7 @@ TEST(SimPgBouncer, KeepsAdvisoryXactAndRowLeaseCleanUnderTransactionPooling) {
   for (const char* strategy : {"advisory-xact:try", "advisory-xact:wait", "row-lease"}) {
     const auto r = run_sim(behind_pgbouncer(strategy, "transaction", 4));
     EXPECT_EQ(violations_total(r), 0) << strategy << r["partner"]["violations"].dump();
-    EXPECT_EQ(locks(r, "leaked") + locks(r, "unlock_failures") + locks(r, "handed_to_stranger"), 0) << strategy;
+    EXPECT_EQ(lock_count(r, "leaked") + lock_count(r, "unlock_failures") + lock_count(r, "handed_to_stranger"), 0) << strategy;
     EXPECT_GT(r["requests"]["ok"].get<int>(), 20) << strategy;
   }
 }
@@ -87,7 +87,7 @@ TEST(SimPgBouncer, LetsLockWaitersHoldEveryBackendWhileOtherClientsQueueUntilLoc
   s.lock_timeout = 1s;
   const auto r = run_sim(s);
   EXPECT_GE(r["pgbouncer"]["clients_waiting_max"].get<int>(), 5) << r["pgbouncer"].dump();
-  EXPECT_GE(locks(r, "denied"), 2) << r["locks"].dump();  // the waiters' lock_timeout freed the backends
+  EXPECT_GE(lock_count(r, "denied"), 2) << r["locks"].dump();  // the waiters' lock_timeout freed the backends
   EXPECT_GE(r["requests"]["ok"].get<int>(), 1);
   EXPECT_EQ(violations_total(r), 0);
 }
@@ -95,7 +95,7 @@ TEST(SimPgBouncer, LetsLockWaitersHoldEveryBackendWhileOtherClientsQueueUntilLoc
 TEST(SimPgBouncer, SessionPoolingKeepsSessionLocksWithTheirClient) {
   // As many backends as connections: one backend per client for its life.
   const auto r = run_sim(behind_pgbouncer("advisory-session:pinned", "session", 10));
-  EXPECT_EQ(locks(r, "handed_to_stranger") + locks(r, "unlock_failures") + locks(r, "leaked"), 0) << r["locks"].dump();
+  EXPECT_EQ(lock_count(r, "handed_to_stranger") + lock_count(r, "unlock_failures") + lock_count(r, "leaked"), 0) << r["locks"].dump();
   EXPECT_EQ(violations_total(r), 0);
   EXPECT_EQ(r["pgbouncer"]["query_wait_timeouts"], 0);
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run_sim.hpp"
+#include "sim/test_support.hpp"
 #include "core/workload.hpp"
 #include "sim/etcd_store.hpp"
 
@@ -24,9 +25,6 @@ Settings base(const std::string& strategy) {
   s.trace_requests = 5;
   return s;
 }
-
-std::int64_t violation(const nlohmann::json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
-std::int64_t locks(const nlohmann::json& r, const char* kind) { return r["locks"].value(kind, std::int64_t{0}); }
 
 // ---- the store itself
 
@@ -76,19 +74,19 @@ TEST(SimEtcdLease, IsStolenWhenTheTtlIsBelowThePartnerTimeAndCleanAboveIt) {
   s.partner_latency = Distribution::fixed(1000);  // three calls: 3 s inside a 1 s lease
   s.lease_ttl = 1s;
   const auto r = run_sim(s);
-  EXPECT_GT(locks(r, "lease_steals"), 0);
+  EXPECT_GT(lock_count(r, "lease_steals"), 0);
   EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
-  EXPECT_GT(violation(r, "overlap_person"), 0);
-  EXPECT_GT(locks(r, "unlock_failures"), 0);
+  EXPECT_GT(violation_count(r, "overlap_person"), 0);
+  EXPECT_GT(lock_count(r, "unlock_failures"), 0);
 
   s.lease_ttl = 20s;  // above the worst case: no steal, no overlap
   const auto safe = run_sim(s);
-  EXPECT_GT(locks(safe, "acquired"), 0);
-  EXPECT_GT(locks(safe, "denied"), 0);  // the hot key: the txn's compare refuses the others
-  EXPECT_EQ(locks(safe, "lease_steals"), 0);
-  EXPECT_EQ(violation(safe, "overlap_person"), 0);
-  EXPECT_EQ(locks(safe, "unlock_failures"), 0);
-  EXPECT_EQ(locks(safe, "leaked"), 0);
+  EXPECT_GT(lock_count(safe, "acquired"), 0);
+  EXPECT_GT(lock_count(safe, "denied"), 0);  // the hot key: the txn's compare refuses the others
+  EXPECT_EQ(lock_count(safe, "lease_steals"), 0);
+  EXPECT_EQ(violation_count(safe, "overlap_person"), 0);
+  EXPECT_EQ(lock_count(safe, "unlock_failures"), 0);
+  EXPECT_EQ(lock_count(safe, "leaked"), 0);
   EXPECT_EQ(safe["strategy_info"]["lease_store"], "etcd");
 }
 
@@ -98,11 +96,11 @@ TEST(SimEtcdLease, FencedWithAnEnforcingPartnerRefusesTheStaleHoldersCalls) {
   s.lease_ttl = 1s;
   s.fencing = "enforce";
   const auto r = run_sim(s);
-  EXPECT_GT(locks(r, "lease_steals"), 0);
-  EXPECT_GT(violation(r, "stale_token_rejected"), 0);
+  EXPECT_GT(lock_count(r, "lease_steals"), 0);
+  EXPECT_GT(violation_count(r, "stale_token_rejected"), 0);
 
   s.strategy = "etcd-lease";  // no token sent: nothing to refuse
-  EXPECT_EQ(violation(run_sim(s), "stale_token_rejected"), 0);
+  EXPECT_EQ(violation_count(run_sim(s), "stale_token_rejected"), 0);
 }
 
 TEST(SimEtcdLease, AHolderPausedPastTheTtlIsStolenAndOnlyTheFencedVariantRefusesItsCalls) {
@@ -113,7 +111,7 @@ TEST(SimEtcdLease, AHolderPausedPastTheTtlIsStolenAndOnlyTheFencedVariantRefuses
   s.rate_per_s = 2;
   s.fencing = "enforce";
   const auto calm = run_sim(s);
-  EXPECT_EQ(locks(calm, "lease_steals"), 0);
+  EXPECT_EQ(lock_count(calm, "lease_steals"), 0);
   // Request 1 (pod 1) holds the lease and reads its row (50 ms statements),
   // then pod 1 freezes for 5 s (a SIGSTOP) before its first partner call: its
   // lease expires, pod 0 takes it over; pod 1 wakes and calls anyway.
@@ -121,21 +119,21 @@ TEST(SimEtcdLease, AHolderPausedPastTheTtlIsStolenAndOnlyTheFencedVariantRefuses
   s.pause_at = Workload(s).schedule().front().intended + 20ms;
   s.pause_for = 5s;
   const auto plain = run_sim(s);
-  EXPECT_GT(locks(plain, "lease_steals"), 0);
+  EXPECT_GT(lock_count(plain, "lease_steals"), 0);
   EXPECT_GT(plain["sim"]["lease_steals_from_live"].get<int>(), 0);
-  EXPECT_GT(violation(plain, "overlap_person"), 0);
-  EXPECT_EQ(violation(plain, "stale_token_rejected"), 0);
+  EXPECT_GT(violation_count(plain, "overlap_person"), 0);
+  EXPECT_EQ(violation_count(plain, "stale_token_rejected"), 0);
   std::cerr << "PLAIN " << plain["partner"]["violations"].dump() << "\n";
 
   s.strategy = "etcd-lease:fenced";
   const auto fenced = run_sim(s);
-  EXPECT_GT(locks(fenced, "lease_steals"), 0);
-  EXPECT_GT(violation(fenced, "stale_token_rejected"), 0);
+  EXPECT_GT(lock_count(fenced, "lease_steals"), 0);
+  EXPECT_GT(violation_count(fenced, "stale_token_rejected"), 0);
   // The refused calls change nothing. (overlap_person still counts the stale
   // call's arrival beside its successor's, before the partner refuses it.)
-  EXPECT_EQ(violation(fenced, "person_split"), 0);
-  EXPECT_EQ(violation(fenced, "user_malformed"), 0);
-  EXPECT_EQ(violation(fenced, "flow_interleaving"), 0);
+  EXPECT_EQ(violation_count(fenced, "person_split"), 0);
+  EXPECT_EQ(violation_count(fenced, "user_malformed"), 0);
+  EXPECT_EQ(violation_count(fenced, "flow_interleaving"), 0);
 }
 
 TEST(SimEtcdLease, ACrashedHoldersKeyIsFreeAboutOneGrantedTtlLater) {
@@ -162,7 +160,7 @@ TEST(SimEtcdLease, ALeaderChangePausesRequestsButLetsNoSecondHolderInUnlikeARedi
   s.redis_replication_lag = 3s;
   const auto redis = run_sim(s);
   EXPECT_GE(redis["sim"]["lease_store"]["leases_lost_on_failover"].get<int>(), 1);
-  EXPECT_GT(violation(redis, "overlap_person"), 0);  // the provoked failure, for contrast
+  EXPECT_GT(violation_count(redis, "overlap_person"), 0);  // the provoked failure, for contrast
 
   for (const char* spec : {"etcd-lease:fenced", "etcd-lease"}) {
     s.strategy = spec;
@@ -171,10 +169,10 @@ TEST(SimEtcdLease, ALeaderChangePausesRequestsButLetsNoSecondHolderInUnlikeARedi
     const auto r = run_sim(s);
     EXPECT_GT(r["sim"]["etcd"]["requests_paused_by_election"].get<int>(), 0) << spec;
     EXPECT_GE(r["sim"]["etcd"]["leases_refreshed_by_new_leader"].get<int>(), 1) << spec;
-    EXPECT_GT(locks(r, "acquired"), 0) << spec;
-    EXPECT_EQ(locks(r, "lease_steals"), 0) << spec;
-    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
-    EXPECT_EQ(violation(r, "stale_token_rejected"), 0) << spec;  // no token went back: none to refuse
+    EXPECT_GT(lock_count(r, "acquired"), 0) << spec;
+    EXPECT_EQ(lock_count(r, "lease_steals"), 0) << spec;
+    EXPECT_EQ(violation_count(r, "overlap_person"), 0) << spec;
+    EXPECT_EQ(violation_count(r, "stale_token_rejected"), 0) << spec;  // no token went back: none to refuse
   }
 }
 
@@ -183,11 +181,11 @@ TEST(SimEtcdLease, RenewKeepsAShortTtlLeaseThroughSlowCallsAndAPauseStillLosesIt
   s.partner_latency = Distribution::fixed(1000);  // 3 s of calls against a 1 s TTL
   s.lease_ttl = 1s;
   const auto r = run_sim(s);
-  EXPECT_GT(locks(r, "acquired"), 0);
-  EXPECT_EQ(locks(r, "lease_steals"), 0);
-  EXPECT_EQ(violation(r, "overlap_person"), 0);
-  EXPECT_GE(locks(r, "renewals"), 5 * locks(r, "acquired"));  // every 333 ms of 3 s
-  EXPECT_EQ(locks(r, "renewal_failures"), 0);
+  EXPECT_GT(lock_count(r, "acquired"), 0);
+  EXPECT_EQ(lock_count(r, "lease_steals"), 0);
+  EXPECT_EQ(violation_count(r, "overlap_person"), 0);
+  EXPECT_GE(lock_count(r, "renewals"), 5 * lock_count(r, "acquired"));  // every 333 ms of 3 s
+  EXPECT_EQ(lock_count(r, "renewal_failures"), 0);
 
   s.pods = 2;
   s.rate_per_s = 1;
@@ -195,8 +193,8 @@ TEST(SimEtcdLease, RenewKeepsAShortTtlLeaseThroughSlowCallsAndAPauseStillLosesIt
   s.pause_at = Workload(s).schedule().front().intended + 100ms;
   s.pause_for = 5s;  // pod 1 renews nothing while frozen
   const auto paused = run_sim(s);
-  EXPECT_GT(locks(paused, "lease_steals"), 0);
-  EXPECT_GT(locks(paused, "renewal_failures"), 0);
+  EXPECT_GT(lock_count(paused, "lease_steals"), 0);
+  EXPECT_GT(lock_count(paused, "renewal_failures"), 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "base/key_hash.hpp"
 #include "sim/run_sim.hpp"
+#include "sim/test_support.hpp"
 
 namespace lockbench {
 namespace {
@@ -35,8 +36,6 @@ Settings colliding_pair(const std::string& strategy, KeyHash hash) {
   return s;
 }
 
-std::int64_t locks(const nlohmann::json& r, const char* what) { return r["locks"][what].get<std::int64_t>(); }
-
 TEST(KeyHashCollision, ThePairFoundByTheBirthdaySearchCollidesUnderHashtextOnly) {
   EXPECT_EQ(pg_hashtext("user:" + std::to_string(kIdA)), pg_hashtext("user:" + std::to_string(kIdB)));
   EXPECT_NE(sha256_64("user:" + std::to_string(kIdA)), sha256_64("user:" + std::to_string(kIdB)));
@@ -45,8 +44,8 @@ TEST(KeyHashCollision, ThePairFoundByTheBirthdaySearchCollidesUnderHashtextOnly)
 TEST(KeyHashCollision, HashtextDeniesRequestsOfOneKeyWhileTheOtherKeyHoldsTheLock) {
   for (const char* st : {"advisory-xact:try", "advisory-xact:wait", "advisory-session:pinned"}) {
     const auto r = run_sim(colliding_pair(st, KeyHash::hashtext_32));
-    EXPECT_GT(locks(r, "false_conflicts"), 0) << st << r["locks"].dump();
-    EXPECT_LE(locks(r, "false_conflicts"), locks(r, "denied")) << st;
+    EXPECT_GT(lock_count(r, "false_conflicts"), 0) << st << r["locks"].dump();
+    EXPECT_LE(lock_count(r, "false_conflicts"), lock_count(r, "denied")) << st;
     EXPECT_EQ(r["partner"]["violations"]["overlap_person"], 0) << st;  // a false conflict excludes too much, never too little
   }
 }
@@ -55,8 +54,8 @@ TEST(KeyHashCollision, Sha256AndTheIntegerIdKeepThePairApart) {
   for (const char* st : {"advisory-xact:try", "advisory-xact:wait", "advisory-session:pinned"}) {
     for (KeyHash h : {KeyHash::sha256_64, KeyHash::int_id}) {
       const auto r = run_sim(colliding_pair(st, h));
-      EXPECT_EQ(locks(r, "false_conflicts"), 0) << st << " " << key_hash_name(h) << r["locks"].dump();
-      EXPECT_GT(locks(r, "denied"), 0) << st;  // same-key requests still meet: the count is not empty by luck
+      EXPECT_EQ(lock_count(r, "false_conflicts"), 0) << st << " " << key_hash_name(h) << r["locks"].dump();
+      EXPECT_GT(lock_count(r, "denied"), 0) << st;  // same-key requests still meet: the count is not empty by luck
       EXPECT_EQ(r["partner"]["violations"]["overlap_person"], 0) << st;
     }
   }
@@ -66,7 +65,7 @@ TEST(KeyHashCollision, HashtextDeniesMoreThanSha256OnTheSameRequests) {
   const auto narrow = run_sim(colliding_pair("advisory-xact:try", KeyHash::hashtext_32));
   const auto wide = run_sim(colliding_pair("advisory-xact:try", KeyHash::sha256_64));
   EXPECT_EQ(narrow["requests"]["total"], wide["requests"]["total"]);
-  EXPECT_GT(locks(narrow, "denied"), locks(wide, "denied")) << narrow["locks"].dump() << wide["locks"].dump();
+  EXPECT_GT(lock_count(narrow, "denied"), lock_count(wide, "denied")) << narrow["locks"].dump() << wide["locks"].dump();
   EXPECT_LT(narrow["requests"]["ok"].get<int>(), wide["requests"]["ok"].get<int>());
 }
 

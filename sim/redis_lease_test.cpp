@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run_sim.hpp"
+#include "sim/test_support.hpp"
 #include "core/workload.hpp"
 #include "sim/lease_store.hpp"
 
@@ -24,9 +25,6 @@ Settings base(const std::string& strategy) {
   s.trace_requests = 5;
   return s;
 }
-
-std::int64_t violation(const nlohmann::json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
-std::int64_t locks(const nlohmann::json& r, const char* kind) { return r["locks"].value(kind, std::int64_t{0}); }
 
 // ---- the store itself
 
@@ -87,17 +85,17 @@ TEST(SimRedisLease, IsStolenWhenTheTtlIsBelowThePartnerTime) {
   s.partner_latency = Distribution::fixed(1000);  // three calls: 3 s inside the lease
   s.lease_ttl = 500ms;
   const auto r = run_sim(s);
-  EXPECT_GT(locks(r, "lease_steals"), 0);
+  EXPECT_GT(lock_count(r, "lease_steals"), 0);
   EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
-  EXPECT_GT(violation(r, "overlap_person"), 0);
-  EXPECT_GT(locks(r, "unlock_failures"), 0);  // the victims' owner-checked releases found another owner
+  EXPECT_GT(violation_count(r, "overlap_person"), 0);
+  EXPECT_GT(lock_count(r, "unlock_failures"), 0);  // the victims' owner-checked releases found another owner
 
   s.lease_ttl = 20s;  // above the worst case: no steal, no overlap
   const auto safe = run_sim(s);
-  EXPECT_GT(locks(safe, "acquired"), 0);
-  EXPECT_EQ(locks(safe, "lease_steals"), 0);
-  EXPECT_EQ(violation(safe, "overlap_person"), 0);
-  EXPECT_EQ(locks(safe, "unlock_failures"), 0);
+  EXPECT_GT(lock_count(safe, "acquired"), 0);
+  EXPECT_EQ(lock_count(safe, "lease_steals"), 0);
+  EXPECT_EQ(violation_count(safe, "overlap_person"), 0);
+  EXPECT_EQ(lock_count(safe, "unlock_failures"), 0);
 }
 
 TEST(SimRedisLease, FencedWithAnEnforcingPartnerRefusesTheStaleHoldersCalls) {
@@ -106,11 +104,11 @@ TEST(SimRedisLease, FencedWithAnEnforcingPartnerRefusesTheStaleHoldersCalls) {
   s.lease_ttl = 500ms;
   s.fencing = "enforce";
   const auto r = run_sim(s);
-  EXPECT_GT(locks(r, "lease_steals"), 0);
-  EXPECT_GT(violation(r, "stale_token_rejected"), 0);
+  EXPECT_GT(lock_count(r, "lease_steals"), 0);
+  EXPECT_GT(violation_count(r, "stale_token_rejected"), 0);
 
   s.strategy = "redis-lease";  // no token sent: nothing to refuse
-  EXPECT_EQ(violation(run_sim(s), "stale_token_rejected"), 0);
+  EXPECT_EQ(violation_count(run_sim(s), "stale_token_rejected"), 0);
 }
 
 TEST(SimRedisLease, AFailoverWithReplicationLagLetsASecondHolderInEvenWhenFenced) {
@@ -123,15 +121,15 @@ TEST(SimRedisLease, AFailoverWithReplicationLagLetsASecondHolderInEvenWhenFenced
   s.redis_replication_lag = 3s;  // the first holder's lease never reached the replica
   const auto r = run_sim(s);
   EXPECT_GE(r["sim"]["lease_store"]["leases_lost_on_failover"].get<int>(), 1);
-  EXPECT_EQ(locks(r, "lease_steals"), 0);
+  EXPECT_EQ(lock_count(r, "lease_steals"), 0);
   // The counter went back too: the second holder's token equals the first's, so
   // the partner lets both through.
-  EXPECT_GT(violation(r, "overlap_person"), 0);
+  EXPECT_GT(violation_count(r, "overlap_person"), 0);
 
   s.redis_replication_lag = 0s;  // a replica in step: the failover loses nothing
   const auto synced = run_sim(s);
   EXPECT_EQ(synced["sim"]["lease_store"]["leases_lost_on_failover"], 0);
-  EXPECT_EQ(violation(synced, "overlap_person"), 0);
+  EXPECT_EQ(violation_count(synced, "overlap_person"), 0);
 }
 
 // ---- renewal
@@ -142,13 +140,13 @@ TEST(SimRenewal, KeepsAShortTtlLeaseThroughSlowCallsWithoutSteals) {
     s.partner_latency = Distribution::fixed(1000);  // 3 s of calls against a 500 ms TTL
     s.lease_ttl = 500ms;
     const auto r = run_sim(s);
-    EXPECT_GT(locks(r, "acquired"), 0) << spec;
-    EXPECT_EQ(locks(r, "lease_steals"), 0) << spec;
-    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
-    EXPECT_EQ(locks(r, "lease_lost"), 0) << spec;
+    EXPECT_GT(lock_count(r, "acquired"), 0) << spec;
+    EXPECT_EQ(lock_count(r, "lease_steals"), 0) << spec;
+    EXPECT_EQ(violation_count(r, "overlap_person"), 0) << spec;
+    EXPECT_EQ(lock_count(r, "lease_lost"), 0) << spec;
     // About one renewal per TTL/3 of call: 3 s / 167 ms = 18 per request.
-    EXPECT_GE(locks(r, "renewals"), 10 * locks(r, "acquired")) << spec;
-    EXPECT_EQ(locks(r, "renewal_failures"), 0) << spec;
+    EXPECT_GE(lock_count(r, "renewals"), 10 * lock_count(r, "acquired")) << spec;
+    EXPECT_EQ(lock_count(r, "renewal_failures"), 0) << spec;
   }
 }
 
@@ -162,7 +160,7 @@ TEST(SimRenewal, RecoversFromACrashInAboutOneTtl) {
     s.crash_at = 2500ms;  // after several renewals
     const auto r = run_sim(s);
     EXPECT_EQ(r["faults"]["keys_held_at_crash"], 1) << spec;
-    EXPECT_GT(locks(r, "renewals"), 0) << spec;
+    EXPECT_GT(lock_count(r, "renewals"), 0) << spec;
     const double recovery = r["faults"]["recovery_ms"].get<double>();
     EXPECT_GT(recovery, 0) << spec;
     EXPECT_LE(recovery, 1000 * 1.01) << spec;  // at most one TTL after the last renewal
@@ -177,15 +175,15 @@ TEST(SimRenewal, APauseLongerThanTheTtlStillLetsAnotherPodStealTheLease) {
     s.lease_ttl = 1s;
     s.rate_per_s = 1;
     const auto calm = run_sim(s);
-    EXPECT_EQ(locks(calm, "lease_steals"), 0) << spec;
+    EXPECT_EQ(lock_count(calm, "lease_steals"), 0) << spec;
     // Request 1 runs on pod 1 and takes the lease; pod 1 then freezes for 5 s:
     // it renews nothing, the lease expires, pod 0 takes it over.
     s.pause_at = Workload(s).schedule().front().intended + 100ms;
     s.pause_for = 5s;
     const auto r = run_sim(s);
-    EXPECT_GT(locks(r, "lease_steals"), 0) << spec;
+    EXPECT_GT(lock_count(r, "lease_steals"), 0) << spec;
     EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0) << spec;
-    EXPECT_GT(locks(r, "renewal_failures"), 0) << spec;  // the woken holder finds its lease gone
+    EXPECT_GT(lock_count(r, "renewal_failures"), 0) << spec;  // the woken holder finds its lease gone
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run_sim.hpp"
+#include "sim/test_support.hpp"
 #include "sim/sim_world.hpp"
 #include "strategies/side_traffic.hpp"
 
@@ -34,14 +35,13 @@ Settings with_orm_writer(const std::string& strategy) {
   return s;
 }
 
-std::int64_t violation(const json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
 std::int64_t side(const json& r, const char* what) { return r.contains("side_traffic") ? r["side_traffic"].value(what, 0) : 0; }
 
 TEST(OrmMappedLease, AnUnrelatedSaveInsideALeaseStompsTheLockAndAThirdRequestEnters) {
   const json r = run_sim(with_orm_writer("row-lease:orm-mapped"));
   EXPECT_GT(side(r, "entity_saves"), 200);
   EXPECT_GT(side(r, "lock_stomps"), 5) << r["side_traffic"].dump();
-  EXPECT_GT(violation(r, "overlap_person"), 0) << r["partner"].dump();
+  EXPECT_GT(violation_count(r, "overlap_person"), 0) << r["partner"].dump();
   // The holder whose lock was stomped finds another owner at its store, or at its release.
   EXPECT_GT(r["locks"]["lease_lost"].get<std::int64_t>() + r["locks"]["unlock_failures"].get<std::int64_t>(), 0);
 }
@@ -50,8 +50,8 @@ TEST(OrmMappedLease, TheSameSecondPathLeavesAnUnmappedLeaseAlone) {
   const json r = run_sim(with_orm_writer("row-lease"));
   EXPECT_GT(side(r, "entity_saves"), 200);  // the same writer ran, as often
   EXPECT_EQ(side(r, "lock_stomps"), 0);
-  EXPECT_EQ(violation(r, "overlap_person"), 0) << r["partner"].dump();
-  EXPECT_EQ(violation(r, "db_partner_divergence"), 0);
+  EXPECT_EQ(violation_count(r, "overlap_person"), 0) << r["partner"].dump();
+  EXPECT_EQ(violation_count(r, "db_partner_divergence"), 0);
   EXPECT_EQ(r["locks"]["lease_lost"], 0);
 }
 
@@ -59,7 +59,7 @@ TEST(OrmMappedLease, WithoutASecondPathItExcludesAsRowLeaseDoes) {
   const json mapped = run_sim(hot("row-lease:orm-mapped"));
   const json plain = run_sim(hot("row-lease"));
   EXPECT_FALSE(mapped.contains("side_traffic"));
-  EXPECT_EQ(violation(mapped, "overlap_person"), 0);
+  EXPECT_EQ(violation_count(mapped, "overlap_person"), 0);
   EXPECT_EQ(mapped["requests"], plain["requests"]);
 }
 
@@ -70,7 +70,7 @@ TEST(OrmMappedLease, MoreSavesStompMoreLeases) {
   many.orm_writer_rate = 10;
   const json a = run_sim(few), b = run_sim(many);
   EXPECT_GT(side(b, "lock_stomps"), 2 * side(a, "lock_stomps"));
-  EXPECT_GT(violation(b, "overlap_person"), violation(a, "overlap_person"));
+  EXPECT_GT(violation_count(b, "overlap_person"), violation_count(a, "overlap_person"));
 }
 
 TEST(BypassShare, TakesAboutTheGivenShareOfRequestsReproducibly) {
@@ -98,7 +98,7 @@ TEST(BypassShare, AWriterThatIgnoresTheLockOverlapsEveryStrategy) {
     s.fencing = "enforce";
     const json r = run_sim(s);
     EXPECT_GT(side(r, "bypassed"), 20) << st;
-    EXPECT_GT(violation(r, "overlap_person"), 0) << st << r["partner"].dump();
+    EXPECT_GT(violation_count(r, "overlap_person"), 0) << st << r["partner"].dump();
   }
 }
 
@@ -108,7 +108,7 @@ TEST(BypassShare, WithoutItTheSameStrategiesStayClean) {
     s.fencing = "enforce";
     const json r = run_sim(s);
     EXPECT_FALSE(r.contains("side_traffic")) << st;
-    EXPECT_EQ(violation(r, "overlap_person"), 0) << st << r["partner"].dump();
+    EXPECT_EQ(violation_count(r, "overlap_person"), 0) << st << r["partner"].dump();
   }
 }
 

@@ -1,5 +1,6 @@
 // Whole simulated runs: the strategies, unchanged, on the simulated world.
 #include "sim/sim_world.hpp"
+#include "sim/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,8 +31,6 @@ Settings burst_on_one_key(const std::string& strategy, int n) {
   s.key_dist = KeyDist::hot;
   return s;
 }
-
-std::int64_t violation(const nlohmann::json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
 
 // ---- Little's law: the seeds' table
 
@@ -90,7 +89,7 @@ TEST(SimExclusion, LetsExactlyOneOfEightSimultaneousRequestsThroughWithATryLock)
     EXPECT_EQ(r["requests"]["conflict"], 7) << spec;
     EXPECT_EQ(r["locks"]["acquired"], 1) << spec;
     EXPECT_EQ(r["locks"]["denied"], 7) << spec;
-    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
+    EXPECT_EQ(violation_count(r, "overlap_person"), 0) << spec;
   }
 }
 
@@ -101,13 +100,13 @@ TEST(SimExclusion, SerialisesWaitingStrategiesWithoutOverlap) {
     const auto r = run_sim(s);
     EXPECT_EQ(r["requests"]["ok"], 8) << spec;
     EXPECT_EQ(r["partner"]["max_inflight_per_person"], 1) << spec;
-    EXPECT_EQ(violation(r, "overlap_person"), 0) << spec;
+    EXPECT_EQ(violation_count(r, "overlap_person"), 0) << spec;
   }
 }
 
 TEST(SimExclusion, LetsNoneOverlapAtThePartner) {
   const auto r = run_sim(burst_on_one_key("none", 8));
-  EXPECT_GT(violation(r, "overlap_person"), 0);
+  EXPECT_GT(violation_count(r, "overlap_person"), 0);
   EXPECT_GT(r["partner"]["max_inflight_per_person"].get<int>(), 1);
   ASSERT_TRUE(r["trace"]["race"].is_object());
   EXPECT_GE(r["trace"]["race"]["request_ids"].size(), 2u);
@@ -124,12 +123,12 @@ TEST(SimExclusion, StealsARowLeaseWhoseTtlIsBelowThePartnerTime) {
   const auto r = run_sim(s);
   EXPECT_GT(r["locks"]["lease_steals"].get<int>(), 0);
   EXPECT_GT(r["sim"]["lease_steals_from_live"].get<int>(), 0);
-  EXPECT_GT(violation(r, "overlap_person"), 0);
+  EXPECT_GT(violation_count(r, "overlap_person"), 0);
 
   s.lease_ttl = 10s;  // above the worst case: no steal, no overlap
   const auto safe = run_sim(s);
   EXPECT_EQ(safe["locks"]["lease_steals"], 0);
-  EXPECT_EQ(violation(safe, "overlap_person"), 0);
+  EXPECT_EQ(violation_count(safe, "overlap_person"), 0);
 }
 
 TEST(SimFaults, APauseLongerThanTheTtlLetsAnotherPodStealALiveLease) {

@@ -318,6 +318,12 @@ void check_applies(const StrategyInfo& st, std::string_view scenario) {
                        ": it relies on an Idempotency-Key, which this scenario's partner API does not take");
 }
 
+const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario) {
+  const StrategyInfo& info = strategy_info(spec);
+  check_applies(info, scenario);
+  return info;
+}
+
 std::unique_ptr<Strategy> make_strategy(std::string_view spec) {
   const StrategyInfo& info = strategy_info(spec);
   // Every strategy runs with the traffic beside its lock (side_traffic.hpp);

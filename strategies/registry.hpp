@@ -30,6 +30,8 @@ const StrategyInfo& strategy_info(std::string_view spec);
 // the scenario: a lease on a record that does not exist yet, an idempotency key
 // the partner's API does not take.
 void check_applies(const StrategyInfo& strategy, std::string_view scenario);
+// strategy_info(spec), once check_applies has accepted it on the scenario.
+const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario);
 // The strategy, wrapped in the traffic beside its lock (side_traffic.hpp):
 // what every world runs. (StrategyInfo::make alone gives the bare strategy.)
 std::unique_ptr<Strategy> make_strategy(std::string_view spec);

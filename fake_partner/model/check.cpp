@@ -6,7 +6,6 @@ namespace lockbench::partner {
 
 namespace {
 using json = nlohmann::json;
-SettingError bad(const std::string& path, const std::string& why) { return SettingError(path + ": " + why); }
 
 json violations_json(const std::vector<Violation>& list) {
   json vs = json::array();
@@ -16,13 +15,13 @@ json violations_json(const std::vector<Violation>& list) {
 }
 
 const json& object_at(const json& doc, const std::string& path, const char* shape) {
-  if (!doc.is_object()) throw bad(path, std::string("must be an object ") + shape);
+  if (!doc.is_object()) throw bad_at(path, std::string("must be an object ") + shape);
   return doc;
 }
 
 std::int64_t integer_at(const json& j, const std::string& path) {
   if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<std::uint64_t>() > INT64_MAX))
-    throw bad(path, j.dump() + " is not an integer (smallest currency unit)");
+    throw bad_at(path, j.dump() + " is not an integer (smallest currency unit)");
   return j.get<std::int64_t>();
 }
 }  // namespace
@@ -59,7 +58,7 @@ ServiceView ServiceView::from_json(const json& doc) {
       object_at(part, path, "{\"<person>\": \"<primary identity>\"}");
       v.primaries.emplace();
       for (const auto& [person, primary] : part.items()) {
-        if (!primary.is_string()) throw bad(path + "." + person, "must be an identity \"provider|user_id\"");
+        if (!primary.is_string()) throw bad_at(path + "." + person, "must be an identity \"provider|user_id\"");
         v.primaries->emplace(person, primary.get<std::string>());
       }
     } else if (k == "orders") {
@@ -71,8 +70,8 @@ ServiceView ServiceView::from_json(const json& doc) {
         ServiceOrder so;
         for (const auto& [field, value] : o.items()) {
           if (field != "status" && field != "charge_id")
-            throw bad(op + "." + field, "unknown setting (accepted: status, charge_id)");
-          if (!value.is_string() && !value.is_null()) throw bad(op + "." + field, "must be a string or null");
+            throw bad_at(op + "." + field, "unknown setting (accepted: status, charge_id)");
+          if (!value.is_string() && !value.is_null()) throw bad_at(op + "." + field, "must be a string or null");
         }
         if (o.contains("status") && o["status"].is_string()) so.status = o["status"].get<std::string>();
         if (o.contains("charge_id") && o["charge_id"].is_string()) so.charge_id = o["charge_id"].get<std::string>();
@@ -91,12 +90,12 @@ ServiceView ServiceView::from_json(const json& doc) {
         auto& m = (*v.claims)[customer];
         for (const auto& [reward, n] : rewards.items()) {
           const auto rows = integer_at(n, cp + "." + reward);
-          if (rows < 0) throw bad(cp + "." + reward, "must be a count >= 0");
+          if (rows < 0) throw bad_at(cp + "." + reward, "must be a count >= 0");
           m.emplace(reward, rows);
         }
       }
     } else {
-      throw bad(path, "unknown setting (accepted: primaries, orders, balances, claims)");
+      throw bad_at(path, "unknown setting (accepted: primaries, orders, balances, claims)");
     }
   }
   return v;

@@ -11,7 +11,6 @@ namespace lockbench::partner {
 namespace {
 using json = nlohmann::json;
 
-SettingError bad(const std::string& path, const std::string& why) { return SettingError(path + ": " + why); }
 
 std::string endpoint_list() {
   std::string s = "*";
@@ -20,14 +19,14 @@ std::string endpoint_list() {
 }
 
 void only_keys(const json& j, const std::string& path, std::initializer_list<std::string_view> keys) {
-  if (!j.is_object()) throw bad(path, "must be an object");
+  if (!j.is_object()) throw bad_at(path, "must be an object");
   for (const auto& [k, v] : j.items()) {
     bool known = false;
     for (auto key : keys) known = known || key == k;
     if (!known) {
       std::string accepted;
       for (auto key : keys) accepted += (accepted.empty() ? "" : ", ") + std::string(key);
-      throw bad(path + "." + k, "unknown setting (accepted: " + accepted + ")");
+      throw bad_at(path + "." + k, "unknown setting (accepted: " + accepted + ")");
     }
   }
 }
@@ -38,16 +37,16 @@ std::string plain(double v) {
 }
 
 double number(const json& j, const std::string& path, double lo, double hi) {
-  if (!j.is_number()) throw bad(path, "must be a number");
+  if (!j.is_number()) throw bad_at(path, "must be a number");
   const double v = j.get<double>();
   if (!(v >= lo && v <= hi) || std::isnan(v))
-    throw bad(path, j.dump() + " is out of range (accepted: " + plain(lo) + " to " + plain(hi) + ")");
+    throw bad_at(path, j.dump() + " is out of range (accepted: " + plain(lo) + " to " + plain(hi) + ")");
   return v;
 }
 
 Endpoint endpoint(const std::string& name, const std::string& path) {
   if (auto e = endpoint_from_name(name)) return *e;
-  throw bad(path, "unknown endpoint '" + name + "' (accepted: " + endpoint_list().substr(3) + ")");
+  throw bad_at(path, "unknown endpoint '" + name + "' (accepted: " + endpoint_list().substr(3) + ")");
 }
 
 LatencySpec parse_latency(const json& j, const std::string& path) {
@@ -62,7 +61,7 @@ LatencySpec parse_latency(const json& j, const std::string& path) {
 FaultSpec parse_fault(const json& j, const std::string& path, bool scripted) {
   using K = FaultPlan::Kind;
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-    throw bad(path + ".kind", "is required (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage)");
+    throw bad_at(path + ".kind", "is required (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage)");
   const auto kind_name = j["kind"].get<std::string>();
   FaultSpec f;
   auto& plan = f.plan;
@@ -79,7 +78,7 @@ FaultSpec parse_fault(const json& j, const std::string& path, bool scripted) {
     only_keys(j, path, {"kind", pk, "ms", "phase"});
     plan.kind = K::hang;
     if (j.contains("ms") && !(j["ms"].is_string() && j["ms"] == "forever")) {
-      if (!j["ms"].is_number()) throw bad(path + ".ms", "must be a number of milliseconds or \"forever\"");
+      if (!j["ms"].is_number()) throw bad_at(path + ".ms", "must be a number of milliseconds or \"forever\"");
       plan.hang_for = from_ms(number(j["ms"], path + ".ms", 0, 1e9));
     }
   } else if (kind_name == "reset") {
@@ -99,19 +98,19 @@ FaultSpec parse_fault(const json& j, const std::string& path, bool scripted) {
     plan.kind = K::garbage;
     plan.phase = Phase::after;
   } else {
-    throw bad(path + ".kind",
+    throw bad_at(path + ".kind",
               "unknown fault '" + kind_name + "' (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage)");
   }
   if (j.contains("phase")) {
     const auto& ph = j["phase"];
     if (ph == "before") plan.phase = Phase::before;
     else if (ph == "after") plan.phase = Phase::after;
-    else throw bad(path + ".phase", ph.dump() + " is not a phase (accepted: \"before\", \"after\")");
+    else throw bad_at(path + ".phase", ph.dump() + " is not a phase (accepted: \"before\", \"after\")");
   }
   if (scripted) {
     f.p = 1;
   } else {
-    if (!j.contains("p")) throw bad(path + ".p", "is required (a probability from 0 to 1)");
+    if (!j.contains("p")) throw bad_at(path + ".p", "is required (a probability from 0 to 1)");
     f.p = number(j["p"], path + ".p", 0, 1);
   }
   return f;
@@ -133,7 +132,7 @@ json fault_json(const FaultPlan& plan, std::optional<double> p) {
 }
 
 std::vector<FaultSpec> parse_fault_list(const json& j, const std::string& path) {
-  if (!j.is_array()) throw bad(path, "must be a list of faults [{\"kind\",\"p\",...}]");
+  if (!j.is_array()) throw bad_at(path, "must be a list of faults [{\"kind\",\"p\",...}]");
   std::vector<FaultSpec> out;
   for (std::size_t i = 0; i < j.size(); ++i) out.push_back(parse_fault(j[i], path + "[" + std::to_string(i) + "]", false));
   return out;
@@ -146,12 +145,12 @@ Config Config::from_json(const json& doc) {
   c.source = doc;
   if (doc.contains("seed")) {
     if (!doc["seed"].is_number_integer() || (!doc["seed"].is_number_unsigned() && doc["seed"].get<std::int64_t>() < 0))
-      throw bad("seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
+      throw bad_at("seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
     c.seed = doc["seed"].get<std::uint64_t>();
   }
   if (doc.contains("latency") && !doc["latency"].is_null()) {
     const auto& lat = doc["latency"];
-    if (!lat.is_object()) throw bad("latency", "must be an object {\"*\"|endpoint: {\"dist\",...}}");
+    if (!lat.is_object()) throw bad_at("latency", "must be an object {\"*\"|endpoint: {\"dist\",...}}");
     LatencySpec fallback;
     if (lat.contains("*")) fallback = parse_latency(lat["*"], "latency.*");
     c.latency.fill(fallback);
@@ -162,7 +161,7 @@ Config Config::from_json(const json& doc) {
   }
   if (doc.contains("faults") && !doc["faults"].is_null()) {
     const auto& fs = doc["faults"];
-    if (!fs.is_object()) throw bad("faults", "must be an object {\"*\"|endpoint: [faults]}");
+    if (!fs.is_object()) throw bad_at("faults", "must be an object {\"*\"|endpoint: [faults]}");
     std::vector<FaultSpec> fallback;
     if (fs.contains("*")) fallback = parse_fault_list(fs["*"], "faults.*");
     c.faults.fill(fallback);
@@ -173,15 +172,15 @@ Config Config::from_json(const json& doc) {
   }
   if (doc.contains("script") && !doc["script"].is_null()) {
     const auto& s = doc["script"];
-    if (!s.is_array()) throw bad("script", "must be a list [{\"endpoint\",\"nth\",\"fault\"}]");
+    if (!s.is_array()) throw bad_at("script", "must be a list [{\"endpoint\",\"nth\",\"fault\"}]");
     for (std::size_t i = 0; i < s.size(); ++i) {
       const std::string path = "script[" + std::to_string(i) + "]";
       only_keys(s[i], path, {"endpoint", "nth", "fault"});
       if (!s[i].contains("endpoint") || !s[i]["endpoint"].is_string())
-        throw bad(path + ".endpoint", "is required (accepted: " + endpoint_list().substr(3) + ")");
+        throw bad_at(path + ".endpoint", "is required (accepted: " + endpoint_list().substr(3) + ")");
       if (!s[i].contains("nth") || !s[i]["nth"].is_number_integer() || s[i]["nth"].get<std::int64_t>() < 1)
-        throw bad(path + ".nth", "is required (an integer >= 1: the nth call of the endpoint since reset)");
-      if (!s[i].contains("fault")) throw bad(path + ".fault", "is required ({\"kind\",...})");
+        throw bad_at(path + ".nth", "is required (an integer >= 1: the nth call of the endpoint since reset)");
+      if (!s[i].contains("fault")) throw bad_at(path + ".fault", "is required ({\"kind\",...})");
       ScriptedFault sf;
       sf.endpoint = endpoint(s[i]["endpoint"].get<std::string>(), path + ".endpoint");
       sf.nth = s[i]["nth"].get<std::uint64_t>();
@@ -197,20 +196,20 @@ Config Config::from_json(const json& doc) {
     if (r.contains("scope")) {
       if (r["scope"] == "tenant") c.rate_limit.scope = RateLimitSpec::Scope::tenant;
       else if (r["scope"] == "endpoint") c.rate_limit.scope = RateLimitSpec::Scope::endpoint;
-      else throw bad("rate_limit.scope", r["scope"].dump() + " is not a scope (accepted: \"tenant\", \"endpoint\")");
+      else throw bad_at("rate_limit.scope", r["scope"].dump() + " is not a scope (accepted: \"tenant\", \"endpoint\")");
     }
   }
   if (doc.contains("fencing")) {
     if (doc["fencing"] == "ignore") c.fencing = Fencing::ignore;
     else if (doc["fencing"] == "enforce") c.fencing = Fencing::enforce;
-    else throw bad("fencing", doc["fencing"].dump() + " is not a mode (accepted: \"ignore\", \"enforce\")");
+    else throw bad_at("fencing", doc["fencing"].dump() + " is not a mode (accepted: \"ignore\", \"enforce\")");
   }
   if (doc.contains("payments") && !doc["payments"].is_null()) {
     const auto& p = doc["payments"];
     only_keys(p, "payments", {"idem_ttl_ms", "object_lock", "lock_timeout_ms"});
     if (p.contains("idem_ttl_ms")) c.payments.idem_ttl = from_ms(number(p["idem_ttl_ms"], "payments.idem_ttl_ms", 0, 1e12));
     if (p.contains("object_lock")) {
-      if (!p["object_lock"].is_boolean()) throw bad("payments.object_lock", "must be true or false");
+      if (!p["object_lock"].is_boolean()) throw bad_at("payments.object_lock", "must be true or false");
       c.payments.object_lock = p["object_lock"].get<bool>();
     }
     if (p.contains("lock_timeout_ms"))
@@ -249,7 +248,7 @@ json Config::to_json() const {
 }
 
 Config Config::merged(const json& partial) const {
-  if (!partial.is_object()) throw bad("config", "a partial update must be a JSON object");
+  if (!partial.is_object()) throw bad_at("config", "a partial update must be a JSON object");
   json doc = source;
   doc.merge_patch(partial);
   return from_json(doc);

@@ -154,4 +154,7 @@ struct ResetSpec {
 // 0 otherwise. How ranges recognise their names: "u7" with prefix "u", "o12" with prefix "o".
 std::int64_t range_index(std::string_view name, std::string_view prefix, std::int64_t count);
 
+// A refusal of a document's value in one line: its JSON path, then why.
+inline SettingError bad_at(const std::string& path, const std::string& why) { return SettingError(path + ": " + why); }
+
 }  // namespace lockbench::partner

@@ -10,7 +10,6 @@ namespace lockbench::partner {
 
 namespace {
 using json = nlohmann::json;
-SettingError bad(const std::string& path, const std::string& why) { return SettingError(path + ": " + why); }
 
 bool valid_identity_key(std::string_view k) {
   const auto bar = k.find('|');
@@ -20,25 +19,25 @@ bool valid_identity_key(std::string_view k) {
 std::int64_t integer(const json& j, const std::string& path, std::int64_t lo, std::int64_t hi, const char* what) {
   if (!j.is_number_integer() || j.get<std::int64_t>() < lo || j.get<std::int64_t>() > hi ||
       (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)))
-    throw bad(path, j.dump() + " is out of range (accepted: " + what + ")");
+    throw bad_at(path, j.dump() + " is out of range (accepted: " + what + ")");
   return j.get<std::int64_t>();
 }
 
 std::string currency_of(const json& j, const std::string& path) {
-  if (!j.is_string() || j.get<std::string>().empty()) throw bad(path, "must be a string such as \"eur\"");
+  if (!j.is_string() || j.get<std::string>().empty()) throw bad_at(path, "must be a string such as \"eur\"");
   return j.get<std::string>();
 }
 
 void only_keys(const json& j, const std::string& path, std::initializer_list<std::string_view> keys,
                const char* shape) {
-  if (!j.is_object()) throw bad(path, std::string("must be an object ") + shape);
+  if (!j.is_object()) throw bad_at(path, std::string("must be an object ") + shape);
   for (const auto& [k, v] : j.items()) {
     bool known = false;
     for (auto key : keys) known = known || key == k;
     if (!known) {
       std::string accepted;
       for (auto key : keys) accepted += (accepted.empty() ? "" : ", ") + std::string(key);
-      throw bad(path + "." + k, "unknown setting (accepted: " + accepted + ")");
+      throw bad_at(path + "." + k, "unknown setting (accepted: " + accepted + ")");
     }
   }
 }
@@ -95,13 +94,13 @@ ResetSpec ResetSpec::from_json(const json& doc) {
   ResetSpec r;
   if (doc.contains("seed")) {
     if (!doc["seed"].is_number_integer() || (!doc["seed"].is_number_unsigned() && doc["seed"].get<std::int64_t>() < 0))
-      throw bad("reset.seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
+      throw bad_at("reset.seed", doc["seed"].dump() + " is not a seed (accepted: an integer >= 0)");
     r.seed = doc["seed"].get<std::uint64_t>();
   }
   if (doc.contains("person_range")) {
     const auto& j = doc["person_range"];
     only_keys(j, "reset.person_range", {"count", "identities"}, "{\"count\",\"identities\"}");
-    if (!j.contains("count")) throw bad("reset.person_range.count", "is required (" + std::string(kCountRange) + ")");
+    if (!j.contains("count")) throw bad_at("reset.person_range.count", "is required (" + std::string(kCountRange) + ")");
     PersonRange pr;
     pr.count = integer(j["count"], "reset.person_range.count", 0, kRangeCountMax, kCountRange);
     if (j.contains("identities"))
@@ -120,26 +119,26 @@ ResetSpec ResetSpec::from_json(const json& doc) {
   };
   std::unordered_set<std::string> seen;
   if (doc.contains("persons")) {
-    if (!doc["persons"].is_array()) throw bad("reset.persons", "must be a list [{\"identities\",\"primary\"}]");
+    if (!doc["persons"].is_array()) throw bad_at("reset.persons", "must be a list [{\"identities\",\"primary\"}]");
     for (std::size_t i = 0; i < doc["persons"].size(); ++i) {
       const auto& pj = doc["persons"][i];
       const std::string path = "reset.persons[" + std::to_string(i) + "]";
       if (!pj.is_object() || !pj.contains("identities") || !pj["identities"].is_array() || pj["identities"].empty())
-        throw bad(path + ".identities", "is required (a non-empty list of \"provider|user_id\")");
+        throw bad_at(path + ".identities", "is required (a non-empty list of \"provider|user_id\")");
       PersonSeed p;
       for (const auto& idj : pj["identities"]) {
         if (!idj.is_string() || !valid_identity_key(idj.get<std::string>()))
-          throw bad(path + ".identities", idj.dump() + " is not an identity (accepted: \"provider|user_id\")");
+          throw bad_at(path + ".identities", idj.dump() + " is not an identity (accepted: \"provider|user_id\")");
         if (!seen.insert(idj.get<std::string>()).second || in_person_range(idj.get<std::string>()))
-          throw bad(path + ".identities", idj.dump() + " belongs to two persons");
+          throw bad_at(path + ".identities", idj.dump() + " belongs to two persons");
         p.identities.push_back(idj.get<std::string>());
       }
       if (pj.contains("primary")) {
-        if (!pj["primary"].is_string()) throw bad(path + ".primary", "must be one of the person's identities");
+        if (!pj["primary"].is_string()) throw bad_at(path + ".primary", "must be one of the person's identities");
         p.primary = pj["primary"].get<std::string>();
         bool found = false;
         for (const auto& id : p.identities) found = found || id == p.primary;
-        if (!found) throw bad(path + ".primary", "'" + p.primary + "' must be one of the person's identities");
+        if (!found) throw bad_at(path + ".primary", "'" + p.primary + "' must be one of the person's identities");
       }
       r.persons.push_back(std::move(p));
     }
@@ -147,7 +146,7 @@ ResetSpec ResetSpec::from_json(const json& doc) {
   if (doc.contains("order_range")) {
     const auto& j = doc["order_range"];
     only_keys(j, "reset.order_range", {"count", "amount", "currency"}, "{\"count\",\"amount\",\"currency\"}");
-    if (!j.contains("count")) throw bad("reset.order_range.count", "is required (" + std::string(kCountRange) + ")");
+    if (!j.contains("count")) throw bad_at("reset.order_range.count", "is required (" + std::string(kCountRange) + ")");
     OrderRange o;
     o.count = integer(j["count"], "reset.order_range.count", 0, kRangeCountMax, kCountRange);
     if (j.contains("amount"))
@@ -156,24 +155,24 @@ ResetSpec ResetSpec::from_json(const json& doc) {
     r.order_range = o;
   }
   if (doc.contains("orders")) {
-    if (!doc["orders"].is_array()) throw bad("reset.orders", "must be a list [{\"order_id\",\"amount\",\"currency\"}]");
+    if (!doc["orders"].is_array()) throw bad_at("reset.orders", "must be a list [{\"order_id\",\"amount\",\"currency\"}]");
     std::unordered_set<std::string> ids;
     for (std::size_t i = 0; i < doc["orders"].size(); ++i) {
       const auto& oj = doc["orders"][i];
       const std::string path = "reset.orders[" + std::to_string(i) + "]";
       if (!oj.is_object() || !oj.contains("order_id") || !oj["order_id"].is_string())
-        throw bad(path + ".order_id", "is required (a string)");
+        throw bad_at(path + ".order_id", "is required (a string)");
       OrderSeed o;
       o.order_id = oj["order_id"].get<std::string>();
       if (!ids.insert(o.order_id).second || (r.order_range && range_index(o.order_id, "o", r.order_range->count) > 0))
-        throw bad(path + ".order_id", "'" + o.order_id + "' is listed twice");
+        throw bad_at(path + ".order_id", "'" + o.order_id + "' is listed twice");
       if (oj.contains("amount")) {
         if (!oj["amount"].is_number_integer() || oj["amount"].get<std::int64_t>() <= 0)
-          throw bad(path + ".amount", "must be an integer above 0 (smallest currency unit)");
+          throw bad_at(path + ".amount", "must be an integer above 0 (smallest currency unit)");
         o.amount = oj["amount"].get<std::int64_t>();
       }
       if (oj.contains("currency")) {
-        if (!oj["currency"].is_string()) throw bad(path + ".currency", "must be a string such as \"eur\"");
+        if (!oj["currency"].is_string()) throw bad_at(path + ".currency", "must be a string such as \"eur\"");
         o.currency = oj["currency"].get<std::string>();
       }
       r.orders.push_back(std::move(o));
@@ -182,7 +181,7 @@ ResetSpec ResetSpec::from_json(const json& doc) {
   if (doc.contains("account_range")) {
     const auto& j = doc["account_range"];
     only_keys(j, "reset.account_range", {"count", "balance", "currency"}, "{\"count\",\"balance\",\"currency\"}");
-    if (!j.contains("count")) throw bad("reset.account_range.count", "is required (" + std::string(kCountRange) + ")");
+    if (!j.contains("count")) throw bad_at("reset.account_range.count", "is required (" + std::string(kCountRange) + ")");
     AccountRange a;
     a.count = integer(j["count"], "reset.account_range.count", 0, kRangeCountMax, kCountRange);
     if (j.contains("balance"))
@@ -192,20 +191,20 @@ ResetSpec ResetSpec::from_json(const json& doc) {
   }
   if (doc.contains("accounts")) {
     if (!doc["accounts"].is_array())
-      throw bad("reset.accounts", "must be a list [{\"account_id\",\"balance\",\"currency\"}]");
+      throw bad_at("reset.accounts", "must be a list [{\"account_id\",\"balance\",\"currency\"}]");
     std::unordered_set<std::string> ids;
     for (std::size_t i = 0; i < doc["accounts"].size(); ++i) {
       const auto& aj = doc["accounts"][i];
       const std::string path = "reset.accounts[" + std::to_string(i) + "]";
       only_keys(aj, path, {"account_id", "balance", "currency"}, "{\"account_id\",\"balance\",\"currency\"}");
       if (!aj.contains("account_id") || !aj["account_id"].is_string() || aj["account_id"].get<std::string>().empty())
-        throw bad(path + ".account_id", "is required (a string)");
+        throw bad_at(path + ".account_id", "is required (a string)");
       AccountSeed a;
       a.account_id = aj["account_id"].get<std::string>();
       if (!ids.insert(a.account_id).second ||
           (r.account_range && range_index(a.account_id, "a", r.account_range->count) > 0))
-        throw bad(path + ".account_id", "'" + a.account_id + "' is listed twice");
-      if (!aj.contains("balance")) throw bad(path + ".balance", "is required (an integer >= 0, smallest currency unit)");
+        throw bad_at(path + ".account_id", "'" + a.account_id + "' is listed twice");
+      if (!aj.contains("balance")) throw bad_at(path + ".balance", "is required (an integer >= 0, smallest currency unit)");
       a.balance = integer(aj["balance"], path + ".balance", 0, INT64_MAX, "an integer >= 0 (smallest currency unit)");
       if (aj.contains("currency")) a.currency = currency_of(aj["currency"], path + ".currency");
       r.accounts.push_back(std::move(a));

@@ -10,7 +10,7 @@
 namespace fs = std::filesystem;
 using lockbench::testing::run_command;
 
-namespace {
+namespace cli_bad_input_test {
 
 class BadInput : public ::testing::Test {
  protected:
@@ -37,8 +37,6 @@ class BadInput : public ::testing::Test {
 
   fs::path dir_;
 };
-
-}  // namespace
 
 TEST_F(BadInput, AnUnknownStrategyIsRefusedWithTheAcceptedNames) {
   expect_refused("--world sim --strategy row-leese", "--strategy");
@@ -179,3 +177,5 @@ TEST_F(BadInput, KeyHashAndConnectionAcquisitionSettingsOutsideTheirValuesAreRef
   expect_refused("--world sim --strategy held-tx --pre-sql-work soon", "--pre-sql-work");
   expect_refused("--world sim --strategy held-tx --delay-connection-acquisition maybe", "--delay-connection-acquisition");
 }
+
+}  // namespace cli_bad_input_test

@@ -13,7 +13,7 @@
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_checkout_real_test {
 std::string servers() {
   const char* db = std::getenv("LOCKBENCH_TEST_DB");
   const char* partner = std::getenv("LOCKBENCH_TEST_PARTNER");
@@ -31,7 +31,6 @@ json run_one(const std::string& srv, const std::string& args) {
 int violations(const json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
 const std::string kFaults = " --db-faults commit_fail:p=0.05,conn_lost:p=0.02";
 const std::string kCharge = " --partner-latency fixed:1.8s";  // the article's charge
-}  // namespace
 
 TEST(CliCheckoutReal, HeldTxChargesOrphansWhenTheCommitFailsOrTheBackendDiesAfterTheCharge) {
   const auto srv = servers();
@@ -85,3 +84,5 @@ TEST(CliCheckoutReal, AfterCommitSendsOneEmailPerPaidOrderWhenNoPodDies) {
   EXPECT_EQ(r["emails"]["lost"], 0);
   EXPECT_EQ(r["emails"]["sent"], r["emails"]["paid_orders"]);
 }
+
+}  // namespace cli_checkout_real_test

@@ -12,7 +12,7 @@
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_checkout_test {
 const std::string kBin = LOCKBENCH_BIN;
 
 json run_one(const std::string& args) {
@@ -33,7 +33,6 @@ const std::string kFaults = " --db-faults commit_fail:p=0.05,conn_lost:p=0.02";
 const std::string kTimeouts =
     " --partner-latency uniform:1s..2s --partner-connect-timeout 100ms --partner-read-timeout 1.5s"
     " --partner-max-attempts 3";
-}  // namespace
 
 TEST(CliCheckout, DatabaseFaultsAfterTheChargeLeaveHeldTxWithOrphanChargesAndAreListedInTheResult) {
   const auto r = run_one("--strategy held-tx" + kLoad + kCharge + kFaults);
@@ -145,3 +144,5 @@ TEST(CliCheckout, AfterCommitLosesEmailsOnlyWhenThePodDiesBetweenCommitAndListen
   EXPECT_LT(crash["emails"]["lost"].get<int>(), 40);
   EXPECT_EQ(violations(crash, "orphan_charge"), 0);
 }
+
+}  // namespace cli_checkout_test

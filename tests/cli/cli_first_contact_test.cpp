@@ -20,7 +20,7 @@ using lockbench::testing::run_command;
 using lockbench::testing::slurp;
 using nlohmann::json;
 
-namespace {
+namespace cli_first_contact_test {
 const std::string kBin = LOCKBENCH_BIN;
 
 std::string temp_dir() {
@@ -75,7 +75,6 @@ double value_of(const std::map<std::string, double>& samples, const std::string&
   ADD_FAILURE() << "no sample " << name << " for " << strategy;
   return -1;
 }
-}  // namespace
 
 TEST(CliFirstContact, RunHelpShowsEverySettingsTypeAndDefaultInGroups) {
   const auto r = run_command(kBin + " run --help");
@@ -198,3 +197,5 @@ TEST(CliFirstContact, AMetricsOutThatCannotBeWrittenIsRefusedBeforeAnyRun) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   fs::remove_all(dir);
 }
+
+}  // namespace cli_first_contact_test

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 using lockbench::testing::CommandResult;
 using lockbench::testing::run_command;
 
-namespace {
+namespace cli_hostile_input_test {
 
 const std::string kBin = LOCKBENCH_BIN;
 
@@ -144,4 +144,4 @@ TEST_F(HostileInput, AFailedWriteNamesItsOwnFlagAndTheReason) {
   EXPECT_FALSE(fs::exists(metrics)) << "half a file was left";
 }
 
-}  // namespace
+}  // namespace cli_hostile_input_test

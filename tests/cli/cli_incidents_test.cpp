@@ -12,7 +12,7 @@
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_incidents_test {
 const std::string kBin = LOCKBENCH_BIN;
 
 // Every webhook (or claim) delivered twice, 5 ms apart; 2 per second over a
@@ -26,7 +26,6 @@ json run_all(const std::string& args) {
   return json::parse(r.out);
 }
 std::int64_t violation(const json& r, const char* kind) { return r["partner"]["violations"].value(kind, 0); }
-}  // namespace
 
 TEST(CliIncidents, APayoutDeliveredTwiceToTwoPodsOverspendsUnderNoneAndNotUnderTheLocks) {
   const auto results =
@@ -93,3 +92,5 @@ TEST(CliIncidents, ExplainCoversTheTwoScenariosAndSynchronized) {
   EXPECT_NE(run_command(kBin + " explain synchronized").out.find("ReentrantLock"), std::string::npos);
   EXPECT_NE(run_command(kBin + " explain reward-claim:unique").out.find("unique_violation"), std::string::npos);
 }
+
+}  // namespace cli_incidents_test

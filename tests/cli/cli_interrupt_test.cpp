@@ -13,7 +13,7 @@ using namespace lockbench::testing;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace cli_interrupt_test {
 
 class Interrupt : public ::testing::Test {
  protected:
@@ -46,8 +46,6 @@ void interrupt_second_run(const fs::path& out, const fs::path& logs, int sig, in
   kill(p.pid, sig);
   EXPECT_EQ(wait_exit(p.pid, 30s), expected_status) << slurp(p.err_path);
 }
-
-}  // namespace
 
 TEST_F(Interrupt, SigintMidSweepKeepsTheFinishedResultAndWritesTheCurrentOneMarkedInterrupted) {
   const fs::path out = dir_ / "out";
@@ -104,3 +102,5 @@ TEST_F(Interrupt, SweepResumeSkipsCompleteResultsAndRunsTheMissingOnes) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
 }
+
+}  // namespace cli_interrupt_test

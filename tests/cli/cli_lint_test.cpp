@@ -11,7 +11,7 @@
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_lint_test {
 
 const std::string kBin = LOCKBENCH_BIN;
 const std::string kExamples = std::string(LOCKBENCH_SOURCE_DIR) + "/examples/";
@@ -111,4 +111,4 @@ TEST(CliLint, BothAutocommitKeysDelayTheConnectionAndTheFindingSaysWhatItSaves) 
   EXPECT_NE(bad.err.find("spring.datasource.hikari.auto-commit"), std::string::npos) << bad.err;
 }
 
-}  // namespace
+}  // namespace cli_lint_test

@@ -13,7 +13,7 @@
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_plan_real_test {
 
 const std::string kBin = LOCKBENCH_BIN;
 const std::string kIncident = std::string(LOCKBENCH_SOURCE_DIR) + "/examples/incident/application.yml";
@@ -63,4 +63,4 @@ TEST(CliPlanReal, TheRecommendedSettingsTimeScaledMeetTheTargetsInTheRealWorld) 
   }
 }
 
-}  // namespace
+}  // namespace cli_plan_real_test

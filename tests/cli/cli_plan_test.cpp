@@ -18,7 +18,7 @@ using lockbench::testing::run_command;
 using lockbench::testing::slurp;
 using nlohmann::json;
 
-namespace {
+namespace cli_plan_test {
 
 const std::string kBin = LOCKBENCH_BIN;
 const std::string kIncident = std::string(LOCKBENCH_SOURCE_DIR) + "/examples/incident/application.yml";
@@ -275,4 +275,4 @@ TEST(CliPlan, BadTargetsAndFormatsExitTwoWithOneLine) {
   }
 }
 
-}  // namespace
+}  // namespace cli_plan_test

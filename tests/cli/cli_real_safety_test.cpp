@@ -17,7 +17,7 @@ using namespace lockbench::testing;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace cli_real_safety_test {
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -61,8 +61,6 @@ std::int64_t leases_held() {
   pqxx::nontransaction tx(c);
   return tx.exec1("SELECT count(*) FROM lockbench.rows WHERE locked_at IS NOT NULL")[0].as<std::int64_t>();
 }
-
-}  // namespace
 
 TEST_F(RealSafetyCli, ThePasswordReachesTheDatabaseButNoResultReportCalibrationOrMessage) {
   std::string said;  // every stdout and stderr
@@ -197,3 +195,5 @@ TEST_F(RealSafetyCli, CalibrateAgainstADeadPartnerSaysWhy) {
   EXPECT_NE(r.err.find("cannot connect (nothing listens there"), std::string::npos) << r.err;  // was ": Connection"
   EXPECT_FALSE(fs::exists(dir_ / "c.toml"));
 }
+
+}  // namespace cli_real_safety_test

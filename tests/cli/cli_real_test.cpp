@@ -14,14 +14,13 @@ namespace fs = std::filesystem;
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_real_test {
 std::string servers() {
   const char* db = std::getenv("LOCKBENCH_TEST_DB");
   const char* partner = std::getenv("LOCKBENCH_TEST_PARTNER");
   if (!db || !*db || !partner || !*partner) return "";
   return std::string(" --db ") + db + " --partner " + partner;
 }
-}  // namespace
 
 TEST(CliReal, ATimeScaledRunWritesOneResultPerStrategyWithBothUnits) {
   const auto srv = servers();
@@ -116,3 +115,5 @@ TEST(CliReal, ValidateRunsRepetitionsInBothWorldsAndGivesEachRatioItsInterval) {
   EXPECT_EQ(seeds["real"], seeds["sim"]);
   fs::remove_all(dir);
 }
+
+}  // namespace cli_real_test

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using namespace lockbench::testing;
 using nlohmann::json;
 
-namespace {
+namespace cli_shards_test {
 
 const std::string kBin = LOCKBENCH_BIN;
 
@@ -72,8 +72,6 @@ void expect_one_line_exit_2(const CommandResult& r, const std::string& names) {
   EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
-
-}  // namespace
 
 TEST_F(Shards, TheUnionOfNShardsEqualsTheUnshardedSweepByteForByteApartFromProvenance) {
   ASSERT_EQ(run_command(kSweep + " --out " + at("whole")).status, 0);
@@ -354,3 +352,5 @@ TEST_F(Shards, MergeOfResultFilesThatAreNoRunnersShardsIsOneLineAndExit2) {
   expect_one_line_exit_2(run_command(kBin + " merge " + at("plain.json") + " --out " + at("m")),
                          "not the shards of a real run");
 }
+
+}  // namespace cli_shards_test

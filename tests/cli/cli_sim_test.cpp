@@ -10,7 +10,7 @@ namespace fs = std::filesystem;
 using lockbench::testing::run_command;
 using nlohmann::json;
 
-namespace {
+namespace cli_sim_test {
 const std::string kBin = LOCKBENCH_BIN;
 
 json run_json(const std::string& args) {
@@ -18,7 +18,6 @@ json run_json(const std::string& args) {
   EXPECT_EQ(r.status, 0) << r.err;
   return json::parse(r.out);
 }
-}  // namespace
 
 TEST(CliSim, EightAtOnceOnOneKeyGiveOneOkAndSevenConflictsForEveryTryLock) {
   const auto results = run_json(
@@ -286,3 +285,5 @@ TEST(CliSim, ABadFailOnIsAUsageErrorBeforeAnyRun) {
     EXPECT_TRUE(r.out.empty()) << spec;  // no table: nothing ran
   }
 }
+
+}  // namespace cli_sim_test

@@ -21,7 +21,7 @@ using lockbench::testing::run_command;
 using lockbench::testing::slurp;
 using nlohmann::json;
 
-namespace {
+namespace cli_uncertainty_test {
 const std::string kBin = LOCKBENCH_BIN;
 
 struct TempDir {
@@ -50,7 +50,6 @@ std::int64_t violation(const json& r, const char* kind) { return r["partner"]["v
 const std::string kAbandoning =
     "--scenario switch-primary --partner-latency fixed:4s --partner-read-timeout 1s --partner-max-attempts 3 "
     "--rate 2 --duration 20s --keys 1 --key-dist hot --lock-timeout 30s --connection-timeout 60s";
-}  // namespace
 
 TEST(Uncertainty, HeldTxWhoseReadTimeoutIsShorterThanTheCallCountsAbandonedOverlapsNotOverlapPerson) {
   const auto results = run_json("--strategy held-tx:wait,none " + kAbandoning);
@@ -230,3 +229,5 @@ TEST(Uncertainty, AKneeThatCannotBeFoundIsRefusedBeforeAnyRunWithOneLine) {
     EXPECT_TRUE(!fs::exists(dir.path / "out") || fs::is_empty(dir.path / "out")) << args;
   }
 }
+
+}  // namespace cli_uncertainty_test

@@ -7,7 +7,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_checkout_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -88,5 +88,5 @@ TEST(RealCheckout, HeldTxLeavesAnOrphanChargeWhenTheChargeOutlivesTheReadTimeout
   EXPECT_GT(violation(held, "orphan_charge"), 0) << held["partner"]["violations"].dump();
 }
 
-}  // namespace
+}  // namespace real_checkout_test
 }  // namespace lockbench

@@ -8,7 +8,7 @@
 #include "test_env.hpp"
 
 namespace lockbench::real {
-namespace {
+namespace real_claim_due_test {
 
 using namespace std::chrono_literals;
 
@@ -63,5 +63,5 @@ TEST(RealClaimDue, SkipsRowsAnotherTransactionHoldsAndHandsOutDueRowsInKeyOrder)
   drop_rows(*admin, kRun);
 }
 
-}  // namespace
+}  // namespace real_claim_due_test
 }  // namespace lockbench::real

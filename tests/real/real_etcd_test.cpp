@@ -17,7 +17,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_etcd_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -245,5 +245,5 @@ TEST(RealEtcdLeaderChange, AKilledLeaderPausesTheRunButLetsNoSecondHolderInAndHa
   EXPECT_EQ(locks(r, "leaked"), 0);
 }
 
-}  // namespace
+}  // namespace real_etcd_test
 }  // namespace lockbench

@@ -29,7 +29,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_hostile_clients_test {
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -324,5 +324,5 @@ TEST(HostileClients, TheFakePartnerKeepsHealthAndMemoryThroughTheSameAttacksAndG
   EXPECT_LT(rss_after_slowloris - rss_idle, kRssGrowthMaxKb);
 }
 
-}  // namespace
+}  // namespace real_hostile_clients_test
 }  // namespace lockbench

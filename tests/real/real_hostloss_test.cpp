@@ -31,7 +31,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_hostloss_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -255,5 +255,5 @@ TEST(RealHostLoss, KeepalivesFreeALostHostsRowLockWhileTheDefaultsKeepItUntilThe
               keepalive.freed_after_s);
 }
 
-}  // namespace
+}  // namespace real_hostloss_test
 }  // namespace lockbench

@@ -10,7 +10,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_incidents_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -122,5 +122,5 @@ TEST(RealIncidents, ALockbenchRowsTableOfAnEarlierVersionGainsSeqInItsKeyAndKeep
   tx.exec("DELETE FROM lockbench.rows WHERE run = -5");
 }
 
-}  // namespace
+}  // namespace real_incidents_test
 }  // namespace lockbench

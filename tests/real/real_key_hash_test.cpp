@@ -12,7 +12,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_key_hash_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -131,5 +131,5 @@ TEST(RealDelayConnectionAcquisition, HeldTxHoldsItsConnectionThroughThePreSqlWor
   EXPECT_GT(b, 90) << b;                     // the partner call is held either way
 }
 
-}  // namespace
+}  // namespace real_key_hash_test
 }  // namespace lockbench

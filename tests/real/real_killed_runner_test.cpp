@@ -18,7 +18,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_killed_runner_test {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -135,5 +135,5 @@ TEST(KilledRunner, ItsRowsAreReclaimedAtTheNextRunStartAndALiveRunIsUntouched) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace real_killed_runner_test
 }  // namespace lockbench

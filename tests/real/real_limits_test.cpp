@@ -14,7 +14,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_limits_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -150,5 +150,5 @@ TEST(RealLimits, AFullLockTableIsOneClearErrorAtStartAndOnAConnectionAlreadyOpen
   }
 }
 
-}  // namespace
+}  // namespace real_limits_test
 }  // namespace lockbench

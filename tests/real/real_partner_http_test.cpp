@@ -6,7 +6,7 @@
 #include "test_env.hpp"
 
 namespace lockbench::real {
-namespace {
+namespace real_partner_http_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -113,5 +113,5 @@ TEST(RealPartnerHttpUrl, EscapesEverythingButUnreservedCharacters) {
   EXPECT_THROW(PartnerHttp("localhost:80", 1s, 1s), SettingError);
 }
 
-}  // namespace
+}  // namespace real_partner_http_test
 }  // namespace lockbench::real

@@ -15,7 +15,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_pgbouncer_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -192,5 +192,5 @@ TEST(RealPgBouncer, ARunStartsItsOwnPgBouncerInSessionModeWherePinnedSessionLock
   EXPECT_GT(locks(t, "handed_to_stranger"), 0) << t["locks"].dump();
 }
 
-}  // namespace
+}  // namespace real_pgbouncer_test
 }  // namespace lockbench

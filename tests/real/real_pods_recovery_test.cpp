@@ -27,7 +27,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_pods_recovery_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -273,5 +273,5 @@ TEST_F(RealPodsRecovery, AFrozenPodsRowLockIsFreedDuringThePauseOnlyByTheIdleInT
   EXPECT_GE(timeout["real"]["connections_replaced"].get<int>(), 1);
 }
 
-}  // namespace
+}  // namespace real_pods_recovery_test
 }  // namespace lockbench

@@ -24,7 +24,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_pods_test {
 
 using nlohmann::json;
 using testing::run_command;
@@ -390,5 +390,5 @@ TEST(RealPods, TheInProcessPodsRefuseAFaultTheyCannotDo) {
   }
 }
 
-}  // namespace
+}  // namespace real_pods_test
 }  // namespace lockbench

@@ -9,7 +9,7 @@
 #include "test_env.hpp"
 
 namespace lockbench::real {
-namespace {
+namespace real_pool_test {
 
 using namespace std::chrono_literals;
 
@@ -273,5 +273,5 @@ TEST(RealPool, ALeaseStatementOnAnEndedSessionThrowsDbErrorAndTheConnectionIsRep
   drop_rows(*admin, kRun);
 }
 
-}  // namespace
+}  // namespace real_pool_test
 }  // namespace lockbench::real

@@ -12,7 +12,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_redis_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -144,5 +144,5 @@ TEST(RealRedisLease, RefusesAMissingMalformedOrUnreachableRedisInOneLine) {
   }
 }
 
-}  // namespace
+}  // namespace real_redis_test
 }  // namespace lockbench

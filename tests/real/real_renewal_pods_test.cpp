@@ -15,7 +15,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_renewal_pods_test {
 
 using nlohmann::json;
 using testing::run_command;
@@ -84,5 +84,5 @@ TEST(RealRenewalPods, RedisLeaseOnTwoProcessPodsIsStolenAcrossThemBelowTheCallAn
   EXPECT_EQ(lockbench_keys(), keys_before);
 }
 
-}  // namespace
+}  // namespace real_renewal_pods_test
 }  // namespace lockbench

@@ -7,7 +7,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_run_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -320,5 +320,5 @@ TEST(RealRunSettings, AnUnreachablePartnerIsASettingErrorNamingPartner) {
   }
 }
 
-}  // namespace
+}  // namespace real_run_test
 }  // namespace lockbench

@@ -20,7 +20,7 @@
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_runners_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -218,5 +218,5 @@ TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
   EXPECT_NE(twice.err.find("shard 1/3 is given twice"), std::string::npos) << twice.err;
 }
 
-}  // namespace
+}  // namespace real_runners_test
 }  // namespace lockbench

@@ -19,7 +19,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_safety_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -356,5 +356,5 @@ TEST(RealSafety, AKilledPartnerStillGivesAResultWithItsVerdictUnavailableAndNoLe
   EXPECT_EQ(leases_in_table(test::test_db()), 0);
 }
 
-}  // namespace
+}  // namespace real_safety_test
 }  // namespace lockbench

@@ -9,7 +9,7 @@
 #include "test_env.hpp"
 
 namespace lockbench {
-namespace {
+namespace real_side_traffic_test {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -81,5 +81,5 @@ TEST(RealBypassShare, WithoutItTheFencedLeaseStaysClean) {
   EXPECT_GT(r["requests"]["ok"].get<std::int64_t>(), 10);
 }
 
-}  // namespace
+}  // namespace real_side_traffic_test
 }  // namespace lockbench
