@@ -531,6 +531,19 @@ TEST(ReportComparison, ClusteredAndMissingRecordRowsComeFromTwoPodAndRewardClaim
   EXPECT_EQ(missing[col("synchronized:wait")].rfind("not measured", 0), 0u);
 }
 
+TEST(ReportComparison, TheInfrastructureRowNamesEachLeaseStore) {
+  // The store comes from the registry row: redis-lease's Redis, etcd-lease's etcd.
+  const std::string md = render_markdown({fixtures::base_result("redis-lease", 8, 1), fixtures::base_result("etcd-lease", 8, 1),
+                                          fixtures::base_result("row-lease", 8, 1)});
+  const MdTable c = md_table(md, "| Requirement |");
+  const auto it = std::find_if(c.rows.begin(), c.rows.end(),
+                               [](const std::vector<std::string>& r) { return r[0] == "External infrastructure"; });
+  ASSERT_NE(it, c.rows.end());
+  EXPECT_EQ((*it)[c.column("redis-lease")], "Redis (a lease store beside PostgreSQL)");
+  EXPECT_EQ((*it)[c.column("etcd-lease")], "etcd (a lease store beside PostgreSQL)");
+  EXPECT_EQ((*it)[c.column("row-lease")], "None (uses the existing PostgreSQL)");
+}
+
 TEST(ReportComparison, TheCrashRowGivesEachWorldsRecoveryInConfiguredUnits) {
   json sim = fixtures::base_result("row-lease", 20, 1500);
   sim["settings"]["crash-at"] = "5m";

@@ -578,7 +578,11 @@ std::string missing_records_measured(const StrategyGroup& g) {
 // What the strategy needs beside the service and its PostgreSQL, from its registry row.
 std::string infrastructure_needed(const StrategyGroup& g) {
   const json& r = *g.results.front();
-  if (registry_flag(r, "needs_lease_store").value_or(false)) return "Redis (a lease store beside PostgreSQL)";
+  if (registry_flag(r, "needs_lease_store").value_or(false)) {
+    const auto store = registry_fact(r, "lease_store");
+    return store && store->is_string() && *store == "etcd" ? "etcd (a lease store beside PostgreSQL)"
+                                                           : "Redis (a lease store beside PostgreSQL)";
+  }
   if (auto e = registry_fact(r, "exclusion"); e && *e == "one-pod") return "None (the pod's own memory)";
   return "None (uses the existing PostgreSQL)";
 }

@@ -32,6 +32,20 @@ leases=(--scenario switch-primary --rate 8 --duration 20s --keys 1 --key-dist ho
   --fencing enforce --seed 1)
 lease_strategies=row-lease,row-lease:renew,redis-lease,redis-lease:fenced,redis-lease:renew
 
+# etcd lease: the same point at etcd's scale. Its TTLs are whole seconds (at
+# least 1, and etcd revokes an expired lease up to 500 ms late), so a 1 s TTL
+# against 2 s of calls: the same 1:2 as the Redis runs' 300 ms against 600 ms.
+etcd_leases=(--scenario switch-primary --rate 8 --duration 20s --keys 1 --key-dist hot --partner-latency fixed:1s
+  --fencing enforce --lease-ttl 1s --seed 1)
+etcd_strategies=etcd-lease,etcd-lease:fenced,etcd-lease:renew
+
+# The row-lease article's "not mapped as an entity field": a second code path
+# (a profile edit) loads the lock row's entity and saves it 200 ms later, 4 per
+# second; row-lease:orm-mapped writes the stale lock columns back, row-lease
+# leaves them alone. Two hot users, a TTL the calls never outlive.
+writers=(--scenario switch-primary --rate 8 --keys 2 --duration 60s --partner-latency fixed:500ms --probe-interval 0
+  --lease-ttl 60s --orm-writer-rate 4 --orm-writer-gap 200ms --seed 33 --strategy row-lease,row-lease:orm-mapped)
+
 # reference_incidents LOCKBENCH OUT WORLD_FLAGS...: the advisory-lock article's
 # incidents in one world, into OUT (and OUT-1pod).
 reference_incidents() {
@@ -49,7 +63,8 @@ reference_incidents() {
 
 # reference_sim LOCKBENCH OUT: every simulator run of the reference, full
 # detail, into OUT with results/'s layout (sim, sim-crash, sweep, checkout-sim,
-# incidents/sim, incidents/sim-1pod, pgbouncer-sim, redis-sim, redis-sim/failover).
+# incidents/sim, incidents/sim-1pod, pgbouncer-sim, redis-sim, redis-sim/failover, etcd-sim,
+# etcd-sim/leader-change, writers-sim).
 reference_sim() {
   local lockbench=$1 out=$2
   echo "== simulator: the incident at full scale, 10 minutes of virtual time"
@@ -71,4 +86,11 @@ reference_sim() {
     --out "$out/redis-sim" >/dev/null
   "$lockbench" run --world sim --strategy redis-lease:fenced "${leases[@]}" --lease-ttl 30s --redis-failover-at 10.2s \
     --redis-replication-lag 200ms --quiet --out "$out/redis-sim/failover" >/dev/null
+  echo "== simulator: etcd lease and lease renewal, and an etcd leader change (the Redis failover's settings)"
+  "$lockbench" run --world sim --strategy "$etcd_strategies" "${etcd_leases[@]}" --quiet \
+    --out "$out/etcd-sim" >/dev/null
+  "$lockbench" run --world sim --strategy etcd-lease:fenced "${leases[@]}" --lease-ttl 30s --etcd-leader-change-at 10.2s \
+    --etcd-election 1s --quiet --out "$out/etcd-sim/leader-change" >/dev/null
+  echo "== simulator: a save() that maps the row lease (row-lease:orm-mapped) against row-lease, the same writer"
+  "$lockbench" run --world sim "${writers[@]}" --quiet --out "$out/writers-sim" >/dev/null
 }
