@@ -42,6 +42,8 @@ const std::map<std::string, std::string>& non_default() {
       {"delay-connection-acquisition", "on"}, {"bypass-share", "0.05"}, {"orm-writer-rate", "4"},
       {"orm-writer-gap", "200ms"}, {"etcd", "http://127.0.0.1:2379"}, {"etcd-latency", "fixed:3ms"},
       {"etcd-leader-change-at", "2s"}, {"etcd-election", "1500ms"},
+      {"readiness", "period=5s,timeout=2s,failure-threshold=2,success-threshold=2,initial-delay=1s,db=on"},
+      {"liveness", "periodSeconds=20,timeoutSeconds=3,failureThreshold=4,db=off"}, {"pod-startup", "25s"},
   };
   return v;
 }
