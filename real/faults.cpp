@@ -66,7 +66,7 @@ std::int64_t ns(Duration d) { return std::chrono::duration_cast<std::chrono::nan
 }  // namespace
 
 void refuse_simulator_only(const Settings& s) {
-  const char* later = " is done by the simulator only for now (--world sim): the real runner does not play kubelet "
+  const char* later = " done by the simulator only for now (--world sim): the real runner does not play kubelet "
                       "and load balancer yet";
   if (s.readiness.on) throw SettingError(std::string("--readiness:") + later + " (--readiness off)");
   if (s.liveness.on) throw SettingError(std::string("--liveness:") + later + " (--liveness off)");
