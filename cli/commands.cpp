@@ -73,6 +73,8 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) 
   in.keys = s.keys;
   in.pre_sql_work = s.pre_sql_work;
   in.delay_connection_acquisition = s.delay_connection_acquisition;
+  in.readiness = s.readiness;
+  in.liveness = s.liveness;
   if (!s.db_url.empty()) {  // PostgreSQL's own limits, from the server
     const real::PgLimits l = real::read_pg_limits(s.db_url, "lockbench/lint");
     in.server = {l.max_connections, l.reserved_connections, l.max_locks_per_transaction, l.max_prepared_transactions,

@@ -205,6 +205,7 @@ void Recorder::finish(std::uint64_t, Outcome o, Duration intended, Duration fini
   split_sum_.held += s.held;
   last_finish_ = std::max(last_finish_, finished);
   bucket(finished).done[static_cast<int>(o)]++;
+  if (keep_requests_) finished_.push_back({intended, finished - intended, o});
 }
 
 void Recorder::reserve(std::size_t requests) {

@@ -198,6 +198,17 @@ class Recorder {
   LockCounters locks;
   SideEffects effects;  // emails, outbox deliveries, injected database faults
 
+  // Every finished request's intended start, latency and outcome, in finish
+  // order, when asked for before the run (keep_requests()): what a recovery
+  // window (core/recovery.hpp) is measured on. Off by default (memory).
+  struct Finished {
+    Duration intended{};
+    Duration latency{};
+    Outcome outcome = Outcome::ok;
+  };
+  void keep_requests() { keep_requests_ = true; }
+  const std::vector<Finished>& finished_requests() const { return finished_; }
+
   // Read side, after the run (not thread-safe against writers).
   std::int64_t count(Outcome o) const { return counts_[static_cast<int>(o)]; }
   std::int64_t total() const;
@@ -234,6 +245,8 @@ class Recorder {
   std::array<std::int64_t, 5> counts_{};
   Samples latency_ms_;
   Samples latency_ok_ms_;
+  bool keep_requests_ = false;
+  std::vector<Finished> finished_;
   TimeSplit split_sum_;
   Duration last_finish_{};
   std::vector<TraceEvent> events_;

@@ -23,6 +23,109 @@ std::string_view arrival_name(Arrival a) {
   return "?";
 }
 
+namespace {
+
+// "on", "db=off", "true": a switch inside a probe's text.
+bool probe_switch(const std::string& v, const std::string& where) {
+  if (v == "on" || v == "true") return true;
+  if (v == "off" || v == "false") return false;
+  throw SettingError(where + ": '" + v + "' is not accepted (accepted: on, off)");
+}
+
+// Kubernetes' *Seconds fields take whole seconds; a duration with its unit is taken too.
+Duration probe_duration(const std::string& v, const std::string& where, bool seconds_field) {
+  if (seconds_field && !v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+    return parse_duration(v + "s", where);
+  return parse_duration(v, where);
+}
+
+int probe_threshold(const std::string& v, const std::string& where) {
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+    throw SettingError(where + ": '" + v + "' is not a whole number (Kubernetes: minimum value is 1)");
+  return std::stoi(v);
+}
+
+}  // namespace
+
+ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool liveness) {
+  const std::string name(setting);
+  const std::string keys =
+      "period, timeout, failure-threshold, success-threshold, initial-delay, db (or periodSeconds, timeoutSeconds, "
+      "failureThreshold, successThreshold, initialDelaySeconds)";
+  ProbeSpec p;
+  if (text == "off" || text == "none" || text == "false") return p;
+  p.on = true;
+  if (text == "on" || text == "true") {
+    check_probe(p, setting, liveness);
+    return p;
+  }
+  // key=value pairs, from the flag's text or a JSON object (a TOML inline table).
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!text.empty() && text.front() == '{') {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+      throw SettingError(name + ": not valid JSON (use key=value pairs: " + keys + ")");
+    }
+    if (!j.is_object()) throw SettingError(name + ": must be an object of " + keys);
+    for (const auto& [k, v] : j.items())
+      pairs.emplace_back(k, v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "on" : "off") : v.dump());
+  } else {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      const std::string part = text.substr(start, comma - start);
+      const std::size_t eq = part.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw SettingError(name + ": '" + part + "' is not key=value (accepted: off, on, or key=value pairs of " + keys + ")");
+      pairs.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+      start = comma + 1;
+    }
+  }
+  for (const auto& [k, v] : pairs) {
+    const std::string where = name + ": " + k;
+    if (k == "period" || k == "periodSeconds") p.period = probe_duration(v, where, k != "period");
+    else if (k == "timeout" || k == "timeoutSeconds") p.timeout = probe_duration(v, where, k != "timeout");
+    else if (k == "initial-delay" || k == "initialDelaySeconds") p.initial_delay = probe_duration(v, where, k != "initial-delay");
+    else if (k == "failure-threshold" || k == "failureThreshold") p.failure_threshold = probe_threshold(v, where);
+    else if (k == "success-threshold" || k == "successThreshold") p.success_threshold = probe_threshold(v, where);
+    else if (k == "db") p.db = probe_switch(v, where);
+    else throw SettingError(where + ": unknown key (accepted: " + keys + ")");
+  }
+  check_probe(p, setting, liveness);
+  return p;
+}
+
+void check_probe(const ProbeSpec& p, std::string_view setting, bool liveness) {
+  if (!p.on) return;
+  const std::string name(setting);
+  // Kubernetes' validation: every field non-negative, thresholds and the period
+  // at least 1 (its defaults fill a 0 in), a liveness successThreshold of 1. A
+  // timeout longer than the period is accepted there: kubelet waits for a probe
+  // before it starts the next (so it is here).
+  if (p.period <= Duration::zero()) throw SettingError(name + ": period must be above 0 (Kubernetes: periodSeconds, minimum 1)");
+  if (p.timeout <= Duration::zero()) throw SettingError(name + ": timeout must be above 0 (Kubernetes: timeoutSeconds, minimum 1)");
+  if (p.initial_delay < Duration::zero()) throw SettingError(name + ": initial-delay must be 0 or a duration");
+  if (p.failure_threshold < 1 || p.failure_threshold > 1000)
+    throw SettingError(name + ": failure-threshold " + std::to_string(p.failure_threshold) +
+                       " is not accepted (a whole number from 1 to 1000; Kubernetes: minimum value is 1)");
+  if (p.success_threshold < 1 || p.success_threshold > 1000)
+    throw SettingError(name + ": success-threshold " + std::to_string(p.success_threshold) +
+                       " is not accepted (a whole number from 1 to 1000; Kubernetes: minimum value is 1)");
+  if (liveness && p.success_threshold != 1)
+    throw SettingError(name + ": success-threshold " + std::to_string(p.success_threshold) +
+                       " is not accepted (Kubernetes: must be 1 for liveness)");
+}
+
+std::string probe_text(const ProbeSpec& p) {
+  if (!p.on) return "off";
+  return "period=" + format_duration(p.period) + ",timeout=" + format_duration(p.timeout) +
+         ",failure-threshold=" + std::to_string(p.failure_threshold) +
+         ",success-threshold=" + std::to_string(p.success_threshold) +
+         ",initial-delay=" + format_duration(p.initial_delay) + ",db=" + (p.db ? "on" : "off");
+}
+
 std::string_view key_dist_name(KeyDist k) {
   switch (k) {
     case KeyDist::hot: return "hot";
@@ -81,6 +184,12 @@ Settings Settings::scaled() const {
   s.outbox_drain_limit = d(outbox_drain_limit);
   s.email_latency = d(email_latency);
   s.restart_after = d(restart_after);
+  for (ProbeSpec* p : {&s.readiness, &s.liveness}) {
+    p->period = d(p->period);
+    p->timeout = d(p->timeout);
+    p->initial_delay = d(p->initial_delay);
+  }
+  s.pod_startup = d(pod_startup);
   s.rate_per_s = rate_per_s / f;
   s.time_scale = 1;
   return s;
@@ -177,6 +286,12 @@ nlohmann::json Settings::to_json() const {
     j["key-id-stride"] = key_id_stride;
   }
   if (pre_sql_work != Duration::zero()) j["pre-sql-work"] = fd(pre_sql_work);
+  // Probes with consequences: only when on, so that today's results keep their bytes.
+  if (readiness.on) j["readiness"] = probe_text(readiness);
+  if (liveness.on) {
+    j["liveness"] = probe_text(liveness);
+    j["pod-startup"] = fd(pod_startup);
+  }
   if (delay_connection_acquisition) j["delay-connection-acquisition"] = "on";
   // Results, reports and summary.csv all read the URL from here: never its password.
   if (!db_url.empty()) j["db"] = redact_secrets(db_url);
@@ -216,6 +331,9 @@ void Settings::validate() const {
   need(partner_max_attempts >= 1 && partner_max_attempts <= 20, "--partner-max-attempts: must be a whole number from 1 to 20");
   need(fencing == "ignore" || fencing == "enforce", "--fencing: accepted values are ignore, enforce");
   need(probe_interval == 0s || probe_timeout > 0s, "--probe-timeout: must be above 0 while the probe runs");
+  check_probe(readiness, "--readiness", false);
+  check_probe(liveness, "--liveness", true);
+  need(pod_startup >= 0s, "--pod-startup: must be 0 or a duration (e.g. 10s)");
   need(retry_backoff_cap >= retry_backoff_base, "--retry-backoff-cap: must be at least --retry-backoff-base");
   need(max_lifetime > 0s, "--max-lifetime: must be above 0 (e.g. 30m)");
   need(identities_per_person >= 2 && identities_per_person <= 16,
@@ -261,6 +379,9 @@ void Settings::validate() const {
       {"etcd-leader-change-at", etcd_leader_change_at.value_or(Duration::zero())},
       {"etcd-election", etcd_election},
       {"clock-skew", clock_skew < Duration::zero() ? -clock_skew : clock_skew},
+      {"readiness", std::max({readiness.period, readiness.timeout, readiness.initial_delay})},
+      {"liveness", std::max({liveness.period, liveness.timeout, liveness.initial_delay})},
+      {"pod-startup", pod_startup},
   };
   for (const auto& [name, d] : durations) {
     const double scaled_ns = static_cast<double>(d.count()) * std::max(1.0, time_scale);

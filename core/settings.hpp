@@ -29,6 +29,19 @@ enum class KeyDist { hot, uniform, zipf };
 //   hashtext_32 PostgreSQL's hashtext() of that string: 32 bits, so keys collide.
 enum class KeyHash { scenario, int_id, sha256_64, hashtext_32 };
 
+// One Kubernetes probe, with Kubernetes' defaults (periodSeconds 10,
+// timeoutSeconds 1, failureThreshold 3, successThreshold 1).
+struct ProbeSpec {
+  bool on = false;
+  Duration period = 10s;        // periodSeconds
+  Duration timeout = 1s;        // timeoutSeconds
+  int failure_threshold = 3;    // failureThreshold
+  int success_threshold = 1;    // successThreshold (Kubernetes: 1 for liveness)
+  Duration initial_delay = 0s;  // initialDelaySeconds, from the container's start
+  bool db = true;               // checks the database (borrow + SELECT 1) or only that the pod answers
+  bool operator==(const ProbeSpec&) const = default;
+};
+
 struct Settings {
   std::string world = "sim";                // real | sim
   std::string scenario = "switch-primary";  // switch-primary | single-call
@@ -48,8 +61,20 @@ struct Settings {
   Duration leak_detection_threshold = 0s;  // 0 = off
   Duration max_lifetime = 30min;
   // Health probe: borrows a connection every probe_interval, gives up after probe_timeout.
+  // It only counts (probe{total, failed}); --readiness replaces it with a probe that acts.
   Duration probe_interval = 1s;
   Duration probe_timeout = 1s;
+  // Kubernetes probes with consequences (--readiness, --liveness; off by default,
+  // so a result of today's settings keeps its bytes). Readiness takes a pod out of
+  // the load balancer after failure_threshold failures in a row and back after
+  // success_threshold successes; liveness kills it after failure_threshold
+  // failures, and kubelet starts it again (its back-off, then pod_startup). A
+  // probe with `db` borrows a connection within its timeout and runs SELECT 1
+  // (Spring's /actuator/health with the db indicator); without, it checks only
+  // that the pod answers (/actuator/health/liveness).
+  ProbeSpec readiness;
+  ProbeSpec liveness;
+  Duration pod_startup = 10s;  // simulator: a restarted pod's application start, before it serves
 
   // Pods (service instances): each has its own pool and workers; requests go
   // round-robin. Simulator faults (pause, clock skew) hit pod 1 and up.
@@ -253,6 +278,16 @@ std::string_view arrival_name(Arrival);
 // throws SettingError naming --db-faults and the accepted values.
 Settings::DbFaults parse_db_faults(const std::string& text);
 std::string db_faults_text(const Settings::DbFaults& f);  // the same form; "none" when off
+// --readiness / --liveness: "off", "on" (Kubernetes' defaults) or
+// "period=10s,timeout=1s,failure-threshold=3,success-threshold=1,initial-delay=0s,db=on"
+// (any of them; Kubernetes' names periodSeconds, timeoutSeconds, failureThreshold,
+// successThreshold, initialDelaySeconds too), or the same as a JSON object (a TOML
+// inline table). Throws SettingError naming `setting` and what is accepted:
+// Kubernetes' own rules (thresholds at least 1, a liveness successThreshold of 1).
+ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool liveness);
+std::string probe_text(const ProbeSpec& p);  // "off" or every field, in the form parse_probe reads
+// Throws SettingError when `p` breaks a rule parse_probe checks.
+void check_probe(const ProbeSpec& p, std::string_view setting, bool liveness);
 std::string_view key_dist_name(KeyDist);
 std::string_view key_hash_name(KeyHash);  // scenario | int-id | sha256-64 | hashtext-32
 // Throws SettingError naming --key-hash and the accepted values.

@@ -65,6 +65,20 @@ std::int64_t ns(Duration d) { return std::chrono::duration_cast<std::chrono::nan
 
 }  // namespace
 
+void refuse_simulator_only(const Settings& s) {
+  const char* later = " done by the simulator only for now (--world sim): the real runner does not play kubelet "
+                      "and load balancer yet";
+  if (s.readiness.on) throw SettingError(std::string("--readiness:") + later + " (--readiness off)");
+  if (s.liveness.on) throw SettingError(std::string("--liveness:") + later + " (--liveness off)");
+  for (const auto& [endpoint, list] : s.partner_faults.items())
+    if (list.is_array())
+      for (const auto& f : list)
+        if (f.is_object() && (f.contains("from_ms") || f.contains("until_ms")))
+          throw SettingError("--partner-faults: " + endpoint +
+                             ": a fault window (from_ms, until_ms) is done by the simulator only for now (--world sim): "
+                             "the partner measures it from its reset, not the load's start, and --time-scale does not scale it");
+}
+
 void refuse_faults_in_threads(const Settings& s) {
   const char* hint = " is not done by the in-process pods; use --pod-mode process (or --world sim)";
   if (s.crash_at) throw SettingError(std::string("--crash-at:") + hint);

@@ -42,6 +42,8 @@ const std::map<std::string, std::string>& non_default() {
       {"delay-connection-acquisition", "on"}, {"bypass-share", "0.05"}, {"orm-writer-rate", "4"},
       {"orm-writer-gap", "200ms"}, {"etcd", "http://127.0.0.1:2379"}, {"etcd-latency", "fixed:3ms"},
       {"etcd-leader-change-at", "2s"}, {"etcd-election", "1500ms"},
+      {"readiness", "period=5s,timeout=2s,failure-threshold=2,success-threshold=2,initial-delay=1s,db=on"},
+      {"liveness", "periodSeconds=20,timeoutSeconds=3,failureThreshold=4,db=off"}, {"pod-startup", "25s"},
   };
   return v;
 }
@@ -164,6 +166,33 @@ TEST(PodProtocol, AClockSkewReachesTheSkewedPodsOnly) {
   };
   EXPECT_FALSE(has_skew(pod_args(pod_settings(s, 1), 1, 1)));
   EXPECT_TRUE(has_skew(pod_args(pod_settings(s, 2), 1, 2)));
+}
+
+// Issue 32's settings the real world does not do yet: refused, one line each
+// naming the setting (the runner and `serve` call this), not ignored.
+TEST(RealRefusals, ProbesWithConsequencesAndFaultWindowsAreRefusedInOneLineEach) {
+  const auto refusal = [](const Settings& s) -> std::string {
+    try {
+      refuse_simulator_only(s);
+    } catch (const SettingError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  Settings s;
+  EXPECT_EQ(refusal(s), "");
+  s.partner_faults = nlohmann::json::parse(R"({"*":[{"kind":"slow","p":1,"ms":100}]})");
+  EXPECT_EQ(refusal(s), "");  // a slow fault without a window: the server does it
+  Settings ready = s;
+  cli::apply_setting(ready, "readiness", "on");
+  EXPECT_EQ(refusal(ready).rfind("--readiness: ", 0), 0u) << refusal(ready);
+  Settings live = s;
+  cli::apply_setting(live, "liveness", "db=off");
+  EXPECT_EQ(refusal(live).rfind("--liveness: ", 0), 0u) << refusal(live);
+  Settings window = s;
+  window.partner_faults = nlohmann::json::parse(R"({"auth0.link":[{"kind":"error","p":1,"from_ms":1000}]})");
+  EXPECT_EQ(refusal(window).rfind("--partner-faults: auth0.link: a fault window", 0), 0u) << refusal(window);
+  for (const auto& line : {refusal(ready), refusal(live), refusal(window)}) EXPECT_EQ(line.find('\n'), std::string::npos);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ namespace {
 
 void refuse_before_any_run(const Settings& c) {
   c.validate();
+  real::refuse_simulator_only(c);
   if (c.pgbouncer != "none" && real::pods_over_http(c))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
                        "run PgBouncer yourself and point the pods' --db at it)");

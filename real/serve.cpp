@@ -24,6 +24,7 @@
 #include "core/context.hpp"
 #include "core/prometheus.hpp"
 #include "base/redact.hpp"
+#include "real/faults.hpp"
 #include "real/http_guard.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
@@ -110,6 +111,7 @@ bool control_allowed(const httplib::Request& req, const std::string& token) {
 
 const Settings& checked(const Settings& configured, const ServeOptions& o) {
   configured.validate();
+  refuse_simulator_only(configured);
   if (configured.db_url.empty()) throw SettingError("--db: serve needs a PostgreSQL URL (postgresql://user@host:port/db)");
   if (configured.partner_url.empty()) throw SettingError("--partner: serve needs the partner's URL (http://127.0.0.1:PORT)");
   if (o.port < 0 || o.port > 65535) throw SettingError("--port: must be a whole number from 0 to 65535");

@@ -516,7 +516,35 @@ static std::string abandoned_call_text() {
          "the partner's worst case also ends it.";
 }
 
+// Kubernetes' probes and the restart cascade (sim/kubelet.cpp, docs/how-to/probes-and-recovery.md).
+static std::string probes_text() {
+  return "probes — Kubernetes' readiness and liveness probes, and the restart cascade\n\n" +
+         wrap("Spring Boot's /actuator/health includes the db health indicator: it borrows a connection from the pool "
+              "and runs a validation query. A readiness probe on it takes a pod out of the load balancer after "
+              "failureThreshold failures in a row (its requests go to the other pods; with none ready the load "
+              "balancer answers 503), and brings it back after successThreshold successes. A liveness probe on it "
+              "gets the pod killed after failureThreshold failures: its requests in flight are lost, its "
+              "connections dropped, its transaction and session locks released with them (leases stay until "
+              "their TTL), and kubelet starts it again after its back-off (10 s, 20 s, ... at most 5 minutes), "
+              "cold, with an empty pool.") +
+         "\n" +
+         wrap("The cascade: a strategy that holds a pooled connection through a slow partner call dries the pool "
+              "(Little's law: pool / hold). The probe waits for a connection like every request, times out, and "
+              "fails; readiness pulls the pod, so its share of the load moves to the others and dries theirs; "
+              "liveness kills it, and the restarted pod meets the same queue. A strategy that holds nothing "
+              "during the call keeps its pool free for the probe and is never restarted. A liveness probe that "
+              "does not check the database (/actuator/health/liveness, the default group when "
+              "management.endpoint.health.probes.enabled=true) does not kill a pod for a dry pool; readiness "
+              "may still pull it.") +
+         "\n" +
+         wrap("Measure it: lockbench run --preset incident --pods 3 --readiness on --liveness on --strategy all "
+              "(--liveness db=off for the recommended setting; a partner outage that ends: a fault with from_ms "
+              "and until_ms in --partner-faults, and the result's recovery block). lockbench lint flags a liveness "
+              "probe that checks the database. Figures: docs/how-to/probes-and-recovery.md.");
+}
+
 std::string explain(std::string_view spec) {
+  if (spec == "probes") return probes_text();
   for (const auto& sc : scenario_registry())  // a scenario: its summary and its file's story
     if (sc.name == spec)
       return fmt::format("scenario {} — {}\n\n{}", sc.name, sc.summary, wrap(std::string(sc.story)));
@@ -549,6 +577,15 @@ std::string explain(std::string_view spec) {
   out += "\nHow it fails\n" + wrap(it.fails);
   if (p.exclusion != Exclusion::none) out += "\nWhen the client gives up first\n" + wrap(abandoned_call_text());
   if (p.exclusion != Exclusion::none) out += "\nWhen another writer ignores the lock\n" + wrap(bypass_text());
+  out += "\nUnder Kubernetes probes\n" +
+         wrap(p.holds_connection_during_call
+                  ? "It holds a pooled connection through the partner call: when the partner is slow the pool runs "
+                    "dry, a probe that checks the database (Spring's /actuator/health) fails, readiness pulls the "
+                    "pod and a liveness probe on it gets the pod killed and restarted into the same queue: the "
+                    "restart cascade (lockbench explain probes). Keep the database out of the liveness probe."
+                  : "It holds no pooled connection during the partner call, so a slow partner leaves the pool free "
+                    "for the health probe: probes that check the database stay green and no pod is restarted for "
+                    "it (lockbench explain probes).");
   out += "\nChoose it\n" + wrap(it.choose);
   out += "\nDo not choose it\n" + wrap(it.avoid);
   return out;
@@ -569,6 +606,8 @@ std::string explain_list() {
   }
   out += "\nScenarios (--scenario; lockbench explain SCENARIO for what each reproduces):\n";
   for (const auto& sc : scenario_registry()) out += fmt::format("  {:<44} {}\n", sc.name, sc.summary);
+  out += "\nTopics:\n";
+  out += fmt::format("  {:<44} {}\n", "probes", "Kubernetes' readiness and liveness probes and the restart cascade");
   return out;
 }
 

@@ -149,3 +149,27 @@ TEST(Explain, RowLeaseExplainsRenewalWithShedlockAndTheRenewableLockRegistry) {
 
 }  // namespace
 }  // namespace lockbench::report
+
+namespace lockbench::report {
+namespace {
+
+TEST(Explain, ProbesIsATopicThatTellsTheCascadeAndTheListNamesIt) {
+  const std::string text = explain("probes");
+  EXPECT_EQ(text.rfind("probes — ", 0), 0u) << text;
+  for (const char* must : {"readiness", "liveness", "restart cascade", "--liveness db=off", "recovery block"})
+    EXPECT_NE(text.find(must), std::string::npos) << must;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    EXPECT_LE(end - start, 120u) << text.substr(start, end - start);
+  EXPECT_NE(explain_list().find("  probes"), std::string::npos);
+}
+
+TEST(Explain, EachStrategySaysWhatKubernetesProbesDoToItByWhetherItHoldsAConnection) {
+  EXPECT_NE(explain("held-tx").find("restart cascade"), std::string::npos);
+  EXPECT_NE(explain("row-lease").find("no pod is restarted"), std::string::npos);
+  for (const auto& name : lockbench::strategy_specs())
+    EXPECT_NE(explain(name).find("Under Kubernetes probes"), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace lockbench::report

@@ -214,7 +214,36 @@ LintReport lint(const LintInput& in) {
   else
     r.findings.push_back({Level::ok, "postgres", fmt::format("the locks fit the shared lock table: {}.", lock_numbers)});
   check_connection_acquisition(in, r);
+  check_probes(in, r);
   return r;
+}
+
+void check_probes(const LintInput& in, LintReport& r) {
+  const std::string who = in.strategy.empty() ? std::string("a strategy that may hold") : in.strategy + (r.holds_connection ? ", which holds" : ", which does not hold");
+  if (in.readiness.on && in.readiness.db && r.holds_connection)
+    r.findings.push_back({Level::warn, "probes",
+                          fmt::format("the readiness probe checks the database ({}) with {} a connection through the "
+                                      "partner call: a slow partner dries the pool and readiness takes the pods out of "
+                                      "the load balancer; with none ready, requests get 503.",
+                                      probe_text(in.readiness), who)});
+  if (!in.liveness.on) return;
+  if (!in.liveness.db) {
+    r.findings.push_back({Level::ok, "probes",
+                          fmt::format("the liveness probe does not check the database ({}): a dry pool or a slow "
+                                      "database does not get pods killed.",
+                                      probe_text(in.liveness))});
+    return;
+  }
+  r.findings.push_back(
+      {Level::flag, "probes",
+       fmt::format("the liveness probe checks the database ({}; Spring's /actuator/health with the db indicator): "
+                   "when the pool has no connection for {} ({} a connection through the partner call), {} failures "
+                   "{} apart get the pod killed, its requests lost, and the restarted pod, cold, meets the same "
+                   "queue: the restart cascade (docs/how-to/probes-and-recovery.md). Point liveness at "
+                   "/actuator/health/liveness (management.endpoint.health.probes.enabled=true, no db in its "
+                   "group): --liveness db=off.",
+                   probe_text(in.liveness), d(in.liveness.timeout), who, in.liveness.failure_threshold,
+                   d(in.liveness.period))});
 }
 
 void check_connection_acquisition(const LintInput& in, LintReport& r) {
@@ -287,7 +316,7 @@ nlohmann::json render_json(const LintReport& report) {
 nlohmann::json render_sarif(const LintReport& report) {
   nlohmann::json rules = nlohmann::json::array();
   nlohmann::json results = nlohmann::json::array();
-  for (const char* check : {"lease", "pool", "exclusion", "postgres", "acquisition"})
+  for (const char* check : {"lease", "pool", "exclusion", "postgres", "acquisition", "probes"})
     rules.push_back({{"id", std::string("lockbench/") + check},
                      {"shortDescription", {{"text", std::string("lockbench lint: ") + check}}}});
   for (const auto& f : report.findings) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/partner_client.hpp"
+#include "core/settings.hpp"
 #include "base/units.hpp"
 
 namespace lockbench::report {
@@ -58,6 +59,10 @@ struct LintInput {
   // spring.datasource.hikari.auto-commit=false). Check 5.
   Duration pre_sql_work{};
   bool delay_connection_acquisition = false;
+  // Kubernetes probes (--readiness, --liveness). Check 6: a liveness probe that
+  // checks the database.
+  ProbeSpec readiness;
+  ProbeSpec liveness;
   // The server's settings (check 4): from --db (SHOW), or flags, or PostgreSQL's defaults.
   struct Server {
     int max_connections = 100;
@@ -110,6 +115,14 @@ LintReport lint(const LintInput& in);
 // when the strategy is held-tx (or not known) and pre_sql_work > 0. Uses
 // r.hold_mean (check 2's hold without the pre-SQL work).
 void check_connection_acquisition(const LintInput& in, LintReport& r);
+
+// Check 6 alone (lint() calls it): with --liveness on, one finding "probes":
+// flag when it checks the database (a dry pool or a slow database gets pods
+// killed, and restarted pods meet the same queue: the restart cascade), ok
+// without; with --readiness db=on and a strategy that holds a connection
+// through the partner call, a warning that readiness pulls pods whose pool a
+// slow partner dries. Uses r.holds_connection.
+void check_probes(const LintInput& in, LintReport& r);
 
 // Human text: one line per finding, prefixed OK / WARN / FLAG, then the verdict.
 std::string render(const LintReport& report);

@@ -145,6 +145,23 @@ TEST(ResultSchema, AFaultBlockValidatesAndOneWithoutItsRequiredFieldsDoesNot) {
   EXPECT_EQ(errors_of(schema, shaped), std::vector<std::string>{"result.faults.crash: missing 'pod'"});
 }
 
+TEST(ResultSchema, ThePodsAndRecoveryBlocksValidateAndOneWithoutItsRequiredFieldsDoesNot) {
+  const json schema = load_schema();
+  const json r = run_json("--strategy held-tx --pods 2 --rate 20 --duration 60s --partner-latency lognormal:p50=1.5s,p99=4s "
+                          "--readiness on --liveness period=5s,db=on --pod-startup 5s "
+                          "--partner-faults '{\"*\":[{\"kind\":\"slow\",\"p\":1,\"ms\":5000,\"from_ms\":20000,\"until_ms\":30000}]}'")
+                     .at(0);
+  ASSERT_TRUE(r.contains("pods") && r.contains("recovery")) << r.dump().substr(0, 400);
+  EXPECT_GT(r["pods"]["restarts"].get<int>(), 0);  // the kill branch's fields, not only zeros
+  EXPECT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
+  json missing = r;
+  missing["pods"].erase("requests_lost");
+  EXPECT_EQ(errors_of(schema, missing), std::vector<std::string>{"result.pods: missing 'requests_lost'"});
+  json untyped = r;
+  untyped["recovery"]["recovery_s"] = "soon";
+  EXPECT_EQ(errors_of(schema, untyped).size(), 1u);
+}
+
 TEST(ResultSchema, JsonOutputIsAnArrayForOneResultAsForMany) {
   const json one = run_json("--strategy row-lease --rate 5 --duration 5s");
   ASSERT_TRUE(one.is_array());

@@ -11,6 +11,7 @@
 // a call, with Delivery::lost when the client was gone.
 #pragma once
 
+#include <optional>
 #include <coroutine>
 #include <cstdint>
 #include <vector>
@@ -45,6 +46,8 @@ class PartnerFront {
   // The result's partner block: {calls, violations{kind: n}, max_inflight_per_person, details[...]},
   // judged against what the service's database holds (Scenario::service_view).
   nlohmann::json report(const nlohmann::json& service);
+  // --partner-faults' window (faults with from_ms / until_ms), if any.
+  std::optional<partner::Config::Window> fault_window() const { return model_.config().fault_window(); }
 
  private:
   struct Flight {  // a new field is also reset in new_flight()

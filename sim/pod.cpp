@@ -212,6 +212,7 @@ void Pod::on_start_next(void* self, std::uint64_t) {
 }
 
 void Pod::start_probes() {
+  if (w_.settings().readiness.on) return;  // --readiness replaces the counting probe (sim/kubelet.cpp)
   const Duration every = w_.settings().probe_interval;
   if (every > Duration::zero()) w_.loop().at(w_.now() + every, owner_, &Pod::on_probe, this);
 }

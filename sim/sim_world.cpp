@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "core/partner_client.hpp"
+#include "core/recovery.hpp"
 #include "core/result.hpp"
 
 namespace lockbench::sim {
@@ -50,6 +51,8 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
       etcd_rng_(s.seed, "sim.etcd_latency") {
   pool_.size = s.maximum_pool_size * s.pods;
   if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
+  fault_window_ = partner_.fault_window();
+  if (fault_window_) recorder_.keep_requests();  // the recovery block reads them
 }
 
 SimWorld::~SimWorld() {
@@ -62,6 +65,8 @@ SimWorld::~SimWorld() {
 Duration SimWorld::db_latency() { return s_.db_latency.sample(db_rng_); }
 
 Pod& SimWorld::pod_for(std::uint64_t request_id) {
+  // The load balancer's choice (--readiness, --liveness); a background worker's id is its pod's.
+  if (request_id < routed_.size()) return *pods_[routed_[request_id]];
   return *pods_[static_cast<std::size_t>(request_id % pods_.size())];  // round-robin, as the real world
 }
 
@@ -167,6 +172,19 @@ void SimWorld::on_user_request(void* self, std::uint64_t user) {
 
 void SimWorld::deliver(std::size_t index) {
   const Request& r = requests_[index];
+  if (kube_on_) {  // the load balancer over ready pods (sim/kubelet.cpp)
+    const int to = route(r);
+    if (to >= 0) {  // a paused pod's request waits below, then is routed again
+      if (r.id >= routed_.size()) routed_.resize(std::max<std::size_t>(r.id + 1, routed_.size() * 2), 0);
+      routed_[r.id] = static_cast<std::uint8_t>(to);
+    }
+    if (to < 0 || now() < life_[static_cast<std::size_t>(to)].serving_from) {
+      --arrivals_left_;
+      ++in_flight_;
+      refuse(r, to < 0 ? "no pod ready (503 from the load balancer)" : "the pod's application is still starting");
+      return;
+    }
+  }
   Pod& pod = pod_for(r.id);
   // A paused pod accepts nothing until it wakes; the request waits in the network.
   if (const Duration until = loop_.paused_until(pod.owner()); until > Duration::zero()) {
@@ -175,6 +193,7 @@ void SimWorld::deliver(std::size_t index) {
   }
   --arrivals_left_;
   ++in_flight_;
+  if (kube_on_) ++kube_.by_pod[static_cast<std::size_t>(pod.index())];
   pod.accept(r);
 }
 
@@ -216,14 +235,14 @@ void SimWorld::on_pause(void* self, std::uint64_t) {
   Pod& pod = *w.pods_[w.pods_.size() >= 2 ? 1 : 0];
   w.loop_.pause(pod.owner(), w.now() + w.s_.pause_for);
   // A frozen pod answers no readiness check: every probe due in the pause fails.
-  if (w.s_.probe_interval > Duration::zero()) {
+  if (w.s_.probe_interval > Duration::zero() && !w.s_.readiness.on) {
     const auto missed = static_cast<std::int64_t>(w.s_.pause_for / w.s_.probe_interval);
     w.probe_.total += missed;
     w.probe_.failed += missed;
   }
 }
 
-void SimWorld::crash(int index) {
+void SimWorld::crash(int index, bool liveness) {
   auto& slot = pods_[static_cast<std::size_t>(index)];
   const Duration t = now();
   loop_.kill(slot->owner());
@@ -257,19 +276,24 @@ void SimWorld::crash(int index) {
   for (auto& l : lost) {
     if (l.root) vanished_.push_back(l.root);
     if (l.probe) continue;
-    ++crashed_requests_;
+    ++(liveness ? kube_.killed_in_flight : crashed_requests_);
     recorder_.finish(l.request.id, Outcome::error, l.request.intended, t, l.cx ? l.cx->split() : TimeSplit{});
-    if (tracing()) recorder_.trace({l.request.id, "outcome", t, t, -1, "error: pod crashed"});
+    if (tracing())
+      recorder_.trace({l.request.id, "outcome", t, t, -1, liveness ? "error: pod killed by its liveness probe" : "error: pod crashed"});
     finished(l.request);
   }
-  has_crashed_ = true;
-  keys_held_at_crash_ = keys;
-  recovery_ms_ = to_ms(usable_at - t);
+  if (!liveness) {  // the faults block is --crash-at's
+    has_crashed_ = true;
+    keys_held_at_crash_ = keys;
+    recovery_ms_ = to_ms(usable_at - t);
+  }
 
-  // A replacement pod starts at once with a fresh pool.
+  // A replacement pod with a fresh pool: at once after a crash; after a liveness
+  // kill it serves (probes, background work) when kubelet has started it (on_pod_serving).
   pool_changed(-slot->active(), -slot->pending(), -slot->idle());
   crashed_.push_back(std::move(slot));
   slot = std::make_unique<Pod>(*this, index, loop_.new_owner());
+  if (liveness) return;
   slot->start_probes();
   slot->start_background();
 }
@@ -297,6 +321,7 @@ void SimWorld::run(const RunHooks& hooks) {
     pods_.back()->start_probes();
     pods_.back()->start_background();
   }
+  kube_start();
   if (s_.arrival == Arrival::closed) {
     for (int u = 0; u < s_.users; ++u) {
       const Duration first = workload_.think(u);
@@ -388,6 +413,9 @@ nlohmann::json SimWorld::result() {
         {"replication_lag_ms", to_ms(s_.redis_replication_lag)},
         {"leases_lost_on_failover", failover_leases_lost_},
         {"leases_resurrected_on_failover", failover_leases_resurrected_}};
+  if (kube_on_) run.extra["pods"] = pods_block();
+  if (fault_window_)
+    run.extra["recovery"] = recovery_json(recorder_.finished_requests(), fault_window_->from, fault_window_->until, s_.duration);
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {
     run.extra["faults"] = faults_block(s_, has_crashed_ ? nlohmann::json(recovery_ms_) : nlohmann::json(nullptr),
                                        crashed_requests_, keys_held_at_crash_);

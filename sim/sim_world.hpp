@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -187,6 +188,10 @@ class Pod {
   void accept(const Request& r);
   void request_done(std::uint32_t slot);
   void start_probes();
+  // A Kubernetes probe's check in this pod (sim/kubelet.cpp): with `db`, a borrow
+  // within `timeout` and SELECT 1; without, only the pod's answer (deferred while
+  // it is paused). Tells SimWorld::probe_answered; a crash ends it unanswered.
+  void start_check(int kind, std::uint64_t probe, bool db, Duration timeout);
   // The strategy's background work (Strategy::background), killed with the pod.
   void start_background();
 
@@ -249,6 +254,7 @@ class Pod {
 
 class SimWorld final : public World {
  public:
+  enum class ProbeKind : std::uint8_t { readiness = 0, liveness = 1 };  // Kubernetes' two (sim/kubelet.cpp)
   SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario);
   ~SimWorld() override;
 
@@ -329,6 +335,48 @@ class SimWorld final : public World {
     void await_suspend(std::coroutine_handle<> h) { borrow.await_suspend(h); }
     ConnHandle await_resume();
   };
+  // ---- Kubernetes (sim/kubelet.cpp): --readiness, --liveness, the load balancer, restarts.
+  // One pod index's life as kubelet and the load balancer see it (the Pod is
+  // its current incarnation).
+  struct PodLife {
+    bool ready = true;             // in the load balancer
+    std::uint32_t incarnation = 0;  // bumped by a kill: older probe events are dropped
+    Duration running_from{};       // its container runs (after kubelet's back-off)
+    Duration serving_from{};       // its application answers (after --pod-startup)
+    int readiness_failures = 0, readiness_successes = 0, liveness_failures = 0;
+    std::uint64_t probe_in_flight[2] = {0, 0};  // by ProbeKind: the probe's number, 0 = none
+    int backoff_step = 0;  // kills since kubelet last reset its back-off
+  };
+  struct KubeStats {
+    std::int64_t readiness_total = 0, readiness_failed = 0, pulled = 0, returned = 0;
+    std::int64_t liveness_total = 0, liveness_failed = 0, kills = 0;
+    std::int64_t refused = 0, killed_in_flight = 0;
+    std::vector<std::int64_t> by_pod;  // requests the load balancer handed to each pod index
+    int peak_unready = 0;
+    std::vector<std::pair<Duration, Duration>> unavailable;  // spans with no pod ready
+    std::optional<Duration> unavailable_since;
+  };
+  void kube_start();
+  void start_probe_ticks(int index, ProbeKind kind, Duration first);
+  static void on_probe_tick(void* self, std::uint64_t arg);
+  static void on_probe_timeout(void* self, std::uint64_t arg);
+  static void on_container_running(void* self, std::uint64_t arg);
+  static void on_pod_serving(void* self, std::uint64_t arg);
+  void probe_result(int index, ProbeKind kind, bool ok);
+  void set_ready(int index, bool ready);
+  void liveness_kill(int index);
+  int route(const Request& r);  // the load balancer: a ready pod's index, or -1
+  void refuse(const Request& r, const char* why);
+  nlohmann::json pods_block() const;
+ public:
+  // A probe's pod-side check ended (run_kube_probe in sim/kubelet.cpp); late answers are dropped.
+  void probe_answered(int index, ProbeKind kind, std::uint64_t probe, bool ok);
+  const ProbeSpec& probe_spec(ProbeKind kind) const { return kind == ProbeKind::readiness ? s_.readiness : s_.liveness; }
+  // Tests: the load balancer's view.
+  bool pod_ready(int index) const { return life_[static_cast<std::size_t>(index)].ready; }
+  const KubeStats& kube_stats() const { return kube_; }
+
+ private:
   Task<PartnerReply> attempt_after_overhead(const PartnerCall& call, int owner);
   static void on_arrival(void* self, std::uint64_t index);
   static void on_deliver(void* self, std::uint64_t index);
@@ -345,9 +393,12 @@ class SimWorld final : public World {
   Task<bool> etcd_release(RequestCtx& cx, Key key, std::string_view owner);
   Task<bool> etcd_extend(RequestCtx& cx, Key key, std::string_view owner);
   void deliver(std::size_t index);
-  void crash(int pod_index);
+  // The pod at `pod_index` dies (--crash-at, or its liveness probe): its requests
+  // are lost, its backends end; a replacement starts at once (crash) or after
+  // kubelet's back-off and --pod-startup (liveness).
+  void crash(int pod_index, bool liveness = false);
   void shutdown();  // ends whatever still runs at the time bound; destroys vanished coroutines
-  Pod& pod_for(std::uint64_t request_id);
+  Pod& pod_for(std::uint64_t request_id);  // where the request was routed (round-robin id % pods without probes)
   void flush_timeline(bool final);
   // The scenario's rows the run changed or inserted: the service's side of the oracle.
   std::vector<StoredRow> stored_rows() const;
@@ -408,6 +459,13 @@ class SimWorld final : public World {
   std::int64_t crashed_requests_ = 0;
   std::int64_t keys_held_at_crash_ = 0;
   bool has_crashed_ = false;
+  // Kubernetes: on with --readiness or --liveness (sim/kubelet.cpp).
+  bool kube_on_ = false;
+  std::vector<PodLife> life_;
+  std::vector<std::uint8_t> routed_;  // by request id: the pod the load balancer chose
+  std::uint64_t next_probe_ = 0;
+  KubeStats kube_;
+  std::optional<partner::Config::Window> fault_window_;  // --partner-faults' window: the recovery block
   bool keep_borrows_ = false;
   std::vector<BorrowRecord> borrows_;
   std::int64_t unfinished_ = 0;

@@ -109,11 +109,14 @@ enum class Phase : std::uint8_t { before, after };  // a fault strikes before or
 
 struct FaultPlan {
   // A new kind goes before count_, with its name in kFaultKindNames (a test checks both).
-  enum class Kind : std::uint8_t { none, error, rate_limit_429, hang, reset, slow_body, truncate, garbage, count_ };
+  // slow: the answer leaves hang_for after arrival instead of the drawn latency, as
+  // planned otherwise (the model turns it into a plain slower call on arrival).
+  enum class Kind : std::uint8_t { none, error, rate_limit_429, hang, reset, slow_body, truncate, garbage, slow, count_ };
   Kind kind = Kind::none;
   Phase phase = Phase::before;
   int status = 0;                    // error: the HTTP status sent
   std::optional<Duration> hang_for;  // hang: how long after `delay` before the connection closes; nullopt = forever
+                                     // slow: the delay itself
   double bytes_per_s = 0;            // slow_body
 
   bool before_effect() const { return kind != Kind::none && phase == Phase::before; }
@@ -123,7 +126,7 @@ struct FaultPlan {
 inline constexpr std::size_t kFaultKindCount = static_cast<std::size_t>(FaultPlan::Kind::count_);
 // Each kind's name, by its value.
 inline constexpr std::array<std::string_view, kFaultKindCount> kFaultKindNames = {
-    "none", "error", "rate_limit_429", "hang", "reset", "slow_body", "truncate", "garbage"};
+    "none", "error", "rate_limit_429", "hang", "reset", "slow_body", "truncate", "garbage", "slow"};
 std::string_view fault_kind_name(FaultPlan::Kind k);  // "error", "rate_limit_429", ...
 
 // What the partner decided when the call arrived. The front end must call

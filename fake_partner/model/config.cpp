@@ -22,10 +22,11 @@ void only_keys(const json& j, const std::string& path, std::initializer_list<std
   if (!j.is_object()) throw bad_at(path, "must be an object");
   for (const auto& [k, v] : j.items()) {
     bool known = false;
-    for (auto key : keys) known = known || key == k;
+    for (auto key : keys) known = known || (!key.empty() && key == k);  // "": a key left out
     if (!known) {
       std::string accepted;
-      for (auto key : keys) accepted += (accepted.empty() ? "" : ", ") + std::string(key);
+      for (auto key : keys)
+        if (!key.empty()) accepted += (accepted.empty() ? "" : ", ") + std::string(key);
       throw bad_at(path + "." + k, "unknown setting (accepted: " + accepted + ")");
     }
   }
@@ -61,51 +62,62 @@ LatencySpec parse_latency(const json& j, const std::string& path) {
 FaultSpec parse_fault(const json& j, const std::string& path, bool scripted) {
   using K = FaultPlan::Kind;
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-    throw bad_at(path + ".kind", "is required (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage)");
+    throw bad_at(path + ".kind", "is required (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage, slow)");
   const auto kind_name = j["kind"].get<std::string>();
   FaultSpec f;
   auto& plan = f.plan;
   const std::string pk = scripted ? "" : "p";
+  const std::string from_key = scripted ? "" : "from_ms", until_key = scripted ? "" : "until_ms";
   if (kind_name == "error") {
-    only_keys(j, path, {"kind", pk, "status", "phase"});
+    only_keys(j, path, {"kind", pk, from_key, until_key, "status", "phase"});
     plan.kind = K::error;
     plan.status = j.contains("status") ? static_cast<int>(number(j["status"], path + ".status", 400, 599)) : 503;
   } else if (kind_name == "rate_limit_429") {
-    only_keys(j, path, {"kind", pk});
+    only_keys(j, path, {"kind", pk, from_key, until_key});
     plan.kind = K::rate_limit_429;
     plan.status = 429;
   } else if (kind_name == "hang") {
-    only_keys(j, path, {"kind", pk, "ms", "phase"});
+    only_keys(j, path, {"kind", pk, from_key, until_key, "ms", "phase"});
     plan.kind = K::hang;
     if (j.contains("ms") && !(j["ms"].is_string() && j["ms"] == "forever")) {
       if (!j["ms"].is_number()) throw bad_at(path + ".ms", "must be a number of milliseconds or \"forever\"");
       plan.hang_for = from_ms(number(j["ms"], path + ".ms", 0, 1e9));
     }
   } else if (kind_name == "reset") {
-    only_keys(j, path, {"kind", pk, "phase"});
+    only_keys(j, path, {"kind", pk, from_key, until_key, "phase"});
     plan.kind = K::reset;
   } else if (kind_name == "slow_body") {
-    only_keys(j, path, {"kind", pk, "bytes_per_s"});
+    only_keys(j, path, {"kind", pk, from_key, until_key, "bytes_per_s"});
     plan.kind = K::slow_body;
     plan.phase = Phase::after;
     plan.bytes_per_s = j.contains("bytes_per_s") ? number(j["bytes_per_s"], path + ".bytes_per_s", 1, 1e12) : 100;
   } else if (kind_name == "truncate") {
-    only_keys(j, path, {"kind", pk});
+    only_keys(j, path, {"kind", pk, from_key, until_key});
     plan.kind = K::truncate;
     plan.phase = Phase::after;
   } else if (kind_name == "garbage") {
-    only_keys(j, path, {"kind", pk, "phase"});
+    only_keys(j, path, {"kind", pk, from_key, until_key, "phase"});
     plan.kind = K::garbage;
     plan.phase = Phase::after;
+  } else if (kind_name == "slow") {
+    only_keys(j, path, {"kind", pk, from_key, until_key, "ms"});
+    plan.kind = K::slow;
+    if (!j.contains("ms") || !j["ms"].is_number()) throw bad_at(path + ".ms", "is required (the answer's delay in milliseconds)");
+    plan.hang_for = from_ms(number(j["ms"], path + ".ms", 0, 1e9));
   } else {
     throw bad_at(path + ".kind",
-              "unknown fault '" + kind_name + "' (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage)");
+              "unknown fault '" + kind_name + "' (accepted: error, rate_limit_429, hang, reset, slow_body, truncate, garbage, slow)");
   }
   if (j.contains("phase")) {
     const auto& ph = j["phase"];
     if (ph == "before") plan.phase = Phase::before;
     else if (ph == "after") plan.phase = Phase::after;
     else throw bad_at(path + ".phase", ph.dump() + " is not a phase (accepted: \"before\", \"after\")");
+  }
+  if (j.contains("from_ms")) f.from = from_ms(number(j["from_ms"], path + ".from_ms", 0, 1e12));
+  if (j.contains("until_ms")) {
+    f.until = from_ms(number(j["until_ms"], path + ".until_ms", 0, 1e12));
+    if (*f.until <= f.from) throw bad_at(path + ".until_ms", j["until_ms"].dump() + " is not after from_ms (the window is [from_ms, until_ms))");
   }
   if (scripted) {
     f.p = 1;
@@ -126,6 +138,7 @@ json fault_json(const FaultPlan& plan, std::optional<double> p) {
     else j["ms"] = "forever";
   }
   if (plan.kind == K::slow_body) j["bytes_per_s"] = plan.bytes_per_s;
+  if (plan.kind == K::slow && plan.hang_for) j["ms"] = to_ms(*plan.hang_for);
   if (plan.kind == K::error || plan.kind == K::hang || plan.kind == K::reset || plan.kind == K::garbage)
     j["phase"] = plan.phase == Phase::before ? "before" : "after";
   return j;
@@ -226,7 +239,12 @@ json Config::to_json() const {
     d["apply_at"] = l.apply_at;
     lat[std::string(endpoint_name(e))] = std::move(d);
     json list = json::array();
-    for (const auto& f : faults[index_of(e)]) list.push_back(fault_json(f.plan, f.p));
+    for (const auto& f : faults[index_of(e)]) {
+      json one = fault_json(f.plan, f.p);
+      if (f.from > Duration(0)) one["from_ms"] = to_ms(f.from);
+      if (f.until) one["until_ms"] = to_ms(*f.until);
+      list.push_back(std::move(one));
+    }
     fs[std::string(endpoint_name(e))] = std::move(list);
   }
   json sc = json::array();
@@ -252,6 +270,21 @@ Config Config::merged(const json& partial) const {
   json doc = source;
   doc.merge_patch(partial);
   return from_json(doc);
+}
+
+std::optional<Config::Window> Config::fault_window() const {
+  std::optional<Window> w;
+  bool endless = false;
+  for (const auto& list : faults)
+    for (const auto& f : list) {
+      if (!f.windowed()) continue;
+      if (!w) w = Window{f.from, f.until};
+      w->from = std::min(w->from, f.from);
+      if (!f.until) endless = true;
+      else if (!w->until || *f.until > *w->until) w->until = f.until;
+    }
+  if (w && endless) w->until.reset();
+  return w;
 }
 
 }  // namespace lockbench::partner

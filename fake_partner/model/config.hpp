@@ -27,6 +27,13 @@ struct LatencySpec {
 struct FaultSpec {
   FaultPlan plan;  // kind, phase, status, hang_for, bytes_per_s
   double p = 0;    // probability per call, drawn independently of the other faults
+  // The window in which it strikes: calls arriving in [from, until), measured
+  // from the partner's last reset ("from_ms", "until_ms"; absent = always).
+  // Outside it the fault still draws, so the random streams stay as they were.
+  Duration from{0};
+  std::optional<Duration> until;
+  bool windowed() const { return from > Duration(0) || until.has_value(); }
+  bool strikes_at(Duration since_reset) const { return since_reset >= from && (!until || since_reset < *until); }
 };
 
 // A one-shot fault on the nth call (1-based, counted since reset) of an endpoint.
@@ -60,7 +67,8 @@ struct PaymentsSpec {
 //  "fencing": "ignore",
 //  "payments": {"idem_ttl_ms": 86400000, "object_lock": false, "lock_timeout_ms": 2000}}
 // Fault kinds: error{p,status,phase} rate_limit_429{p} hang{p,ms|"forever",phase}
-// reset{p,phase} slow_body{p,bytes_per_s} truncate{p} garbage{p,phase}.
+// reset{p,phase} slow_body{p,bytes_per_s} truncate{p} garbage{p,phase} slow{p,ms};
+// each (not in "script") may have a window "from_ms", "until_ms" since reset.
 // Defaults: phase "before" for error/hang/reset, "after" for slow_body/truncate/garbage.
 struct Config {
   std::uint64_t seed = 1;
@@ -79,6 +87,13 @@ struct Config {
   // Parses a full document; missing parts take defaults. Throws SettingError
   // naming the JSON path ("latency.auth0.link.p50_ms: ...") and what is accepted.
   static Config from_json(const nlohmann::json& doc);
+  // The faults' windows put together: the earliest "from" and the latest
+  // "until" of every windowed fault; nullopt when no fault has a window.
+  struct Window {
+    Duration from{0};
+    std::optional<Duration> until;  // nullopt: one of them never ends
+  };
+  std::optional<Window> fault_window() const;
   // JSON merge patch (RFC 7386) of `partial` onto this config's document,
   // then parsed: a bad partial throws SettingError and changes nothing.
   Config merged(const nlohmann::json& partial) const;

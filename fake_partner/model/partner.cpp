@@ -48,8 +48,9 @@ void Partner::Impl::reseed(std::uint64_t seed) {
   }
 }
 
-void Partner::reset(const ResetSpec& spec, Duration /*now*/) {
+void Partner::reset(const ResetSpec& spec, Duration now) {
   auto& m = *impl_;
+  m.reset_at = now;
   m.ids.reset(spec.persons, spec.person_range);
   m.pay.reset(spec);
   m.limiter.reset();
@@ -75,13 +76,13 @@ void Partner::Impl::clear_run_state() {
   credit_op.clear();
 }
 
-FaultPlan Partner::Impl::draw_fault(Endpoint e) {
+FaultPlan Partner::Impl::draw_fault(Endpoint e, Duration now) {
   const int ei = index_of(e);
   FaultPlan chosen;
-  // Every configured fault draws, hit or not, so the stream does not depend on
-  // which fault struck: the same calls give the same faults.
+  // Every configured fault draws, hit or not, in its window or not, so the
+  // stream does not depend on which fault struck: the same calls give the same faults.
   for (const auto& spec : cfg.faults[ei])
-    if (fault_rng[ei].bernoulli(spec.p) && !chosen.any()) chosen = spec.plan;
+    if (fault_rng[ei].bernoulli(spec.p) && !chosen.any() && spec.strikes_at(now - reset_at)) chosen = spec.plan;
   for (const auto& s : cfg.script)
     if (s.endpoint == e && s.nth == arrivals_since_reset[ei]) {
       chosen = s.fault;
@@ -163,8 +164,13 @@ Plan Partner::arrive(const CallView& call, const Tags& tags, Duration now) {
     const auto& lat = m.cfg.latency[ei];
     f.plan.delay = std::max(Duration(0), m.latency[ei].sample(m.latency_rng[ei]));
     f.plan.apply_after = Duration(std::llround(static_cast<double>(f.plan.delay.count()) * lat.apply_at));
-    f.plan.fault = m.draw_fault(call.endpoint);
+    f.plan.fault = m.draw_fault(call.endpoint, now);
     if (f.plan.fault.any()) ++m.metrics.faults[ei][static_cast<int>(f.plan.fault.kind)];
+    if (f.plan.fault.kind == FaultPlan::Kind::slow) {  // a slower call, nothing else: its answer as planned
+      f.plan.delay = f.plan.fault.hang_for.value_or(f.plan.delay);
+      f.plan.apply_after = Duration(std::llround(static_cast<double>(f.plan.delay.count()) * lat.apply_at));
+      f.plan.fault = FaultPlan{};
+    }
     m.decide_door(f, tags, now);
   }
   m.witness_arrival(f, now);

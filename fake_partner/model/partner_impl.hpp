@@ -214,6 +214,7 @@ struct Partner::Impl {
   std::array<DistributionSampler, kEndpointCount> latency;  // cfg.latency[e].dist, prepared by configured()
   std::array<std::uint64_t, kEndpointCount> arrivals_since_reset{};  // the script's "nth"
   std::uint64_t seed_in_use = 1;
+  Duration reset_at{0};  // the last reset's `now`: fault windows are measured from it
   CallTable inflight;
 
   // Oracle.
@@ -250,7 +251,8 @@ struct Partner::Impl {
   std::vector<std::uint64_t> recent_ops(int p) const;  // the operations that last changed the person
 
   // arrive() helpers
-  FaultPlan draw_fault(Endpoint e);
+  // `now` decides which windowed faults strike (since reset_at).
+  FaultPlan draw_fault(Endpoint e, Duration now);
   void resolve(InFlight& f, const CallView& call);
   void decide_door(InFlight& f, const Tags& tags, Duration now);
   void witness_arrival(InFlight& f, Duration now);

@@ -260,3 +260,96 @@ TEST(Metrics, EveryPrometheusLineIsACommentOrANameLabelsValueSample) {
 
 }  // namespace
 }  // namespace lockbench::partner
+
+namespace lockbench::partner {
+namespace {
+using testing::Harness;
+using testing::instant_config;
+
+// A fault with a window strikes only for calls arriving in [from_ms, until_ms)
+// since the partner's reset, in whatever time base the front passes.
+TEST(FaultWindow, StrikesOnlyForCallsArrivingInsideItMeasuredFromTheReset) {
+  const nlohmann::json fault = {{"kind", "error"}, {"p", 1.0}, {"status", 503}, {"from_ms", 1000}, {"until_ms", 3000}};
+  Harness h(instant_config({{"faults", {{"auth0.get", {fault}}}}}));
+  const Duration epoch = std::chrono::hours(1000);  // the server passes Unix time: the reset's counts
+  h.partner.reset(ResetSpec::persons_with_two_identities(2), epoch);
+  const auto status_at = [&](Duration since_reset) {
+    const Plan p = h.partner.arrive(Call::get_user("auth0|u1"), {}, epoch + since_reset);
+    const int status = h.partner.execute(p.call_id, epoch + since_reset).status;
+    h.partner.complete(p.call_id, epoch + since_reset);
+    return status;
+  };
+  EXPECT_EQ(status_at(std::chrono::milliseconds(999)), 200);
+  EXPECT_EQ(status_at(std::chrono::milliseconds(1000)), 503);
+  EXPECT_EQ(status_at(std::chrono::milliseconds(2999)), 503);
+  EXPECT_EQ(status_at(std::chrono::milliseconds(3000)), 200);  // the window is half-open
+  EXPECT_EQ(h.partner.metrics_json()["faults"]["auth0.get"]["error"], 2);
+}
+
+TEST(FaultWindow, OutsideItsWindowAFaultStillDrawsSoTheNextFaultsStreamStaysAsItWas) {
+  // The same calls with a windowed error in front of a reset (its window never
+  // comes) and with the same error unwindowed: the reset strikes the same calls,
+  // and where the error would have struck first the windowed one lets the call through.
+  const nlohmann::json reset = {{"kind", "reset"}, {"p", 0.3}};
+  const nlohmann::json never = {{"kind", "error"}, {"p", 0.5}, {"from_ms", 1e9}};
+  const nlohmann::json always = {{"kind", "error"}, {"p", 0.5}};
+  Harness windowed(instant_config({{"faults", {{"auth0.get", {never, reset}}}}}));
+  Harness unwindowed(instant_config({{"faults", {{"auth0.get", {always, reset}}}}}));
+  int resets = 0, errors = 0;
+  for (int i = 0; i < 200; ++i) {
+    const auto kind = [&](Harness& h) {
+      const Plan p = h.partner.arrive(Call::get_user("auth0|u1"), {}, h.now);
+      h.partner.execute(p.call_id, h.now);
+      h.partner.complete(p.call_id, h.now);
+      return p.fault.kind;
+    };
+    const auto a = kind(windowed), b = kind(unwindowed);
+    EXPECT_NE(a, FaultPlan::Kind::error) << "call " << i << ": the window never comes";
+    if (b == FaultPlan::Kind::reset) {
+      EXPECT_EQ(a, FaultPlan::Kind::reset) << "call " << i;
+    }
+    if (b == FaultPlan::Kind::none) {
+      EXPECT_EQ(a, FaultPlan::Kind::none) << "call " << i;
+    }
+    resets += a == FaultPlan::Kind::reset ? 1 : 0;
+    errors += b == FaultPlan::Kind::error ? 1 : 0;
+  }
+  EXPECT_GT(resets, 20);
+  EXPECT_GT(errors, 50);
+}
+
+TEST(FaultWindow, ASlowFaultMakesThePlainCallSlowerInsideItsWindow) {
+  const nlohmann::json slow = {{"kind", "slow"}, {"p", 1.0}, {"ms", 10000}, {"until_ms", 60000}};
+  Harness h(instant_config({{"faults", {{"*", {slow}}}}, {"latency", {{"*", {{"dist", "fixed"}, {"ms", 100}, {"apply_at", 0.5}}}}}}));
+  const Plan in = h.partner.arrive(Call::get_user("auth0|u1"), {}, std::chrono::seconds(1));
+  EXPECT_EQ(in.delay, std::chrono::seconds(10));
+  EXPECT_EQ(in.apply_after, std::chrono::seconds(5));
+  EXPECT_FALSE(in.fault.any());  // answered as planned, only later
+  EXPECT_EQ(h.partner.execute(in.call_id, std::chrono::seconds(6)).status, 200);
+  h.partner.complete(in.call_id, std::chrono::seconds(11));
+  const Plan after = h.partner.arrive(Call::get_user("auth0|u1"), {}, std::chrono::seconds(60));
+  EXPECT_EQ(after.delay, std::chrono::milliseconds(100));
+  h.partner.execute(after.call_id, std::chrono::seconds(60));
+  h.partner.complete(after.call_id, std::chrono::seconds(61));
+  EXPECT_EQ(h.partner.metrics_json()["faults"]["auth0.get"]["slow"], 1);
+}
+
+TEST(FaultWindow, IsRefusedWhenItEndsBeforeItStartsAndTheConfigSaysWhereItsWindowIs) {
+  EXPECT_THROW(instant_config({{"faults", {{"*", {{{"kind", "error"}, {"p", 1.0}, {"from_ms", 5000}, {"until_ms", 5000}}}}}}}),
+               SettingError);
+  EXPECT_THROW(instant_config({{"faults", {{"*", {{{"kind", "slow"}, {"p", 1.0}}}}}}}), SettingError);  // slow needs ms
+  const Config c = instant_config({{"faults",
+                                    {{"auth0.get", {{{"kind", "error"}, {"p", 1.0}, {"from_ms", 2000}, {"until_ms", 4000}}}},
+                                     {"auth0.link", {{{"kind", "slow"}, {"p", 1.0}, {"ms", 9000}, {"from_ms", 1000}, {"until_ms", 3000}}}}}}});
+  ASSERT_TRUE(c.fault_window().has_value());
+  EXPECT_EQ(c.fault_window()->from, std::chrono::seconds(1));
+  EXPECT_EQ(c.fault_window()->until, std::chrono::seconds(4));
+  EXPECT_FALSE(instant_config().fault_window().has_value());
+  const nlohmann::json shown = c.to_json()["faults"]["auth0.link"][0];
+  EXPECT_EQ(shown["from_ms"], 1000);
+  EXPECT_EQ(shown["until_ms"], 3000);
+  EXPECT_EQ(shown["ms"], 9000);
+}
+
+}  // namespace
+}  // namespace lockbench::partner

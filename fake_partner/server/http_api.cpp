@@ -310,6 +310,7 @@ std::variant<HttpResponse, Pending> HttpApi::handle_api(const HttpRequest& reque
     case K::none:
     case K::error:
     case K::rate_limit_429:
+    case K::slow:  // arrive() made it a slower plain call (plan.delay)
       p.transport.kind = Transport::Kind::normal;  // the model's Reply already carries the status
       break;
     case K::hang:
