@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/pod_root.hpp"
 #include "sim/sim_world.hpp"
 
 namespace lockbench::sim {
@@ -44,25 +45,9 @@ int index_of(std::uint64_t arg) { return static_cast<int>((arg >> 1) & 0x7f); }
 int kind_of(std::uint64_t arg) { return static_cast<int>(arg & 1); }
 std::uint64_t number_of(std::uint64_t arg) { return arg >> 8; }
 
-// Same shape as pod.cpp's Root: a coroutine its pod keeps in a slot, destroyed at a crash.
-struct CheckRoot {
-  struct promise_type {
-    static void* operator new(std::size_t n) { return detail::FramePool::allocate(n); }
-    static void operator delete(void* p, std::size_t n) noexcept { detail::FramePool::deallocate(p, n); }
-    CheckRoot get_return_object() noexcept {
-      return CheckRoot{std::coroutine_handle<promise_type>::from_promise(*this)};
-    }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }
-  };
-  std::coroutine_handle<promise_type> handle;
-};
-
 // The pod's side of one probe: /actuator/health with the db indicator (a borrow
 // within the timeout, SELECT 1) or without (the answer alone, on the pod's clock).
-CheckRoot run_check(SimWorld& w, Pod& pod, std::uint32_t slot, int kind, std::uint64_t probe, bool db, Duration timeout) {
+PodRoot run_check(SimWorld& w, Pod& pod, std::uint32_t slot, int kind, std::uint64_t probe, bool db, Duration timeout) {
   bool ok = true;
   if (db) {
     SimConn* c = co_await pod.borrow(timeout);
@@ -84,7 +69,7 @@ CheckRoot run_check(SimWorld& w, Pod& pod, std::uint32_t slot, int kind, std::ui
 
 void Pod::start_check(int kind, std::uint64_t probe, bool db, Duration timeout) {
   const auto slot = take_slot(Running{Request{}, nullptr, {}, true});
-  CheckRoot root = run_check(w_, *this, slot, kind, probe, db, timeout);
+  PodRoot root = run_check(w_, *this, slot, kind, probe, db, timeout);
   running_[slot].root = root.handle;
   root.handle.resume();
 }

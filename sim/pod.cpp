@@ -4,28 +4,14 @@
 #include <exception>
 #include <string>
 
+#include "sim/pod_root.hpp"
 #include "sim/sim_world.hpp"
 
 namespace lockbench::sim {
 
 namespace {
 
-// A fire-and-forget coroutine whose handle its pod keeps while it runs, so a
-// crash can stop resuming it and the run can destroy it at the end.
-struct Root {
-  struct promise_type {
-    static void* operator new(std::size_t n) { return detail::FramePool::allocate(n); }
-    static void operator delete(void* p, std::size_t n) noexcept { detail::FramePool::deallocate(p, n); }
-    Root get_return_object() noexcept { return Root{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }  // frees itself when done
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }  // serve() turns errors into outcomes
-  };
-  std::coroutine_handle<promise_type> handle;
-};
-
-Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, std::uint32_t slot, RequestCtx** cx_out) {
+PodRoot run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, std::uint32_t slot, RequestCtx** cx_out) {
   RequestCtx cx(w, w.recorder(), w.settings(), r);
   *cx_out = &cx;
   // The calibrated cost of handing a request to a worker thread (a wake-up).
@@ -49,7 +35,7 @@ Root run_request(SimWorld& w, Strategy& st, Scenario& sc, Pod& pod, Request r, s
 }
 
 // The readiness check: borrow with a short timeout, SELECT 1, give back.
-Root run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
+PodRoot run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
   w.probe_stats().total++;
   SimConn* c = co_await pod.borrow(w.settings().probe_timeout);
   if (!c) {
@@ -63,7 +49,7 @@ Root run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
 }
 
 // One background worker of the strategy (the outbox's poller), as its pod's coroutine.
-Root run_background(SimWorld& w, Pod& pod, int worker, std::uint32_t slot) {
+PodRoot run_background(SimWorld& w, Pod& pod, int worker, std::uint32_t slot) {
   RequestCtx cx(w, w.recorder(), w.settings(), background_request(pod.index(), w.settings().pods, worker));
   try {
     co_await w.strategy().background(cx, w.scenario());
@@ -188,7 +174,7 @@ void Pod::start(const Request& r) {
   ++busy_workers_;
   RequestCtx* cx = nullptr;
   const auto slot = take_slot(Running{r, nullptr, {}, false});
-  Root root = run_request(w_, w_.strategy(), w_.scenario(), *this, r, slot, &cx);
+  PodRoot root = run_request(w_, w_.strategy(), w_.scenario(), *this, r, slot, &cx);
   running_[slot].root = root.handle;
   w_.start_request(*this, r);
   root.handle.resume();  // runs to its first await; the slot is still ours
@@ -221,7 +207,7 @@ void Pod::on_probe(void* self, std::uint64_t) {
   auto& pod = *static_cast<Pod*>(self);
   if (pod.w_.all_done()) return;  // the run is over: the probe stops with it
   const auto slot = pod.take_slot(Running{Request{}, nullptr, {}, true});
-  Root root = run_probe(pod.w_, pod, slot);
+  PodRoot root = run_probe(pod.w_, pod, slot);
   pod.running_[slot].root = root.handle;
   root.handle.resume();
   pod.start_probes();
@@ -231,7 +217,7 @@ void Pod::start_background() {
   const int n = w_.strategy().background_workers(w_.settings());
   for (int i = 0; i < n; ++i) {
     const auto slot = take_slot(Running{Request{}, nullptr, {}, true});  // like a probe: not a request
-    Root root = run_background(w_, *this, i, slot);
+    PodRoot root = run_background(w_, *this, i, slot);
     running_[slot].root = root.handle;
     root.handle.resume();
   }

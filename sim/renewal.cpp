@@ -5,25 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "sim/pod_root.hpp"
 #include "sim/sim_world.hpp"
 
 namespace lockbench::sim {
 
 namespace {
-
-// A fire-and-forget coroutine kept in its pod's slots, like a request's (pod.cpp).
-struct RenewRoot {
-  struct promise_type {
-    RenewRoot get_return_object() noexcept {
-      return RenewRoot{std::coroutine_handle<promise_type>::from_promise(*this)};
-    }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }
-  };
-  std::coroutine_handle<promise_type> handle;
-};
 
 // Shared by the request's handle and the renewal coroutine.
 struct RenewState {
@@ -51,7 +38,7 @@ class SimRenewal final : public Renewal {
   std::shared_ptr<RenewState> st_;
 };
 
-RenewRoot renew_loop(SimWorld& w, Pod& pod, std::uint32_t slot, Request r, Duration period, RenewFn fn,
+PodRoot renew_loop(SimWorld& w, Pod& pod, std::uint32_t slot, Request r, Duration period, RenewFn fn,
                      std::shared_ptr<RenewState> st) {
   RequestCtx cx(w, w.recorder(), w.settings(), r);  // its own split: it runs beside the request
   for (;;) {
@@ -77,7 +64,7 @@ std::unique_ptr<Renewal> SimWorld::keep_renewing(RequestCtx& cx, Duration period
   Pod& pod = pod_for(cx.request().id);
   auto st = std::make_shared<RenewState>();
   const auto slot = pod.take_slot(Pod::Running{Request{}, nullptr, {}, true});  // like a probe: not a request
-  RenewRoot root = renew_loop(*this, pod, slot, cx.request(), period, std::move(renew), st);
+  PodRoot root = renew_loop(*this, pod, slot, cx.request(), period, std::move(renew), st);
   pod.running_[slot].root = root.handle;
   root.handle.resume();  // runs to its first sleep
   return std::make_unique<SimRenewal>(st);
