@@ -38,16 +38,18 @@ if(NOT LOCKBENCH_TEST_SERVER_SETS MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "LOCKBENCH_TEST_SERVER_SETS=${LOCKBENCH_TEST_SERVER_SETS}: accepted: a whole number from 1")
 endif()
 
-# lockbench_add_test(NAME SOURCES... [LIBS libs...] [LABELS labels...] [RESOURCE_LOCK name])
+# lockbench_add_test(NAME SOURCES... [LIBS libs...] [LABELS labels...] [RESOURCE_LOCK name] [RUN_SERIAL])
 # Declares one GoogleTest executable and registers its tests with CTest.
 # Label `server` marks tests that need PostgreSQL or the fake partner running
 # (scripts/test exports LOCKBENCH_TEST_DB and LOCKBENCH_TEST_PARTNER for them);
 # RESOURCE_LOCK db keeps tests that reset the shared database and partner apart
 # (or, with LOCKBENCH_TEST_SERVER_SETS > 1, gives each a server set of its own).
+# RUN_SERIAL: nothing else runs beside its tests (a real run judged on timing
+# targets, which a host busy with other tests would break).
 # Test code is compiled at -O1: it runs for seconds and compiles a third faster;
 # the code under test (the libraries) keeps the build type's optimisation.
 function(lockbench_add_test name)
-  cmake_parse_arguments(ARG "" "RESOURCE_LOCK" "LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_SERIAL" "RESOURCE_LOCK" "LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   lockbench_flags(${name})
   lockbench_test_optimisation(${name})
@@ -63,6 +65,9 @@ function(lockbench_add_test name)
     set_target_properties(${name} PROPERTIES CROSSCOMPILING_EMULATOR "${PROJECT_SOURCE_DIR}/tests/server_set.sh")
   elseif(ARG_RESOURCE_LOCK)
     list(APPEND props RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
+  endif()
+  if(ARG_RUN_SERIAL)
+    list(APPEND props RUN_SERIAL TRUE)
   endif()
   gtest_discover_tests(${name} PROPERTIES ${props} DISCOVERY_TIMEOUT 30)
 endfunction()
