@@ -23,7 +23,7 @@ std::string servers() {
 
 json run_one(const std::string& srv, const std::string& args) {
   const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world real --quiet --json --scenario checkout" + srv +
-                             " --time-scale 0.02 --rate 8 --duration 30s" + args);
+                             " --time-scale 0.1 --rate 8 --duration 30s" + args);
   EXPECT_EQ(r.status, 0) << r.err;
   return json::parse(r.out).at(0);
 }
