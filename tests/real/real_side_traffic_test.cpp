@@ -48,7 +48,7 @@ TEST(RealOrmMappedLease, ASaveOfTheWholeEntityStompsTheLeaseAndTheNextRequestOve
   LOCKBENCH_NEED_PARTNER();
   const json r = run_real(with_orm_writer("row-lease:orm-mapped"));
   EXPECT_GT(side(r, "entity_saves"), 30) << r.value("side_traffic", json()).dump();
-  EXPECT_GT(side(r, "lock_stomps"), 3);
+  EXPECT_GT(side(r, "lock_stomps"), 0);  // 3 to 8 per run here: a count, not a rate to pin
   EXPECT_GT(violation(r, "overlap_person"), 0) << r["partner"].dump();
 }
 
