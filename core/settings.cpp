@@ -45,6 +45,35 @@ int probe_threshold(const std::string& v, const std::string& where) {
   return std::stoi(v);
 }
 
+// A probe's key=value pairs, from the flag's text or a JSON object (a TOML inline table).
+std::vector<std::pair<std::string, std::string>> probe_pairs(const std::string& text, const std::string& name,
+                                                             const std::string& keys) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!text.empty() && text.front() == '{') {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+      throw SettingError(name + ": not valid JSON (use key=value pairs: " + keys + ")");
+    }
+    if (!j.is_object()) throw SettingError(name + ": must be an object of " + keys);
+    for (const auto& [k, v] : j.items())
+      pairs.emplace_back(k, v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "on" : "off") : v.dump());
+    return pairs;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw SettingError(name + ": '" + part + "' is not key=value (accepted: off, on, or key=value pairs of " + keys + ")");
+    pairs.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+    start = comma + 1;
+  }
+  return pairs;
+}
+
 }  // namespace
 
 ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool liveness) {
@@ -59,31 +88,7 @@ ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool li
     check_probe(p, setting, liveness);
     return p;
   }
-  // key=value pairs, from the flag's text or a JSON object (a TOML inline table).
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (!text.empty() && text.front() == '{') {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const std::exception&) {
-      throw SettingError(name + ": not valid JSON (use key=value pairs: " + keys + ")");
-    }
-    if (!j.is_object()) throw SettingError(name + ": must be an object of " + keys);
-    for (const auto& [k, v] : j.items())
-      pairs.emplace_back(k, v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "on" : "off") : v.dump());
-  } else {
-    std::size_t start = 0;
-    while (start <= text.size()) {
-      const std::size_t comma = std::min(text.find(',', start), text.size());
-      const std::string part = text.substr(start, comma - start);
-      const std::size_t eq = part.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw SettingError(name + ": '" + part + "' is not key=value (accepted: off, on, or key=value pairs of " + keys + ")");
-      pairs.emplace_back(part.substr(0, eq), part.substr(eq + 1));
-      start = comma + 1;
-    }
-  }
-  for (const auto& [k, v] : pairs) {
+  for (const auto& [k, v] : probe_pairs(text, name, keys)) {
     const std::string where = name + ": " + k;
     if (k == "period" || k == "periodSeconds") p.period = probe_duration(v, where, k != "period");
     else if (k == "timeout" || k == "timeoutSeconds") p.timeout = probe_duration(v, where, k != "timeout");
