@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "real/run_real.hpp"
@@ -45,6 +48,19 @@ Settings base(const std::string& strategy) {
   s.duration = 2s;
   s.partner_latency = Distribution::fixed(100);
   return s;
+}
+
+// A stop `after` the run began sending: the clock starts at the first poll,
+// which comes once the run is prepared (a loaded host can take longer than a
+// second to reset the schema and open the pools; a clock started before
+// run_real then stopped a run that had sent nothing).
+std::function<bool()> stop_after(std::chrono::milliseconds after) {
+  auto first = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+  return [first, after] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!*first) *first = now;
+    return now - **first > after;
+  };
 }
 
 std::int64_t violations_total(const json& r) {
@@ -296,9 +312,8 @@ TEST(RealSafety, AStopMidRunGivesAnInterruptedResultAndLeavesNoLockHeld) {
     pqxx::nontransaction tx(bystander);
     tx.exec_params("SELECT pg_advisory_lock($1)", kForeignLockId);
   }
-  const auto start = std::chrono::steady_clock::now();
   RunHooks hooks;
-  hooks.should_stop = [&] { return std::chrono::steady_clock::now() - start > 1s; };
+  hooks.should_stop = stop_after(1s);
   const json r = run_real(s, hooks);
   EXPECT_EQ(r["interrupted"], true);
   EXPECT_EQ(r["complete"], false);
@@ -315,9 +330,8 @@ TEST(RealSafety, AStopWhileRowLeasesAreHeldLeavesNoLeaseInTheTable) {
   s.duration = 30s;
   s.partner_latency = Distribution::fixed(2000);
   s.connection_timeout = 1s;
-  const auto start = std::chrono::steady_clock::now();
   RunHooks hooks;
-  hooks.should_stop = [&] { return std::chrono::steady_clock::now() - start > 1s; };
+  hooks.should_stop = stop_after(1s);
   const json r = run_real(s, hooks);
   EXPECT_EQ(r["interrupted"], true);
   EXPECT_EQ(r["complete"], false);
