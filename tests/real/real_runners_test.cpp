@@ -151,7 +151,10 @@ void expect_same_run(const json& one, const json& merged, const std::string& str
   EXPECT_EQ(merged["requests"]["total"], one["requests"]["total"]);
   EXPECT_EQ(merged["latency_histogram_ms"]["all"]["count"], one["requests"]["total"]);
   const double a = one["throughput_ok_per_s"].get<double>(), b = merged["throughput_ok_per_s"].get<double>();
-  EXPECT_NEAR(b / a, 1.0, 0.10) << "one runner " << a << " ok/s, three runners " << b << " ok/s";
+  // A timing figure, so a generous margin: on a loaded 2-core host one runner
+  // fell behind the 200/s three runners kept (141 against 165 ok/s, 17 %). A
+  // merge that summed the runners' durations or rates would be off by 3x.
+  EXPECT_NEAR(b / a, 1.0, 0.35) << "one runner " << a << " ok/s, three runners " << b << " ok/s";
   EXPECT_EQ(merged["runners"].size(), 3u);
   EXPECT_TRUE(merged["complete"].get<bool>());
 }
