@@ -70,13 +70,16 @@ function(lockbench_add_test name)
     list(APPEND props RUN_SERIAL TRUE)
   endif()
   # CTest starts the costliest tests first (COST, until a run has measured
-  # them): the server tests, two at a time on their server sets, are the
-  # suite's critical path, so they start at once and the unit tests fill the
-  # jobs beside them instead of running before them.
-  if("server" IN_LIST ARG_LABELS)
-    list(APPEND props COST 10)
+  # them): the tests on the server sets, one a set at a time, are the suite's
+  # critical path, so they start at once; then the browser tests (one
+  # Chromium at a time, a chain of about three minutes) and the servers'
+  # own tests; the unit tests fill the jobs beside them.
+  if(ARG_RESOURCE_LOCK STREQUAL "db")
+    list(APPEND props COST 30)
   elseif("browser" IN_LIST ARG_LABELS)
     list(APPEND props COST 20)
+  elseif("server" IN_LIST ARG_LABELS)
+    list(APPEND props COST 10)
   endif()
   gtest_discover_tests(${name} PROPERTIES ${props} DISCOVERY_TIMEOUT 30)
 endfunction()

@@ -244,7 +244,7 @@ TEST(RealPods, SynchronizedExcludesInOneProcessAndRacesAcrossTwo) {
 
 TEST(RealPods, AKilledPodsXactLockIsFreedAtOnceWhileItsLeaseWaitsForTheTtl) {
   LOCKBENCH_NEED_PARTNER();
-  const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 3s --keys 3 --partner-latency fixed:300ms "
+  const std::string common = "--pods 2 --pod-mode process --rate 10 --duration 5s --keys 3 --partner-latency fixed:300ms "
                              "--lease-ttl 3s --crash-at 1s:1 --restart-after 500ms ";
   const json xact = run_json(common + "--strategy advisory-xact:wait");
   const json lease = run_json(common + "--strategy row-lease");
@@ -271,7 +271,7 @@ std::set<std::string> keys_of(const json& j) {
 // fields that do not depend on timing.
 TEST(RealPods, TheFaultBlockHasTheSimulatorsFieldsAndWhatTheRunnerMeasured) {
   LOCKBENCH_NEED_PARTNER();
-  const json r = run_json("--pods 2 --pod-mode process --rate 10 --duration 3s --keys 3 --partner-latency fixed:300ms "
+  const json r = run_json("--pods 2 --pod-mode process --rate 10 --duration 5s --keys 3 --partner-latency fixed:300ms "
                           "--lease-ttl 2s --strategy row-lease --crash-at 1s:1 --restart-after 500ms "
                           "--pause-at 1500ms:2 --pause-for 500ms");
   ASSERT_TRUE(r.contains("faults")) << r.dump().substr(0, 400);

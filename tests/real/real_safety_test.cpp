@@ -365,11 +365,17 @@ TEST(RealSafety, AKilledPartnerStillGivesAResultWithItsVerdictUnavailableAndNoLe
   s.duration = 3s;
   s.partner_connect_timeout = 200ms;
   s.partner_read_timeout = 500ms;
+  // Killed once some requests were ok (a fixed second from before run_real
+  // came before the first one on a loaded host).
+  std::atomic<std::int64_t> ok_so_far{0};
+  RunHooks hooks;
+  hooks.progress = [&](std::int64_t, std::int64_t ok, Duration) { ok_so_far = ok; };
   Joined killer([&] {
-    std::this_thread::sleep_for(1s);
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (ok_so_far.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
     partner.kill9();
   });
-  const json r = run_real(s);
+  const json r = run_real(s, hooks);
   killer.join();
   EXPECT_EQ(r["complete"], false);
   EXPECT_EQ(r["interrupted"], false);
