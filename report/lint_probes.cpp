@@ -66,8 +66,8 @@ HealthPath health_path(const std::string& raw, const SpringHealth& h) {
   const bool db_on = h.db_enabled.value_or(true);
   if (path == base + "/health")
     return {true, true, db_on,
-            db_on ? fmt::format("{} is every health indicator, db included (management.health.db.enabled {})", path,
-                                h.db_enabled ? "=true" : "not set: true with a DataSource")
+            db_on ? fmt::format("{} is every health indicator, db included: management.health.db.enabled {}", path,
+                                h.db_enabled ? "is true" : "is not set, and Spring's default is true with a DataSource")
                   : fmt::format("{} is every health indicator; management.health.db.enabled=false leaves db out", path)};
   std::string group;
   if (path == "/livez" || path == "/readyz")
