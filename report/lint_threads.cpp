@@ -17,8 +17,9 @@ namespace threads_detail {
 
 using namespace lint_detail;
 
-// Little's law: requests inside the critical section at once, per pod (each
-// pins a carrier while it is in the call; waiters for the monitor add more).
+// Little's law, per pod: each request holds or waits for the monitor at least
+// through its calls, so at least rate x call time of them do at once, each
+// pinning a carrier.
 double in_section_per_pod(const LintInput& in) {
   const Duration section = in.partner_mean * in.calls_in_critical_section;
   return in.rate_per_s / std::max(1, in.pods) * to_s(section);
@@ -40,10 +41,10 @@ void check_pinning(const LintInput& in, LintReport& r) {
        fmt::format("{} holds a monitor (synchronized) through the partner call, on virtual threads {}: the holder, "
                    "blocked in the call, and every request waiting to enter pin their carrier threads, and the "
                    "carriers are as many as the cores (jdk.virtualThreadScheduler.parallelism). At {:.1f} requests/s "
-                   "per pod x {} in the calls, {:.1f} requests are in the critical section at once (Little's law), "
-                   "waiters not counted; once holders and waiters outnumber the carriers, every virtual thread of "
-                   "the pod stalls, requests that need no lock included (Netflix, 2024). Run on JDK 24+ (JEP 491), "
-                   "or use a ReentrantLock, which does not pin, or keep the lock out of the call.",
+                   "per pod x {} in the calls, at least {:.1f} requests hold or wait for the monitor at once "
+                   "(Little's law); once they outnumber the carriers, every virtual thread of the pod stalls, "
+                   "requests that need no lock included (Netflix, 2024). Run on JDK 24+ (JEP 491), or use a "
+                   "ReentrantLock, which does not pin, or keep the lock out of the call.",
                    in.strategy, jdk, in.rate_per_s / std::max(1, in.pods),
                    d(in.partner_mean * in.calls_in_critical_section), in_section_per_pod(in))});
 }
