@@ -17,6 +17,7 @@
 #include "real/pg_limits.hpp"
 #include "cli/parallel_runs.hpp"
 #include "report/knee.hpp"
+#include "cli/lint_sources.hpp"
 #include "report/lint.hpp"
 #include "report/repetitions.hpp"
 
@@ -51,7 +52,7 @@ double number_at(const json& j, std::initializer_list<const char*> path) {
 
 }  // namespace
 
-int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) {
+int cmd_lint(const Settings& s, bool strategy_known, const std::string& format, const LintSources& sources) {
   if (format != "text" && format != "json" && format != "sarif")
     throw SettingError("--format: '" + format + "' is not accepted (accepted: text, json, sarif)");
   report::LintInput in;
@@ -75,6 +76,13 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format) 
   in.delay_connection_acquisition = s.delay_connection_acquisition;
   in.readiness = s.readiness;
   in.liveness = s.liveness;
+  in.readiness_source = sources.readiness;
+  in.liveness_source = sources.liveness;
+  in.health = sources.health;
+  in.pool_connection_timeout = s.connection_timeout;
+  in.max_threads = s.max_threads;
+  in.virtual_threads = s.virtual_threads;
+  in.jdk = s.jdk;
   if (!s.db_url.empty()) {  // PostgreSQL's own limits, from the server
     const real::PgLimits l = real::read_pg_limits(s.db_url, "lockbench/lint");
     in.server = {l.max_connections, l.reserved_connections, l.max_locks_per_transaction, l.max_prepared_transactions,

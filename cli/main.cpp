@@ -35,6 +35,7 @@
 #include "cli/plan_command.hpp"
 #include "cli/shards.hpp"
 #include "cli/playground.hpp"
+#include "cli/lint_sources.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
 #include "base/allocator.hpp"
@@ -690,42 +691,41 @@ class ExplainCommand final : public Subcommand {
 class LintCommand final : public Subcommand {
  public:
   explicit LintCommand(CLI::App& root) {
-    app_ = root.add_subcommand("lint", "check client timeouts, lease TTL and pool size on paper");
+    app_ = root.add_subcommand("lint", "check client timeouts, lease TTL, pool size, probes and threads on paper");
     add_setting_flags(app_, src_);
     app_->add_option("--from", from_,
                      "the service's Spring Boot application.properties or application.yml (HikariCP, Tomcat, "
-                     "Feign and resilience4j keys, and lockbench.* for the rest); flags win")
+                     "Feign, resilience4j and actuator keys, and lockbench.* for the rest), or its Kubernetes "
+                     "Deployment YAML (probes, replicas); repeat for both; flags win")
         ->type_name("FILE");
+    app_->add_option("--deployment", deployment_,
+                     "with a manifest of several containers with probes: the one to check, DEPLOYMENT[/CONTAINER]")
+        ->type_name("NAME");
     app_->add_option("--format", format_, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
         ->type_name("FORMAT");
   }
 
-  // The strategy is known when a flag, the --config file or the --from file names it.
+  // The strategy is known when a flag, the --config file or a --from file names it.
   int run() override {
     Settings s;
     s.strategy.clear();
     if (!src_.preset.empty()) apply_preset(s, src_.preset);
     if (!src_.config.empty()) apply_toml_file(s, src_.config);
-    if (!from_.empty()) {
-      const SpringConfig spring = apply_spring_config(s, from_);
-      for (const auto& note : spring.notes) std::cerr << "lint: from " << from_ << ": " << note << "\n";
-      if (!spring.ignored.empty() && format_ == "text") {
-        std::cerr << "lint: from " << from_ << ": " << spring.applied.size() << " settings read; not read: ";
-        for (std::size_t i = 0; i < spring.ignored.size(); ++i) std::cerr << (i ? ", " : "") << spring.ignored[i];
-        std::cerr << "\n";
-      }
-    }
+    LintSources sources = read_lint_sources(s, from_, deployment_, std::cerr, format_ == "text");
     for (const auto& d : setting_defs())
       if (app_->count("--" + d.name)) d.apply(s, src_.values.at(d.name));
+    if (app_->count("--readiness")) sources.readiness = {};  // the flag's probe, not the Deployment's
+    if (app_->count("--liveness")) sources.liveness = {};
     const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
     if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
     s.validate();
-    return cmd_lint(s, strategy_known, format_);
+    return cmd_lint(s, strategy_known, format_, sources);
   }
 
  private:
   SettingSources src_;
-  std::string from_, format_ = "text";
+  std::vector<std::string> from_;
+  std::string deployment_, format_ = "text";
 };
 
 class PlanCommand final : public Subcommand {

@@ -118,7 +118,9 @@ void apply_setting_or_strategy(Settings& s, const std::string& name, const std::
 
 // lint: one report of findings; exit 1 when something is flagged. `strategy_known`:
 // the strategy came from a flag, --config or --from. format: text | json | sarif.
-int cmd_lint(const Settings& s, bool strategy_known, const std::string& format);
+struct LintSources;
+// `lockbench lint`: the settings, and what --from's files say about the probes (cli/lint_sources).
+int cmd_lint(const Settings& s, bool strategy_known, const std::string& format, const LintSources& sources);
 // validate: `repetitions` runs per world and load (repetition i with the same seed in both worlds);
 // each sim/real ratio with its 95 % interval, "within" only when the whole interval is.
 int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int repetitions);

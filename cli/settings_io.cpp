@@ -191,6 +191,17 @@ std::vector<SettingDef> make_defs() {
        C, "INT", shown(&S::max_threads)},
       {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000),
        C, "INT", shown(&S::accept_count)},
+      {"virtual-threads", "lint: Spring's spring.threads.virtual.enabled (Java 21+): a virtual thread per request, no "
+                          "Tomcat worker cap; the simulator does not model it: on | off",
+       [](S& s, const std::string& v) {
+         const std::string w = one_of(v, "virtual-threads", {"on", "off", "true", "false"});
+         s.virtual_threads = w == "on" || w == "true";
+       },
+       C, "on|off", [](const S& s) { return std::string(s.virtual_threads ? "on" : "off"); }},
+      {"jdk", "lint: the JDK's feature release the service runs on (21, 24, ...; unknown = not known): below 24 a "
+              "virtual thread in synchronized pins its carrier",
+       [](S& s, const std::string& v) { s.jdk = v == "unknown" ? 0 : static_cast<int>(parse_int(v, "jdk", 8, 99)); },
+       C, "INT|unknown", [](const S& s) { return s.jdk ? std::to_string(s.jdk) : std::string("unknown"); }},
       {"rate", "open loop: Poisson arrivals per second",
        [](S& s, const std::string& v) {
          s.rate_per_s = parse_number(v, "rate", 1e-6, 1e6);

@@ -145,32 +145,79 @@ namespace {
 constexpr const char* kDisablesAutocommit = "spring.jpa.properties.hibernate.connection.providerdisablesautocommit";
 constexpr const char* kHikariAutoCommit = "spring.datasource.hikari.autocommit";
 
-std::optional<bool> spring_bool(const std::string& key, const std::string& raw) {
+std::optional<bool> spring_bool(const std::string& key, const std::string& raw,
+                                const std::string& feeds = "--delay-connection-acquisition") {
   std::string v;
   for (const char c : trim_value(raw)) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "true") return true;
   if (v == "false") return false;
-  throw SettingError("--from: " + key + " = " + raw + " (for --delay-connection-acquisition: true or false)");
+  throw SettingError("--from: " + key + " = " + raw + " (for " + feeds + ": true or false)");
+}
+
+// A Spring list: "a, b" or a YAML sequence (flattened as key[0], key[1], ...).
+void append_list(std::vector<std::string>& out, const std::string& raw) {
+  std::stringstream in(raw);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (const std::string t = trim_value(item); !t.empty()) out.push_back(t);
+}
+
+// management.endpoint.health.group.<name>.include|exclude[...]: the group's
+// name as the file spells it, and which list; empty when `key` is not one.
+std::pair<std::string, std::string> health_group_key(const std::string& key) {
+  std::vector<std::string> parts;
+  std::stringstream in(key.substr(0, key.find('[')));
+  for (std::string p; std::getline(in, p, '.');) parts.push_back(p);
+  if (parts.size() != 6 || relaxed(parts[0] + "." + parts[1] + "." + parts[2] + "." + parts[3]) !=
+                               "management.endpoint.health.group")
+    return {};
+  const std::string list = relaxed(parts[5]);
+  return list == "include" || list == "exclude" ? std::pair{parts[4], list} : std::pair<std::string, std::string>{};
+}
+
+// The actuator's keys lint's check 6 reads (what each health path checks);
+// false when `key` is none of them.
+bool read_health_key(report::SpringHealth& h, const std::string& key, const std::string& raw) {
+  const std::string k = relaxed(key);
+  const std::string feeds = "lint's probe check";
+  if (k == "management.endpoint.health.probes.enabled" || k == "management.health.probes.enabled")
+    h.probes_enabled = spring_bool(key, raw, feeds);
+  else if (k == "management.health.db.enabled")
+    h.db_enabled = spring_bool(key, raw, feeds);
+  else if (k == "management.endpoints.web.basepath")
+    h.base_path = trim_value(raw);
+  else if (const auto [group, list] = health_group_key(key); !group.empty())
+    append_list(list == "include" ? h.groups[group] : h.groups_exclude[group], raw);
+  else
+    return false;
+  return true;
 }
 }  // namespace
 
 SpringConfig apply_spring_config(Settings& s, const std::string& path) {
   SpringConfig out;
   std::optional<bool> disables_autocommit, auto_commit;
+  out.health.file = path;
   for (const auto& [key, raw] : read_pairs(path)) {
     const std::string k = relaxed(key);
+    if (read_health_key(out.health, key, raw)) continue;
     if (k == kDisablesAutocommit || k == kHikariAutoCommit) {
       (k == kDisablesAutocommit ? disables_autocommit : auto_commit) = spring_bool(key, raw);
       out.key_of["delay-connection-acquisition"] = key;
       continue;
     }
     std::string setting;
+    std::string raw_value = raw;
     Kind kind = Kind::text;
     for (const auto& m : kMappings)
       if (k == m.key) {
         setting = m.setting;
         kind = m.kind;
       }
+    if (k == "spring.threads.virtual.enabled") {
+      setting = "virtual-threads";
+      raw_value = *spring_bool(key, raw, "--virtual-threads") ? "on" : "off";
+    }
     if (setting.empty() && k.rfind("resilience4j.retry.instances.", 0) == 0) {
       const std::string leaf = k.substr(k.rfind('.') + 1);
       if (leaf == "maxattempts") setting = "partner-max-attempts", kind = Kind::integer;
@@ -186,7 +233,7 @@ SpringConfig apply_spring_config(Settings& s, const std::string& path) {
       out.ignored.push_back(key);
       continue;
     }
-    const std::string value = kind == Kind::duration ? spring_duration(raw) : raw;
+    const std::string value = kind == Kind::duration ? spring_duration(raw) : raw_value;
     try {
       apply_setting(s, setting, value);
     } catch (const SettingError& e) {

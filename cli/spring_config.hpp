@@ -19,6 +19,11 @@
 //   with spring.datasource.hikari.auto-commit=false   --delay-connection-acquisition on
 //   spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true
 //   with spring.datasource.hikari.auto-commit=false   --delay-connection-acquisition on
+//   spring.threads.virtual.enabled                    --virtual-threads
+//   management.endpoint.health.probes.enabled (management.health.probes.enabled),
+//   management.health.db.enabled, management.endpoint.health.group.<name>.include
+//   / .exclude, management.endpoints.web.base-path    what each health path checks
+//                                                     (SpringConfig::health, lint's check 6)
 //   lockbench.<setting>                               any lockbench setting (strategy, lease-ttl, rate,
 //                                                     partner-latency, scenario, pods, ...)
 // Keys the file has and lockbench does not read are listed (ignored), never guessed.
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "core/settings.hpp"
+#include "report/lint.hpp"
 
 namespace lockbench::cli {
 
@@ -38,6 +44,7 @@ struct SpringConfig {
   std::vector<std::string> ignored;                         // the file's keys lockbench does not read
   std::map<std::string, std::string> key_of;                // lockbench setting -> the file's key that set it
   std::vector<std::string> notes;                           // configuration mistakes worth a line (lint prints them)
+  report::SpringHealth health;                              // the actuator's management.* keys
 };
 
 // Reads FILE (.properties, .yml or .yaml) into `s`. Throws SettingError naming

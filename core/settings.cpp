@@ -120,7 +120,7 @@ void check_probe(const ProbeSpec& p, std::string_view setting, bool liveness) {
                        " is not accepted (a whole number from 1 to 1000; Kubernetes: minimum value is 1)");
   if (liveness && p.success_threshold != 1)
     throw SettingError(name + ": success-threshold " + std::to_string(p.success_threshold) +
-                       " is not accepted (Kubernetes: must be 1 for liveness)");
+                       " is not accepted (Kubernetes: must be 1 for liveness and startup probes)");
 }
 
 std::string probe_text(const ProbeSpec& p) {
@@ -261,6 +261,8 @@ nlohmann::json Settings::to_json() const {
   j["redis-failover-at"] = redis_failover_at ? nlohmann::json(fd(*redis_failover_at)) : nlohmann::json(nullptr);
   j["redis-replication-lag"] = fd(redis_replication_lag);
   if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
+  if (virtual_threads) j["virtual-threads"] = true;
+  if (jdk > 0) j["jdk"] = jdk;
   if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
   if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
   // etcd-lease's settings only where they matter: older results keep their bytes.

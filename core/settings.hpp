@@ -97,6 +97,12 @@ struct Settings {
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;
   int accept_count = 100;
+  // lint only, so far (check 7): Spring's spring.threads.virtual.enabled (a
+  // virtual thread per request, no worker cap) and the JDK's feature release
+  // (0 = not known): below 24 a virtual thread inside synchronized pins its
+  // carrier (JEP 491 ends that). The simulator does not model them.
+  bool virtual_threads = false;
+  int jdk = 0;
 
   // Workload.
   Arrival arrival = Arrival::open;

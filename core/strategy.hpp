@@ -94,6 +94,10 @@ struct StrategyProps {
   // It extends its lease while the call runs (World::keep_renewing, every
   // TTL/3): a slow call keeps the lease, a holder that cannot renew loses it.
   bool renews_lease = false;
+  // Its Java shape holds a monitor (synchronized) through the partner call: on
+  // virtual threads before JDK 24 (JEP 491) the holder, blocked in the call, and
+  // every request waiting to enter pin their carrier threads (lint check 7).
+  bool monitor_during_call = false;
 };
 
 }  // namespace lockbench

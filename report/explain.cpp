@@ -539,8 +539,9 @@ static std::string probes_text() {
          "\n" +
          wrap("Measure it: lockbench run --preset incident --pods 3 --readiness on --liveness on --strategy all "
               "(--liveness db=off for the recommended setting; a partner outage that ends: a fault with from_ms "
-              "and until_ms in --partner-faults, and the result's recovery block). lockbench lint flags a liveness "
-              "probe that checks the database. Figures: docs/how-to/probes-and-recovery.md.");
+              "and until_ms in --partner-faults, and the result's recovery block). lockbench lint --from "
+              "application.yml --from deployment.yaml reads the Deployment's probes with Spring's actuator keys and "
+              "flags a liveness probe that checks the database. Figures: docs/how-to/probes-and-recovery.md.");
 }
 
 std::string explain(std::string_view spec) {

@@ -5,21 +5,12 @@
 #include <fmt/format.h>
 
 #include "report/explain.hpp"
+#include "report/lint_internal.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench::report {
 
-namespace {
-
-using Level = LintFinding::Level;
-
-std::string d(Duration v) { return format_duration(v); }
-
-void require(bool ok, const std::string& message) {
-  if (!ok) throw SettingError(message);
-}
-
-}  // namespace
+using namespace lint_detail;
 
 bool LintReport::flagged() const {
   return std::any_of(findings.begin(), findings.end(), [](const LintFinding& f) { return f.level == Level::flag; });
@@ -29,7 +20,10 @@ bool strategy_holds_connection(const std::string& strategy) {
   return strategy_info(strategy).props.holds_connection_during_call;  // the registry row says it
 }
 
-LintReport lint(const LintInput& in) {
+namespace {
+
+// Impossible input: one line naming the setting, before any check runs.
+void require_possible_input(const LintInput& in) {
   require(in.max_attempts >= 1 && in.max_attempts <= 1000, "--partner-max-attempts: must be between 1 and 1000");
   require(in.calls_in_critical_section >= 1, "--scenario: the critical section makes at least one partner call");
   require(in.pool_size >= 1, "--maximum-pool-size: must be at least 1");
@@ -38,134 +32,143 @@ LintReport lint(const LintInput& in) {
                          {in.read_timeout, "--partner-read-timeout"}, {in.backoff_base, "--retry-backoff-base"},
                          {in.backoff_cap, "--retry-backoff-cap"}, {in.lease_ttl, "--lease-ttl"},
                          {in.partner_mean, "--partner-latency"}, {in.partner_p99, "--partner-latency"},
-                         {in.db_time, "--db-latency"}})
+                         {in.db_time, "--db-latency"}, {in.pool_connection_timeout, "--connection-timeout"}})
     require(v.count() >= 0, fmt::format("{}: must not be negative", name));
   require(in.read_timeout.count() > 0,
           "--partner-read-timeout: must be set (a call without a read timeout has no worst case)");
+  const LintInput::Server& pg = in.server;
+  require(pg.max_connections >= 1 && pg.max_locks_per_transaction >= 1 && pg.reserved_connections >= 0 &&
+              pg.max_prepared_transactions >= 0 && pg.in_use >= 0,
+          "--max-connections, --max-locks-per-transaction: must be at least 1");
+}
 
-  LintReport r;
-  const bool known = !in.strategy.empty();
-  r.holds_connection = known ? strategy_holds_connection(in.strategy) : true;
-  r.call_window = worst_case_call(in.retry());  // core/partner_client: the policy call_partner follows
-  r.critical_window = r.call_window * in.calls_in_critical_section;
+// 1. A renewed lease: kept while the calls run, lost by a holder that cannot renew.
+LintFinding renewed_lease(const LintInput& in) {
+  return {Level::ok, "lease",
+          fmt::format("{} renews its lease every {} while the calls run: a slow call keeps it, a crash frees the key "
+                      "about {} after the last renewal; a holder that cannot renew for {} (a pause, a renewal "
+                      "waiting for the pool) still loses it while it works: send fencing tokens the partner enforces.",
+                      in.strategy, d(in.lease_ttl / 3), d(in.lease_ttl), d(in.lease_ttl))};
+}
 
-  // 1. Lease against the worst-case window; the registry row says whether the
-  // strategy's lock is a lease and whether it renews it.
-  const StrategyInfo* info = known ? &strategy_info(in.strategy) : nullptr;
-  const bool leased = info != nullptr && info->props.lease_ttl;
-  const bool renewed = info != nullptr && info->props.renews_lease;
+// 1. A lease against the worst-case window of the critical section.
+LintFinding lease_against_window(const LintInput& in, const LintReport& r) {
+  const std::string numbers = fmt::format(
+      "worst case of one partner call = {} attempts x ({} connect + {} read) + backoffs = {}; x {} calls in the "
+      "critical section = {}",
+      in.max_attempts, d(in.connect_timeout), d(in.read_timeout), d(r.call_window), in.calls_in_critical_section,
+      d(r.critical_window));
+  if (in.lease_ttl <= r.critical_window)
+    return {Level::flag, "lease",
+            fmt::format("lease TTL {} <= worst-case critical section {}: a lease can be stolen from live work ({}). "
+                        "Raise the TTL above {} or cut retries/timeouts.",
+                        d(in.lease_ttl), d(r.critical_window), numbers, d(r.critical_window))};
+  if (in.partner_p99 * in.calls_in_critical_section >= in.lease_ttl)
+    return {Level::flag, "lease",
+            fmt::format("lease TTL {} <= the p99 critical section {} even without retries", d(in.lease_ttl),
+                        d(in.partner_p99 * in.calls_in_critical_section))};
+  return {Level::ok, "lease",
+          fmt::format("lease TTL {} > worst-case critical section {} ({}); a crash keeps the key locked for up to {}.",
+                      d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))};
+}
+
+// 1. Can a lease be stolen from live work? The registry row says whether the
+// strategy's lock is a lease and whether it renews it.
+void check_lease(const LintInput& in, const StrategyInfo* info, LintReport& r) {
+  const bool known = info != nullptr;
+  const bool leased = known && info->props.lease_ttl;
   const bool lease_applies = in.lease_ttl.count() > 0 && (!known || leased);
-  if (lease_applies && renewed) {
-    r.findings.push_back({Level::ok, "lease",
-                          fmt::format("{} renews its lease every {} while the calls run: a slow call keeps it, a "
-                                      "crash frees the key about {} after the last renewal; a holder that cannot "
-                                      "renew for {} (a pause, a renewal waiting for the pool) still loses it while it "
-                                      "works: send fencing tokens the partner enforces.",
-                                      in.strategy, d(in.lease_ttl / 3), d(in.lease_ttl), d(in.lease_ttl))});
-  } else if (lease_applies) {
-    const std::string numbers = fmt::format(
-        "worst case of one partner call = {} attempts x ({} connect + {} read) + backoffs = {}; x {} calls in the "
-        "critical section = {}",
-        in.max_attempts, d(in.connect_timeout), d(in.read_timeout), d(r.call_window),
-        in.calls_in_critical_section, d(r.critical_window));
-    if (in.lease_ttl <= r.critical_window)
-      r.findings.push_back({Level::flag, "lease",
-                            fmt::format("lease TTL {} <= worst-case critical section {}: a lease can be stolen "
-                                        "from live work ({}). Raise the TTL above {} or cut retries/timeouts.",
-                                        d(in.lease_ttl), d(r.critical_window), numbers, d(r.critical_window))});
-    else if (in.partner_p99 * in.calls_in_critical_section >= in.lease_ttl)
-      r.findings.push_back({Level::flag, "lease",
-                            fmt::format("lease TTL {} <= the p99 critical section {} even without retries",
-                                        d(in.lease_ttl), d(in.partner_p99 * in.calls_in_critical_section))});
-    else
-      r.findings.push_back({Level::ok, "lease",
-                            fmt::format("lease TTL {} > worst-case critical section {} ({}); a crash keeps the "
-                                        "key locked for up to {}.",
-                                        d(in.lease_ttl), d(r.critical_window), numbers, d(in.lease_ttl))});
-  } else if (known && leased) {
-    r.findings.push_back({Level::flag, "lease", std::string(info->family) + " without a lease TTL: a crashed request locks its key "
-                                                         "forever. Set --lease-ttl."});
-  }
+  if (lease_applies && known && info->props.renews_lease)
+    r.findings.push_back(renewed_lease(in));
+  else if (lease_applies)
+    r.findings.push_back(lease_against_window(in, r));
+  else if (leased)
+    r.findings.push_back({Level::flag, "lease",
+                          std::string(info->family) + " without a lease TTL: a crashed request locks its key forever. "
+                                                      "Set --lease-ttl."});
+}
 
-  // 2. Pool against Little's law.
+// 2. A strategy that holds a connection through the calls, against Little's law.
+LintFinding pool_of_a_holder(const LintInput& in, const LintReport& r) {
+  const std::string who = !in.strategy.empty() ? in.strategy
+                                               : "a strategy that holds a connection (held-tx, advisory-xact, "
+                                                 "advisory-session:pinned)";
+  const std::string numbers = fmt::format(
+      "{} requests/s x {} mean hold = {:.2f} busy connections for a pool of {}; ceiling {} / {} = {:.2f} requests/s",
+      in.rate_per_s, d(r.hold_mean), r.busy_connections, in.pool_size, in.pool_size, d(r.hold_mean), r.ceiling_per_s);
+  const double busy_p99 = in.rate_per_s * to_s(in.db_time + in.partner_p99 * in.calls_in_critical_section);
+  if (r.busy_connections >= in.pool_size)
+    return {Level::flag, "pool",
+            fmt::format("{} will exhaust the pool: {}. Requests will queue for a connection and time out; health "
+                        "probes will fail.",
+                        who, numbers)};
+  if (r.busy_connections >= 0.8 * in.pool_size || busy_p99 >= in.pool_size)
+    return {Level::warn, "pool",
+            fmt::format("{} runs the pool near its limit: {}; at p99 partner time {:.2f} connections would be busy. "
+                        "Bursts will queue.",
+                        who, numbers, busy_p99)};
+  return {Level::ok, "pool", fmt::format("{} fits the pool: {}.", who, numbers)};
+}
+
+// 2. Will the pool be exhausted? Fills r's hold, busy connections and ceiling.
+void check_pool(const LintInput& in, LintReport& r) {
   const Duration partner_total = in.partner_mean * in.calls_in_critical_section;
   r.hold_mean = in.db_time + (r.holds_connection ? partner_total : Duration{});
   const double hold_s = to_s(r.hold_mean);
   r.busy_connections = in.rate_per_s * hold_s;
   r.ceiling_per_s = hold_s > 0 ? in.pool_size / hold_s : 0;
-  if (!r.holds_connection) {
+  if (!r.holds_connection)
     r.findings.push_back({Level::ok, "pool",
                           fmt::format("{} returns the connection before the partner calls: hold {} per request, "
                                       "{:.2f} of {} connections busy at {} requests/s.",
-                                      in.strategy, d(r.hold_mean), r.busy_connections, in.pool_size,
-                                      in.rate_per_s)});
-  } else if (in.rate_per_s > 0 && hold_s > 0) {
-    const std::string who = known ? in.strategy : "a strategy that holds a connection (held-tx, advisory-xact, "
-                                                  "advisory-session:pinned)";
-    const std::string numbers =
-        fmt::format("{} requests/s x {} mean hold = {:.2f} busy connections for a pool of {}; ceiling {} / {} = "
-                    "{:.2f} requests/s",
-                    in.rate_per_s, d(r.hold_mean), r.busy_connections, in.pool_size, in.pool_size, d(r.hold_mean),
-                    r.ceiling_per_s);
-    const double busy_p99 = in.rate_per_s * to_s(in.db_time + in.partner_p99 * in.calls_in_critical_section);
-    if (r.busy_connections >= in.pool_size)
-      r.findings.push_back({Level::flag, "pool",
-                            fmt::format("{} will exhaust the pool: {}. Requests will queue for a connection and "
-                                        "time out; health probes will fail.",
-                                        who, numbers)});
-    else if (r.busy_connections >= 0.8 * in.pool_size || busy_p99 >= in.pool_size)
-      r.findings.push_back({Level::warn, "pool",
-                            fmt::format("{} runs the pool near its limit: {}; at p99 partner time {:.2f} "
-                                        "connections would be busy. Bursts will queue.",
-                                        who, numbers, busy_p99)});
-    else
-      r.findings.push_back({Level::ok, "pool", fmt::format("{} fits the pool: {}.", who, numbers)});
-  } else {
+                                      in.strategy, d(r.hold_mean), r.busy_connections, in.pool_size, in.rate_per_s)});
+  else if (in.rate_per_s > 0 && hold_s > 0)
+    r.findings.push_back(pool_of_a_holder(in, r));
+  else
     r.findings.push_back({Level::warn, "pool", "no rate or partner time given: the pool check needs --rate and "
                                                "--partner-latency."});
-  }
+}
 
-  // 3. Exclusion, from the strategy's registry row (strategies/registry.cpp).
-  if (known) {
-    const StrategyProps& p = info->props;
-    if (p.exclusion == Exclusion::none)
-      r.findings.push_back({Level::flag, "exclusion",
-                            fmt::format("{} does not exclude two requests for one key ({}): both reach the "
-                                        "partner; lockbench measures it as overlap_person (run it with "
-                                        "--burst 8 --key-dist hot).",
-                                        info->spec, info->teaches)});
-    else if (p.exclusion == Exclusion::one_pod && in.pods > 1)
-      r.findings.push_back({Level::flag, "exclusion",
-                            fmt::format("{} excludes within one pod only, and {} pods share the keys: requests for "
-                                        "one key on two pods run at once.",
-                                        info->spec, in.pods)});
-    else if (p.exclusion == Exclusion::one_pod)
-      r.findings.push_back({Level::warn, "exclusion",
-                            fmt::format("{} excludes within one pod only: right while there is one instance; with "
-                                        "two or more behind a load balancer, requests for one key on different pods "
-                                        "race (lockbench run --pods 2 shows it).",
-                                        info->spec)});
-    else if (!in.scenario.empty() && p.needs_existing_row && !scenario_info(in.scenario).lock_row_exists)
-      r.findings.push_back({Level::flag, "exclusion",
-                            fmt::format("{} locks the record's row, and in {} the record does not exist before the "
-                                        "first request: SELECT ... FOR UPDATE finds no row to lock, so only a unique constraint, "
-                                        "if there is one, stops a second request (after its partner call, unless "
-                                        "the insert comes first).",
-                                        info->spec, in.scenario)});
-    else
-      r.findings.push_back({Level::ok, "exclusion",
-                            fmt::format("{} excludes two requests for one key{}.", info->spec,
-                                        p.exclusion == Exclusion::all_pods ? " across pods" : "")});
-  }
+// 3. Does the strategy exclude at all, across pods, for a record that may not
+// exist yet? From the strategy's registry row (strategies/registry.cpp).
+void check_exclusion(const LintInput& in, const StrategyInfo& info, LintReport& r) {
+  const StrategyProps& p = info.props;
+  if (p.exclusion == Exclusion::none)
+    r.findings.push_back({Level::flag, "exclusion",
+                          fmt::format("{} does not exclude two requests for one key ({}): both reach the partner; "
+                                      "lockbench measures it as overlap_person (run it with --burst 8 --key-dist hot).",
+                                      info.spec, info.teaches)});
+  else if (p.exclusion == Exclusion::one_pod && in.pods > 1)
+    r.findings.push_back({Level::flag, "exclusion",
+                          fmt::format("{} excludes within one pod only, and {} pods share the keys: requests for one "
+                                      "key on two pods run at once.",
+                                      info.spec, in.pods)});
+  else if (p.exclusion == Exclusion::one_pod)
+    r.findings.push_back({Level::warn, "exclusion",
+                          fmt::format("{} excludes within one pod only: right while there is one instance; with two "
+                                      "or more behind a load balancer, requests for one key on different pods race "
+                                      "(lockbench run --pods 2 shows it).",
+                                      info.spec)});
+  else if (!in.scenario.empty() && p.needs_existing_row && !scenario_info(in.scenario).lock_row_exists)
+    r.findings.push_back({Level::flag, "exclusion",
+                          fmt::format("{} locks the record's row, and in {} the record does not exist before the "
+                                      "first request: SELECT ... FOR UPDATE finds no row to lock, so only a unique "
+                                      "constraint, if there is one, stops a second request (after its partner call, "
+                                      "unless the insert comes first).",
+                                      info.spec, in.scenario)});
+  else
+    r.findings.push_back({Level::ok, "exclusion",
+                          fmt::format("{} excludes two requests for one key{}.", info.spec,
+                                      p.exclusion == Exclusion::all_pods ? " across pods" : "")});
+}
 
-  // 4. PostgreSQL's own limits: connections, and the shared lock table.
+// 4. PostgreSQL's connections: pods x pool + lockbench's own session against
+// max_connections - superuser_reserved_connections - the sessions already there.
+void check_server_connections(const LintInput& in, LintReport& r) {
   const LintInput::Server& pg = in.server;
-  require(pg.max_connections >= 1 && pg.max_locks_per_transaction >= 1 && pg.reserved_connections >= 0 &&
-              pg.max_prepared_transactions >= 0 && pg.in_use >= 0,
-          "--max-connections, --max-locks-per-transaction: must be at least 1");
   r.connections_needed = in.pool_size + 1;  // every pod's pool (probe and pollers borrow from it) + lockbench's session
   r.connections_available = pg.max_connections - pg.reserved_connections - pg.in_use;
-  const std::string conn_numbers =
+  const std::string numbers =
       fmt::format("{} pods x {} = {} pooled connections + 1 of lockbench's own, against max_connections {} - "
                   "superuser_reserved_connections {}{} = {} ({})",
                   in.pods, in.pool_size / std::max(1, in.pods), in.pool_size, pg.max_connections,
@@ -177,73 +180,67 @@ LintReport lint(const LintInput& in) {
                                       "to open their pools (FATAL: sorry, too many clients already, SQLSTATE 53300); "
                                       "lower --pods or --maximum-pool-size, put PgBouncer in front, or raise "
                                       "max_connections.",
-                                      conn_numbers)});
+                                      numbers)});
   else if (r.connections_needed > 0.8 * r.connections_available)
     r.findings.push_back({Level::warn, "postgres",
-                          fmt::format("the pools take most of the server's connections: {}; a deploy that starts "
-                                      "new pods before stopping old ones doubles them.",
-                                      conn_numbers)});
+                          fmt::format("the pools take most of the server's connections: {}; a deploy that starts new "
+                                      "pods before stopping old ones doubles them.",
+                                      numbers)});
   else
-    r.findings.push_back({Level::ok, "postgres", fmt::format("the pools fit the server's connections: {}.", conn_numbers)});
+    r.findings.push_back({Level::ok, "postgres", fmt::format("the pools fit the server's connections: {}.", numbers)});
+}
+
+// 4. PostgreSQL's shared lock table against the locks the strategy can hold at
+// once (StrategyProps::lock_table).
+void check_lock_table(const LintInput& in, LintReport& r) {
+  const LintInput::Server& pg = in.server;
+  const bool known = !in.strategy.empty();
   const LockTableUse use = known ? strategy_info(in.strategy).props.lock_table : LockTableUse::per_connection;
-  r.lock_table_size = static_cast<std::int64_t>(pg.max_locks_per_transaction) *
-                      (pg.max_connections + pg.max_prepared_transactions);
-  r.locks_needed = use == LockTableUse::none ? 0
-                   : use == LockTableUse::per_connection
-                       ? in.pool_size
-                       : in.pool_size + static_cast<std::int64_t>(std::max(0, in.keys));
-  const std::string lock_numbers =
-      fmt::format("{} can hold {} locks at once ({}), against a lock table of max_locks_per_transaction {} x "
-                  "(max_connections {} + max_prepared_transactions {}) = {} ({})",
-                  known ? in.strategy : "a strategy that locks per connection", r.locks_needed,
-                  use == LockTableUse::per_key ? fmt::format("one per pooled connection + one leaked per key, {} keys",
-                                                             in.keys)
-                  : use == LockTableUse::per_connection ? "one per pooled connection"
-                                                        : "none in the lock table",
-                  pg.max_locks_per_transaction, pg.max_connections, pg.max_prepared_transactions, r.lock_table_size,
-                  pg.source);
+  r.lock_table_size =
+      static_cast<std::int64_t>(pg.max_locks_per_transaction) * (pg.max_connections + pg.max_prepared_transactions);
+  r.locks_needed = use == LockTableUse::none             ? 0
+                   : use == LockTableUse::per_connection ? in.pool_size
+                                                         : in.pool_size + static_cast<std::int64_t>(std::max(0, in.keys));
+  const std::string numbers = fmt::format(
+      "{} can hold {} locks at once ({}), against a lock table of max_locks_per_transaction {} x (max_connections {} + "
+      "max_prepared_transactions {}) = {} ({})",
+      known ? in.strategy : "a strategy that locks per connection", r.locks_needed,
+      use == LockTableUse::per_key          ? fmt::format("one per pooled connection + one leaked per key, {} keys", in.keys)
+      : use == LockTableUse::per_connection ? "one per pooled connection"
+                                            : "none in the lock table",
+      pg.max_locks_per_transaction, pg.max_connections, pg.max_prepared_transactions, r.lock_table_size, pg.source);
   if (r.locks_needed > r.lock_table_size)
     r.findings.push_back({Level::flag, "postgres",
                           fmt::format("the locks can fill PostgreSQL's shared lock table: {}. Statements then fail "
                                       "with ERROR: out of shared memory (SQLSTATE 53200, HINT: You might need to "
                                       "increase max_locks_per_transaction), in every session of the server.",
-                                      lock_numbers)});
+                                      numbers)});
   else if (r.locks_needed > r.lock_table_size / 2)
     r.findings.push_back({Level::warn, "postgres",
-                          fmt::format("the locks take more than half of PostgreSQL's shared lock table: {}.", lock_numbers)});
+                          fmt::format("the locks take more than half of PostgreSQL's shared lock table: {}.", numbers)});
   else
-    r.findings.push_back({Level::ok, "postgres", fmt::format("the locks fit the shared lock table: {}.", lock_numbers)});
-  check_connection_acquisition(in, r);
-  check_probes(in, r);
-  return r;
+    r.findings.push_back({Level::ok, "postgres", fmt::format("the locks fit the shared lock table: {}.", numbers)});
 }
 
-void check_probes(const LintInput& in, LintReport& r) {
-  const std::string who = in.strategy.empty() ? std::string("a strategy that may hold") : in.strategy + (r.holds_connection ? ", which holds" : ", which does not hold");
-  if (in.readiness.on && in.readiness.db && r.holds_connection)
-    r.findings.push_back({Level::warn, "probes",
-                          fmt::format("the readiness probe checks the database ({}) with {} a connection through the "
-                                      "partner call: a slow partner dries the pool and readiness takes the pods out of "
-                                      "the load balancer; with none ready, requests get 503.",
-                                      probe_text(in.readiness), who)});
-  if (!in.liveness.on) return;
-  if (!in.liveness.db) {
-    r.findings.push_back({Level::ok, "probes",
-                          fmt::format("the liveness probe does not check the database ({}): a dry pool or a slow "
-                                      "database does not get pods killed.",
-                                      probe_text(in.liveness))});
-    return;
-  }
-  r.findings.push_back(
-      {Level::flag, "probes",
-       fmt::format("the liveness probe checks the database ({}; Spring's /actuator/health with the db indicator): "
-                   "when the pool has no connection for {} ({} a connection through the partner call), {} failures "
-                   "{} apart get the pod killed, its requests lost, and the restarted pod, cold, meets the same "
-                   "queue: the restart cascade (docs/how-to/probes-and-recovery.md). Point liveness at "
-                   "/actuator/health/liveness (management.endpoint.health.probes.enabled=true, no db in its "
-                   "group): --liveness db=off.",
-                   probe_text(in.liveness), d(in.liveness.timeout), who, in.liveness.failure_threshold,
-                   d(in.liveness.period))});
+}  // namespace
+
+LintReport lint(const LintInput& in) {
+  require_possible_input(in);
+  LintReport r;
+  const bool known = !in.strategy.empty();
+  const StrategyInfo* info = known ? &strategy_info(in.strategy) : nullptr;
+  r.holds_connection = known ? info->props.holds_connection_during_call : true;
+  r.call_window = worst_case_call(in.retry());  // core/partner_client: the policy call_partner follows
+  r.critical_window = r.call_window * in.calls_in_critical_section;
+  check_lease(in, info, r);
+  check_pool(in, r);
+  if (known) check_exclusion(in, *info, r);
+  check_server_connections(in, r);
+  check_lock_table(in, r);
+  check_connection_acquisition(in, r);
+  check_probes(in, r);
+  check_virtual_threads(in, r);
+  return r;
 }
 
 void check_connection_acquisition(const LintInput& in, LintReport& r) {
@@ -316,7 +313,7 @@ nlohmann::json render_json(const LintReport& report) {
 nlohmann::json render_sarif(const LintReport& report) {
   nlohmann::json rules = nlohmann::json::array();
   nlohmann::json results = nlohmann::json::array();
-  for (const char* check : {"lease", "pool", "exclusion", "postgres", "acquisition", "probes"})
+  for (const char* check : {"lease", "pool", "exclusion", "postgres", "acquisition", "probes", "threads"})
     rules.push_back({{"id", std::string("lockbench/") + check},
                      {"shortDescription", {{"text", std::string("lockbench lint: ") + check}}}});
   for (const auto& f : report.findings) {

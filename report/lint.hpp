@@ -17,8 +17,19 @@
 //  5. Connection acquisition (check_connection_acquisition): held-tx holds its
 //     connection through the work before its first SQL unless the acquisition
 //     is delayed; the finding says how much hold time and ceiling that costs.
+//  6. Kubernetes probes (check_probes, lint_probes.cpp): a liveness probe that
+//     checks the database (from --liveness, or a Deployment's httpGet path read
+//     with Spring Boot's actuator settings), a probe path Spring does not
+//     serve, a db probe whose timeout is shorter than the pool's
+//     connectionTimeout.
+//  7. Virtual threads (check_virtual_threads, lint_threads.cpp): a strategy
+//     whose Java shape is `synchronized` around the partner call pins carrier
+//     threads on a JDK below 24; no worker cap, so a dry pool's queue grows
+//     with the load.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +40,35 @@
 #include "base/units.hpp"
 
 namespace lockbench::report {
+
+// Spring Boot's actuator as the service's file configures it (lint --from
+// application.properties/.yml): what each health path checks.
+struct SpringHealth {
+  std::optional<bool> probes_enabled;  // management.endpoint.health.probes.enabled (absent: on in Kubernetes)
+  std::optional<bool> db_enabled;      // management.health.db.enabled (absent: true with a DataSource)
+  // management.endpoint.health.group.<name>.include / .exclude, each as given ("db", "*", "livenessState", ...)
+  std::map<std::string, std::vector<std::string>> groups;
+  std::map<std::string, std::vector<std::string>> groups_exclude;
+  std::string base_path = "/actuator";  // management.endpoints.web.base-path
+  std::string file;                     // the Spring file these came from; empty = none given
+};
+
+// Where a probe comes from: a Deployment's container, or the flags (empty).
+struct ProbeSource {
+  std::string where;  // "Deployment api, container app"
+  std::string path;   // httpGet.path; empty for tcpSocket, exec and grpc probes
+};
+
+// What a probe's HTTP path checks, as Spring Boot's actuator answers it.
+struct HealthPath {
+  bool known = false;    // a Spring Boot health path lint knows
+  bool served = true;    // false: Spring answers 404 (a probe group that is not enabled)
+  bool db = false;       // the db indicator is part of the answer
+  std::string why;       // the settings that decide it, for the finding's evidence
+};
+// <base>/health (every indicator), <base>/health/<group or indicator>, and
+// /livez, /readyz (management.endpoint.health.probes.add-additional-paths).
+HealthPath health_path(const std::string& path, const SpringHealth& h);
 
 struct LintInput {
   // The partner client (the service's HTTP client).
@@ -59,10 +99,22 @@ struct LintInput {
   // spring.datasource.hikari.auto-commit=false). Check 5.
   Duration pre_sql_work{};
   bool delay_connection_acquisition = false;
-  // Kubernetes probes (--readiness, --liveness). Check 6: a liveness probe that
-  // checks the database.
+  // Kubernetes probes (--readiness, --liveness, or a Deployment's). Check 6: a
+  // liveness probe that checks the database. A probe with a source path gets
+  // its `db` from health_path(path, health), not from the spec.
   ProbeSpec readiness;
   ProbeSpec liveness;
+  ProbeSource readiness_source;
+  ProbeSource liveness_source;
+  SpringHealth health;
+  // HikariCP's connectionTimeout: how long a request, or a health check that
+  // borrows a connection, waits for one (check 6 compares probe timeouts with it).
+  Duration pool_connection_timeout = std::chrono::seconds(30);
+  int max_threads = 200;  // Tomcat's threads.max: the cap virtual threads remove
+  // Check 7: spring.threads.virtual.enabled (--virtual-threads) and the JDK
+  // the service runs on (--jdk; 0 = not known).
+  bool virtual_threads = false;
+  int jdk = 0;
   // The server's settings (check 4): from --db (SHOW), or flags, or PostgreSQL's defaults.
   struct Server {
     int max_connections = 100;
@@ -116,20 +168,29 @@ LintReport lint(const LintInput& in);
 // r.hold_mean (check 2's hold without the pre-SQL work).
 void check_connection_acquisition(const LintInput& in, LintReport& r);
 
-// Check 6 alone (lint() calls it): with --liveness on, one finding "probes":
+// Check 6 alone (lint() calls it): with a liveness probe, one finding "probes":
 // flag when it checks the database (a dry pool or a slow database gets pods
-// killed, and restarted pods meet the same queue: the restart cascade), ok
-// without; with --readiness db=on and a strategy that holds a connection
-// through the partner call, a warning that readiness pulls pods whose pool a
-// slow partner dries. Uses r.holds_connection.
+// killed, and restarted pods meet the same queue: the restart cascade), or
+// when Spring does not serve its path; ok otherwise. A readiness probe that
+// checks the database warns when the strategy holds a connection through the
+// partner call (a slow partner dries the pool and readiness pulls the pods)
+// or when its timeout is shorter than the pool's connectionTimeout (a busy
+// pod is pulled: PostHog #46457). Without a probe, a liveness group that
+// includes db in the Spring file is flagged. Uses r.holds_connection.
 void check_probes(const LintInput& in, LintReport& r);
+
+// Check 7 alone (lint() calls it): with virtual threads on, one finding
+// "threads" for a strategy whose registry row says its Java shape holds a
+// monitor through the call (pinning below JDK 24), and one for the queue a
+// dry pool grows without Tomcat's worker cap. Uses r.busy_connections.
+void check_virtual_threads(const LintInput& in, LintReport& r);
 
 // Human text: one line per finding, prefixed OK / WARN / FLAG, then the verdict.
 std::string render(const LintReport& report);
 // {"verdict": "pass"|"flagged", "findings": [{level, check, message}], "numbers": {...}}
 nlohmann::json render_json(const LintReport& report);
 // SARIF 2.1.0: one result per warning or flag (rule ids lockbench/lease, /pool,
-// /exclusion, /postgres), for code-scanning interfaces that read static-analysis output.
+// /exclusion, /postgres, /acquisition, /probes, /threads), for code-scanning interfaces that read static-analysis output.
 nlohmann::json render_sarif(const LintReport& report);
 
 }  // namespace lockbench::report

@@ -114,6 +114,11 @@ constexpr StrategyProps kEtcdLeaseRenew{.holds_connection_during_call = false,
 constexpr StrategyProps kSynchronized{.holds_connection_during_call = false,
                                       .exclusion = Exclusion::one_pod,
                                       .crash_safe = true};
+// Waiting for the lock is Java's synchronized (key.intern()) { ... }: a monitor.
+constexpr StrategyProps kSynchronizedWait{.holds_connection_during_call = false,
+                                          .exclusion = Exclusion::one_pod,
+                                          .crash_safe = true,
+                                          .monitor_during_call = true};
 
 }  // namespace
 
@@ -286,7 +291,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {.spec = "synchronized:wait",
        .family = "synchronized",
        .family_default = true,
-       .props = kSynchronized,
+       .props = kSynchronizedWait,
        .teaches = "an in-process lock per key: excludes within one pod, nothing across pods",
        .make = [] { return make<Synchronized>(true); }},
       {.spec = "synchronized:try",

@@ -111,4 +111,86 @@ TEST(CliLint, BothAutocommitKeysDelayTheConnectionAndTheFindingSaysWhatItSaves) 
   EXPECT_NE(bad.err.find("spring.datasource.hikari.auto-commit"), std::string::npos) << bad.err;
 }
 
+// Issue 32: the service's Deployment beside its Spring file. The incident's
+// liveness probe on /actuator/health checks the database: the restart cascade.
+TEST(CliLint, TheIncidentsDeploymentIsFlaggedForALivenessProbeThatChecksTheDatabase) {
+  const auto r = run_command(kBin + " lint --from " + kExamples + "incident/application.yml --from " + kExamples +
+                             "incident/deployment.yaml");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FLAG probes: the liveness probe checks the database (Deployment checkout, container app: "
+                       "livenessProbe httpGet /actuator/health every 10s, timeout 1s, failureThreshold 3"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("livenessProbe.httpGet.path: /actuator/health/liveness"), std::string::npos) << r.out;
+  // replicas 3 became --pods 3: three pools of 10.
+  EXPECT_NE(r.out.find("3 pods x 10 = 30 pooled connections"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("Deployment checkout, container app: replicas 3 (--pods)"), std::string::npos) << r.err;
+}
+
+TEST(CliLint, TheHealthyDeploymentWithItsLivenessGroupPasses) {
+  const auto r = run_command(kBin + " lint --from " + kExamples + "healthy/application.properties --from " +
+                             kExamples + "healthy/deployment.yaml");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("OK   probes: the liveness probe does not check the database (Deployment identity, container "
+                       "app: livenessProbe httpGet /actuator/health/liveness"),
+            std::string::npos)
+      << r.out;
+  // A flag still wins over the file: the probe given on the command line is the one checked.
+  const auto flag = run_command(kBin + " lint --from " + kExamples + "healthy/application.properties --from " +
+                                kExamples + "healthy/deployment.yaml --liveness on");
+  EXPECT_EQ(flag.status, 1) << flag.out;
+  EXPECT_NE(flag.out.find("FLAG probes: the liveness probe checks the database (period=10s"), std::string::npos)
+      << flag.out;
+}
+
+std::string deployment_file(const std::string& name, const std::string& liveness_fields) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  template:\n"
+                      << "    spec:\n      containers:\n        - name: app\n          livenessProbe:\n"
+                      << "            httpGet: {path: /actuator/health/liveness, port: 8080}\n"
+                      << liveness_fields;
+  return path;
+}
+
+TEST(CliLint, ProbeSettingsKubernetesWouldRefuseGetOneLineAndExit2) {
+  const auto negative =
+      run_command(kBin + " lint --from " + deployment_file("negative.yaml", "            failureThreshold: -1\n"));
+  EXPECT_EQ(negative.status, 2) << negative.out << negative.err;
+  EXPECT_NE(negative.err.find("Deployment api, container app, livenessProbe.failureThreshold: -1 is not accepted "
+                              "(Kubernetes refuses a negative value"),
+            std::string::npos)
+      << negative.err;
+  const auto success =
+      run_command(kBin + " lint --from " + deployment_file("success.yaml", "            successThreshold: 2\n"));
+  EXPECT_EQ(success.status, 2) << success.out;
+  EXPECT_NE(success.err.find("must be 1 for liveness and startup probes"), std::string::npos) << success.err;
+  const auto flag = run_command(kBin + " lint --liveness failure-threshold=0");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_NE(flag.err.find("--liveness: failure-threshold 0 is not accepted"), std::string::npos) << flag.err;
+  // A 0 in the manifest is Kubernetes' default (the API server fills it in), not an error.
+  const auto zero =
+      run_command(kBin + " lint --from " + deployment_file("zero.yaml", "            failureThreshold: 0\n"));
+  EXPECT_NE(zero.status, 2) << zero.err;
+  const auto bad_yaml = run_command(kBin + " lint --from " + deployment_file("broken.yaml", "    - [unclosed\n"));
+  EXPECT_EQ(bad_yaml.status, 2) << bad_yaml.out;
+  EXPECT_NE(bad_yaml.err.find("--from"), std::string::npos) << bad_yaml.err;
+}
+
+TEST(CliLint, SynchronizedOnVirtualThreadsBelowJdk24IsFlagged) {
+  const std::string path = ::testing::TempDir() + "virtual.properties";
+  std::ofstream(path) << "spring.threads.virtual.enabled=true\nlockbench.strategy=synchronized\n"
+                      << "lockbench.rate=20\nlockbench.partner-latency=fixed:1500ms\n";
+  const auto on21 = run_command(kBin + " lint --from " + path + " --jdk 21");
+  EXPECT_EQ(on21.status, 1) << on21.out << on21.err;
+  EXPECT_NE(on21.out.find("FLAG threads: synchronized holds a monitor (synchronized) through the partner call, on "
+                          "virtual threads on JDK 21"),
+            std::string::npos)
+      << on21.out;
+  const auto on24 = run_command(kBin + " lint --from " + path + " --jdk 24");
+  EXPECT_NE(on24.out.find("OK   threads: synchronized holds a monitor"), std::string::npos) << on24.out;
+  const auto bad = run_command(kBin + " lint --from " + path + " --jdk twenty-one");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--jdk"), std::string::npos) << bad.err;
+}
+
 }  // namespace cli_lint_test
