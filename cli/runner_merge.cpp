@@ -20,7 +20,7 @@ namespace lockbench::cli {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& line) { throw SettingError("merge: " + line); }
+[[noreturn]] void refuse_runners(const std::string& line) { throw SettingError("merge: " + line); }
 
 double num(const json& j, const char* key) { return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; }
 std::int64_t count_of(const json& j, const char* key) {
@@ -29,35 +29,35 @@ std::int64_t count_of(const json& j, const char* key) {
 
 // The shards in index order, once each, of one run; refused in one line otherwise.
 std::vector<const json*> checked_shards(const std::vector<json>& results) {
-  if (results.empty()) refuse("give the runners' result files");
+  if (results.empty()) refuse_runners("give the runners' result files");
   const json& first = results.front();
   if (!first.is_object() || !first.contains("shard") || !first["shard"].is_object())
-    refuse("the results are not the shards of a real run (run --targets ... --shard I/N writes a `shard` block)");
+    refuse_runners("the results are not the shards of a real run (run --targets ... --shard I/N writes a `shard` block)");
   const auto n = first["shard"].value("count", std::size_t{0});
   std::vector<const json*> by_index(n, nullptr);
   for (const json& r : results) {
     const json sh = r.is_object() ? r.value("shard", json()) : json();
-    if (!sh.is_object()) refuse("a result without a `shard` block is not a runner's (run --shard I/N)");
+    if (!sh.is_object()) refuse_runners("a result without a `shard` block is not a runner's (run --shard I/N)");
     const std::string slice = sh.value("slice", std::string("?"));
     if (!r.contains("latency_histogram_ms"))  // lockbench compact drops it: the latencies cannot be added up
-      refuse("shard " + slice + " is a compact result (no latency_histogram_ms); merge the runners' full results");
-    if (sh.value("count", std::size_t{0}) != n) refuse("shard " + slice + " is of " + std::to_string(sh.value("count", 0)) + " runners, not " + std::to_string(n));
+      refuse_runners("shard " + slice + " is a compact result (no latency_histogram_ms); merge the runners' full results");
+    if (sh.value("count", std::size_t{0}) != n) refuse_runners("shard " + slice + " is of " + std::to_string(sh.value("count", 0)) + " runners, not " + std::to_string(n));
     if (sh.value("run", json()) != first["shard"].value("run", json()) ||
         sh.value("start_unix_ms", json()) != first["shard"].value("start_unix_ms", json()))
-      refuse("shard " + slice + " is of another run (run " + sh.value("run", json()).dump() + ", start " +
+      refuse_runners("shard " + slice + " is of another run (run " + sh.value("run", json()).dump() + ", start " +
              sh.value("start_unix_ms", json()).dump() + ")");
     if (canonical_settings(r.value("settings", json::object())) != canonical_settings(first.value("settings", json::object())))
-      refuse("shard " + slice + " ran other settings than shard " + first["shard"].value("slice", std::string("?")));
+      refuse_runners("shard " + slice + " ran other settings than shard " + first["shard"].value("slice", std::string("?")));
     const auto i = sh.value("index", n);
-    if (i >= n) refuse("shard " + slice + " is out of range");
-    if (by_index[i]) refuse("shard " + slice + " is given twice");
+    if (i >= n) refuse_runners("shard " + slice + " is out of range");
+    if (by_index[i]) refuse_runners("shard " + slice + " is given twice");
     by_index[i] = &r;
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (!by_index[i]) refuse("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing");
+    if (!by_index[i]) refuse_runners("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing");
   const json& not_ended = (*by_index[0])["shard"].value("not_ended", json::array());
   if (!not_ended.empty())
-    refuse("shard 0 read the partner's checks before shard(s) " + not_ended.dump() + " ended (raise --shard-wait)");
+    refuse_runners("shard 0 read the partner's checks before shard(s) " + not_ended.dump() + " ended (raise --shard-wait)");
   return by_index;
 }
 
@@ -220,7 +220,7 @@ int cmd_merge_runners(const std::vector<std::string>& inputs, const std::string&
     std::stringstream text;
     text << in.rdbuf();
     json doc = json::parse(text.str(), nullptr, false);
-    if (doc.is_discarded()) refuse(f + " is not JSON");
+    if (doc.is_discarded()) refuse_runners(f + " is not JSON");
     if (doc.is_array()) {  // run --json writes an array
       for (auto& r : doc) results.push_back(std::move(r));
     } else {

@@ -44,6 +44,7 @@ const std::map<std::string, std::string>& non_default() {
       {"etcd-leader-change-at", "2s"}, {"etcd-election", "1500ms"},
       {"readiness", "period=5s,timeout=2s,failure-threshold=2,success-threshold=2,initial-delay=1s,db=on"},
       {"liveness", "periodSeconds=20,timeoutSeconds=3,failureThreshold=4,db=off"}, {"pod-startup", "25s"},
+      {"virtual-threads", "on"}, {"jdk", "21"},
   };
   return v;
 }
