@@ -270,6 +270,16 @@ std::vector<SettingDef> make_defs() {
        N, "DURATION", shown(&S::retry_backoff_base)},
       {"retry-backoff-cap", "retry backoff cap", dur("retry-backoff-cap", &S::retry_backoff_cap),
        N, "DURATION", shown(&S::retry_backoff_cap)},
+      {"circuit-breaker", "partner client's circuit breaker per pod (resilience4j): off | on | failure-rate-threshold=50,"
+                          "slow-call-rate-threshold=100,slow-call-duration-threshold=60s,wait-in-open=60s,sliding-window-size=100,"
+                          "minimum-number-of-calls=100,permitted-calls-in-half-open=10 (resilience4j's names too); open, "
+                          "an attempt fails at once without reaching the partner",
+       [](S& s, const std::string& v) { s.circuit_breaker = parse_breaker(v, "--circuit-breaker"); }, N,
+       "off|on|KEY=VALUE,...", [](const S& s) { return breaker_text(s.circuit_breaker); }},
+      {"retry-budget", "partner client's retry budget per pod (gRPC retry throttling): off | on | max-tokens=10,token-ratio=0.1; "
+                       "a failed attempt takes a token, a success gives token-ratio back, retries only above max-tokens/2",
+       [](S& s, const std::string& v) { s.retry_budget = parse_retry_budget(v, "--retry-budget"); }, N,
+       "off|on|KEY=VALUE,...", [](const S& s) { return retry_budget_text(s.retry_budget); }},
       {"partner-faults", "partner faults per endpoint, JSON (partner-api.md D), e.g. {\"auth0.link\":[{\"kind\":\"error\",\"p\":0.5,\"status\":503}]}",
        [](S& s, const std::string& v) {
          nlohmann::json j;

@@ -45,9 +45,10 @@ int probe_threshold(const std::string& v, const std::string& where) {
   return std::stoi(v);
 }
 
-// A probe's key=value pairs, from the flag's text or a JSON object (a TOML inline table).
-std::vector<std::pair<std::string, std::string>> probe_pairs(const std::string& text, const std::string& name,
-                                                             const std::string& keys) {
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> key_value_pairs(const std::string& text, const std::string& name,
+                                                                 const std::string& keys) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (!text.empty() && text.front() == '{') {
     nlohmann::json j;
@@ -74,8 +75,6 @@ std::vector<std::pair<std::string, std::string>> probe_pairs(const std::string& 
   return pairs;
 }
 
-}  // namespace
-
 ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool liveness) {
   const std::string name(setting);
   const std::string keys =
@@ -88,7 +87,7 @@ ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool li
     check_probe(p, setting, liveness);
     return p;
   }
-  for (const auto& [k, v] : probe_pairs(text, name, keys)) {
+  for (const auto& [k, v] : key_value_pairs(text, name, keys)) {
     const std::string where = name + ": " + k;
     if (k == "period" || k == "periodSeconds") p.period = probe_duration(v, where, k != "period");
     else if (k == "timeout" || k == "timeoutSeconds") p.timeout = probe_duration(v, where, k != "timeout");
@@ -195,6 +194,8 @@ Settings Settings::scaled() const {
     p->initial_delay = d(p->initial_delay);
   }
   s.pod_startup = d(pod_startup);
+  s.circuit_breaker.wait_in_open = d(circuit_breaker.wait_in_open);
+  s.circuit_breaker.slow_call_duration_threshold = d(circuit_breaker.slow_call_duration_threshold);
   s.rate_per_s = rate_per_s / f;
   s.time_scale = 1;
   return s;
@@ -299,6 +300,8 @@ nlohmann::json Settings::to_json() const {
     j["liveness"] = probe_text(liveness);
     j["pod-startup"] = fd(pod_startup);
   }
+  if (circuit_breaker.on) j["circuit-breaker"] = breaker_text(circuit_breaker);
+  if (retry_budget.on) j["retry-budget"] = retry_budget_text(retry_budget);
   if (delay_connection_acquisition) j["delay-connection-acquisition"] = "on";
   // Results, reports and summary.csv all read the URL from here: never its password.
   if (!db_url.empty()) j["db"] = redact_secrets(db_url);
@@ -340,6 +343,7 @@ void Settings::validate() const {
   need(probe_interval == 0s || probe_timeout > 0s, "--probe-timeout: must be above 0 while the probe runs");
   check_probe(readiness, "--readiness", false);
   check_probe(liveness, "--liveness", true);
+  check_breaker(circuit_breaker, "--circuit-breaker");
   need(pod_startup >= 0s, "--pod-startup: must be 0 or a duration (e.g. 10s)");
   need(retry_backoff_cap >= retry_backoff_base, "--retry-backoff-cap: must be at least --retry-backoff-base");
   need(max_lifetime > 0s, "--max-lifetime: must be above 0 (e.g. 30m)");
@@ -389,6 +393,7 @@ void Settings::validate() const {
       {"readiness", std::max({readiness.period, readiness.timeout, readiness.initial_delay})},
       {"liveness", std::max({liveness.period, liveness.timeout, liveness.initial_delay})},
       {"pod-startup", pod_startup},
+      {"circuit-breaker", std::max(circuit_breaker.wait_in_open, circuit_breaker.slow_call_duration_threshold)},
   };
   for (const auto& [name, d] : durations) {
     const double scaled_ns = static_cast<double>(d.count()) * std::max(1.0, time_scale);

@@ -13,6 +13,7 @@
 
 #include "base/distribution.hpp"
 #include "base/units.hpp"
+#include "core/client_policy.hpp"
 
 namespace lockbench {
 
@@ -75,6 +76,11 @@ struct Settings {
   ProbeSpec readiness;
   ProbeSpec liveness;
   Duration pod_startup = 10s;  // simulator: a restarted pod's application start, before it serves
+  // The partner client's guards against a retry storm (core/client_policy.hpp;
+  // off by default, so a result of today's settings keeps its bytes): a
+  // circuit breaker (resilience4j) and a retry budget (gRPC's retry throttling), per pod.
+  BreakerSpec circuit_breaker;
+  RetryBudgetSpec retry_budget;
 
   // Pods (service instances): each has its own pool and workers; requests go
   // round-robin. Simulator faults (pause, clock skew) hit pod 1 and up.
@@ -291,6 +297,10 @@ std::string db_faults_text(const Settings::DbFaults& f);  // the same form; "non
 // inline table). Throws SettingError naming `setting` and what is accepted:
 // Kubernetes' own rules (thresholds at least 1, a liveness successThreshold of 1).
 ProbeSpec parse_probe(const std::string& text, std::string_view setting, bool liveness);
+// A compound setting's key=value pairs ("a=1,b=2"), or a JSON object's (a TOML
+// inline table; booleans as on/off). Throws SettingError naming `name` and `keys`.
+std::vector<std::pair<std::string, std::string>> key_value_pairs(const std::string& text, const std::string& name,
+                                                                 const std::string& keys);
 std::string probe_text(const ProbeSpec& p);  // "off" or every field, in the form parse_probe reads
 // Throws SettingError when `p` breaks a rule parse_probe checks.
 void check_probe(const ProbeSpec& p, std::string_view setting, bool liveness);

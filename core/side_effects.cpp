@@ -63,6 +63,11 @@ void SideEffects::entity_saved(bool lock_changed) {
   if (lock_changed) ++lock_stomps_;
 }
 
+void SideEffects::partner_guard_event(PartnerGuardEvent e) {
+  std::lock_guard lock(mu_);
+  ++guard_events_[static_cast<std::size_t>(e)];
+}
+
 nlohmann::json SideEffects::json() const {
   std::lock_guard lock(mu_);
   nlohmann::json j;
@@ -77,6 +82,13 @@ nlohmann::json SideEffects::json() const {
   }
   if (bypassed_ > 0 || entity_saves_ > 0)
     j["side_traffic"] = {{"bypassed", bypassed_}, {"entity_saves", entity_saves_}, {"lock_stomps", lock_stomps_}};
+  const auto event = [this](PartnerGuardEvent e) { return guard_events_[static_cast<std::size_t>(e)]; };
+  if (event(PartnerGuardEvent::call) > 0)
+    j["partner_client"] = {{"calls", event(PartnerGuardEvent::call)},
+                           {"retries", event(PartnerGuardEvent::retried)},
+                           {"retries_denied", event(PartnerGuardEvent::retry_denied)},
+                           {"breaker_opened", event(PartnerGuardEvent::breaker_opened)},
+                           {"breaker_rejected", event(PartnerGuardEvent::breaker_rejected)}};
   for (const auto& [name, q] : queues_) {
     Samples lag;
     for (double v : q.lag_ms) lag.add(v);

@@ -7,6 +7,9 @@
 //          claim_failures, lag_ms{p50, p99, max}, lag_histogram_ms}
 //                                                the outbox's pollers (present when used)
 //   reconcile{...the same}                       split-tx's reconciler (present when used)
+//   partner_client{calls, retries, retries_denied, breaker_opened, breaker_rejected}
+//                                                the client's circuit breaker and retry budget
+//                                                (present when either is on)
 //   side_traffic{bypassed, entity_saves, lock_stomps}
 //                                                traffic beside the lock (strategies/side_traffic.hpp;
 //                                                present when used)
@@ -35,6 +38,16 @@ inline constexpr std::size_t kDbFaultCount = static_cast<std::size_t>(DbFault::c
 inline constexpr std::array<std::string_view, kDbFaultCount> kDbFaultNames = {"commit_fail", "conn_lost"};
 std::string_view db_fault_name(DbFault f);  // "commit_fail", "conn_lost"
 
+// The partner client's guards (core/client_policy.hpp), as call_partner meets them.
+enum class PartnerGuardEvent {
+  call,              // a call made with a guard (retries included in the call)
+  retried,           // a retry the budget allowed
+  retry_denied,      // a retry the budget refused: the call ends with its failure
+  breaker_opened,    // the breaker went open (from closed or half-open)
+  breaker_rejected,  // an attempt refused at once while open: it never left the pod
+  count_
+};
+
 class SideEffects {
  public:
   void db_fault(DbFault f);
@@ -58,6 +71,7 @@ class SideEffects {
   // whether it changed the lock columns (wrote back a lock value no longer there).
   void bypassed();
   void entity_saved(bool lock_changed);
+  void partner_guard_event(PartnerGuardEvent e);
   nlohmann::json json() const;
 
  private:
@@ -67,6 +81,7 @@ class SideEffects {
   std::set<std::int64_t> paid_, emailed_;
   std::int64_t emails_sent_ = 0;
   std::int64_t bypassed_ = 0, entity_saves_ = 0, lock_stomps_ = 0;
+  std::array<std::int64_t, static_cast<std::size_t>(PartnerGuardEvent::count_)> guard_events_{};
   struct Queue {
     std::int64_t enqueued = 0, delivered = 0, refused = 0, settled_inline = 0, attempts = 0, claim_failures = 0;
     std::vector<double> lag_ms;

@@ -21,6 +21,7 @@
 namespace lockbench {
 
 class RequestCtx;
+class PartnerGuard;  // core/client_policy.hpp
 
 using Key = std::int64_t;
 
@@ -252,8 +253,10 @@ struct PartnerCall {
 std::string_view partner_call_name(PartnerCall::Kind);
 
 // Why an attempt got no usable answer.
-enum class CallFailure { none, connect, timeout, reset, bad_response };
-std::string_view call_failure_name(CallFailure f);  // "", "connect", "timeout", "reset", "bad_response"
+// breaker_open: the pod's circuit breaker refused the attempt; it never left the pod.
+enum class CallFailure { none, connect, timeout, reset, bad_response, breaker_open };
+// "", "connect", "timeout", "reset", "bad_response", "breaker_open"
+std::string_view call_failure_name(CallFailure f);
 
 struct PartnerReply {
   int status = 0;  // HTTP status; 0 when no usable answer arrived
@@ -323,6 +326,10 @@ class World {
   // nothing left to do. A world that cannot tell answers false (the background
   // then runs to its own limit).
   virtual bool requests_over() { return false; }
+  // The request's pod's circuit breaker and retry budget (core/client_policy.hpp),
+  // one per pod incarnation; call_partner consults it on every attempt. Null:
+  // this world keeps none, and call_partner refuses a run that asks for them.
+  virtual PartnerGuard* partner_guard(RequestCtx&) { return nullptr; }
   // An in-process lock on `key` in the request's own pod (Java's synchronized,
   // a ReentrantLock per key): it excludes requests of this pod only, holds no
   // connection, and vanishes with the pod. try_lock: busy at once; wait: FIFO

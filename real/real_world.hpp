@@ -15,6 +15,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/client_policy.hpp"
+#include "core/context.hpp"
 #include "core/world.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
@@ -67,6 +69,14 @@ class RealWorld final : public World {
   // On this pod's renewal thread (Renewer).
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
   void set_lease_store(KvLeaseStore* store) { store_ = store; }
+  // This pod's circuit breaker and retry budget, made from the run's settings
+  // at the first guarded call.
+  PartnerGuard* partner_guard(RequestCtx& cx) override {
+    std::call_once(guard_once_, [&] {
+      guard_ = std::make_unique<PartnerGuard>(cx.settings().circuit_breaker, cx.settings().retry_budget);
+    });
+    return guard_.get();
+  }
 
   Pool& pool() { return pool_; }
 
@@ -78,6 +88,8 @@ class RealWorld final : public World {
   std::condition_variable local_cv_;  // notified whenever a key is given back
   std::unordered_map<Key, std::uint64_t> local_held_;  // GUARDED_BY(local_mu_): key -> the holding request's id
   KvLeaseStore* store_ = nullptr;  // set before the first request; thread-safe itself
+  std::once_flag guard_once_;
+  std::unique_ptr<PartnerGuard> guard_;  // written once under guard_once_; thread-safe itself
   Renewer renewer_;
 };
 

@@ -61,6 +61,7 @@ class PodWorld final : public World {
     co_return co_await inner_.partner_attempt(cx, call);
   }
   bool requests_over() override { return inner_.requests_over(); }
+  PartnerGuard* partner_guard(RequestCtx& cx) override { return inner_.partner_guard(cx); }
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override { return inner_.local_lock(cx, key, mode); }
   void local_unlock(RequestCtx& cx, Key key) override { inner_.local_unlock(cx, key); }
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override {

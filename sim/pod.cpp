@@ -62,7 +62,11 @@ PodRoot run_background(SimWorld& w, Pod& pod, int worker, std::uint32_t slot) {
 }  // namespace
 
 Pod::Pod(SimWorld& w, int index, int owner)
-    : w_(w), index_(index), owner_(owner), app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()) {
+    : partner_guard(w.settings().circuit_breaker, w.settings().retry_budget),
+      w_(w),
+      index_(index),
+      owner_(owner),
+      app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()) {
   const int n = w.settings().maximum_pool_size;
   for (int i = 0; i < n; ++i) {
     conns_.push_back(std::make_unique<SimConn>(w, *this, w.next_conn_id(), w.next_backend()));

@@ -215,6 +215,9 @@ class Pod {
   int in_flight() const { return busy_workers_ + static_cast<int>(queue_.size()); }
   // World::local_lock's table: this incarnation's in-process locks (gone with it).
   LocalLocks local_locks;
+  // World::partner_guard: this incarnation's circuit breaker and retry budget
+  // (a restarted pod starts closed, with a full budget).
+  PartnerGuard partner_guard;
 
  private:
   struct Waiter {
@@ -263,6 +266,7 @@ class SimWorld final : public World {
   Task<void> sleep(RequestCtx& cx, Duration d) override;
   Task<ConnHandle> acquire(RequestCtx& cx) override;
   Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) override;
+  PartnerGuard* partner_guard(RequestCtx& cx) override { return &pod_for(cx.request().id).partner_guard; }
   bool requests_over() override { return all_done(); }
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;  // sim/local_locks.cpp
   void local_unlock(RequestCtx& cx, Key key) override;
