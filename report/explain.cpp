@@ -537,6 +537,13 @@ static std::string probes_text() {
               "management.endpoint.health.probes.enabled=true) does not kill a pod for a dry pool; readiness "
               "may still pull it.") +
          "\n" +
+         wrap("Mitigations in the client: a circuit breaker (--circuit-breaker, resilience4j's names) that opens "
+              "on failed or slow calls fails requests at once, so their transactions end and their connections "
+              "go back: the pool stays free for the probe and no pod is killed. It costs what a fail-fast costs, "
+              "and in a flow of two calls (unlink, then link) a breaker that opens between them leaves a split "
+              "person. A retry budget (--retry-budget, gRPC's retry throttling) stops a pod's retries once half "
+              "its tokens are spent, so an outage does not triple the load on the partner.") +
+         "\n" +
          wrap("Measure it: lockbench run --preset incident --pods 3 --readiness on --liveness on --strategy all "
               "(--liveness db=off for the recommended setting; a partner outage that ends: a fault with from_ms "
               "and until_ms in --partner-faults, and the result's recovery block). lockbench lint --from "

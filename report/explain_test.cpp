@@ -156,7 +156,8 @@ namespace {
 TEST(Explain, ProbesIsATopicThatTellsTheCascadeAndTheListNamesIt) {
   const std::string text = explain("probes");
   EXPECT_EQ(text.rfind("probes — ", 0), 0u) << text;
-  for (const char* must : {"readiness", "liveness", "restart cascade", "--liveness db=off", "recovery block"})
+  for (const char* must : {"readiness", "liveness", "restart cascade", "--liveness db=off", "recovery block",
+                           "--circuit-breaker", "--retry-budget", "split"})
     EXPECT_NE(text.find(must), std::string::npos) << must;
   std::size_t start = 0;
   for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
