@@ -183,6 +183,33 @@ TEST(ReportFirstScreen, TicksAndCrossesFollowTheNumbers) {
   EXPECT_EQ((*row_of(healthy, "held-tx:wait"))[pool].rfind("✅ 0 pool timeouts, 0/30", 0), 0u);
 }
 
+TEST(ReportFirstScreen, RunsWithProbesAndAFaultWindowGetTheirPodsAndRecoveryColumns) {
+  auto results = fixtures::sweep();
+  const MdTable plain = md_table(render_markdown(results), "| strategy | world | offered /s | exclusion held? |");
+  for (const auto& h : plain.headers) EXPECT_TRUE(h != "pods (probes acting)" && h != "recovery") << h;
+  for (auto& r : results) {
+    if (r["strategy"] == "held-tx:wait") {
+      r["pods"] = {{"restarts", 9}, {"requests_lost", 796}, {"unavailable_s", 12.5}};
+      r["recovery"] = {{"recovered", true}, {"recovery_s", 32.0}, {"reason", nullptr}};
+    } else if (r["strategy"] == "row-lease") {
+      r["pods"] = {{"restarts", 0}, {"requests_lost", 0}, {"unavailable_s", 0}};
+      r["recovery"] = {{"recovered", false}, {"recovery_s", nullptr}, {"reason", "not recovered before the arrivals ended"}};
+    }
+  }
+  const MdTable v = md_table(render_markdown(results), "| strategy | world | offered /s | exclusion held? |");
+  const auto pods = v.column("pods (probes acting)"), recovery = v.column("recovery");
+  const auto* held = row_of(v, "held-tx:wait");
+  const auto* lease = row_of(v, "row-lease");
+  const auto* none = row_of(v, "none");
+  ASSERT_TRUE(held && lease && none);
+  EXPECT_EQ((*held)[pods], "❌ 9 restarts, 796 lost, no pod ready 12.5 s");
+  EXPECT_EQ((*held)[recovery], "32.0 s after the window");
+  EXPECT_EQ((*lease)[pods], "✅ 0 restarts, 0 lost");
+  EXPECT_EQ((*lease)[recovery], "❌ not recovered before the arrivals ended");
+  EXPECT_EQ((*none)[pods], "–");  // a run without probes
+  for (const auto& r : v.rows) EXPECT_EQ(r.size(), v.headers.size());
+}
+
 TEST(ReportFirstScreen, TheParagraphIsComputedFromTheNumbers) {
   auto results = fixtures::sweep();
   const std::string md = render_markdown(results);

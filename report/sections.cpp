@@ -183,6 +183,31 @@ std::string orphan_cell(const json& r) {
   return fmt::format("❌ {} ({})", fmt(v.orphan, 0), kinds_text(kinds));
 }
 
+// Kubernetes' probes acting (--readiness, --liveness): restarts, requests
+// lost to kills and to no pod ready, and how long no pod was ready.
+std::string pods_cell(const json& r) {
+  if (!r.contains("pods")) return "–";
+  const double restarts = num_or(r, "pods.restarts", 0), lost = num_or(r, "pods.requests_lost", 0);
+  const double none_ready = num_or(r, "pods.unavailable_s", 0);
+  std::string cell = fmt::format("{} {} restarts, {} lost", restarts == 0 && lost == 0 ? "✅" : "❌", fmt(restarts, 0),
+                                 fmt(lost, 0));
+  if (none_ready > 0) cell += fmt::format(", no pod ready {}", duration_text(none_ready * 1000));
+  return cell;
+}
+
+// A partner fault window that ends: the time back to the service before it (core/recovery.hpp).
+std::string recovery_cell(const json& r) {
+  if (!r.contains("recovery")) return "–";
+  const json& rec = r["recovery"];
+  if (rec.value("recovered", false) && rec["recovery_s"].is_number())
+    return fmt::format("{} after the window", duration_text(rec["recovery_s"].get<double>() * 1000));
+  return "❌ " + rec.value("reason", std::string("not recovered"));
+}
+
+bool any_has(const std::vector<json>& views, const char* block) {
+  return std::any_of(views.begin(), views.end(), [block](const json& r) { return r.contains(block); });
+}
+
 }  // namespace
 
 Table verdict_table(const std::vector<json>& views) {
@@ -193,6 +218,10 @@ Table verdict_table(const std::vector<json>& views) {
   for (const char* h : {"offered /s", "exclusion held?", "pool-safe?", "ok /s of offered",
                         "ok /s of Little's-law ceiling", "ok p99", "lease steals", "leaked locks", "orphan effects"})
     t.headers.push_back(h);
+  // Columns of their own only where a run has them, so a table of today's runs keeps its shape.
+  const bool pods = any_has(views, "pods"), recovery = any_has(views, "recovery");
+  if (pods) t.headers.push_back("pods (probes acting)");
+  if (recovery) t.headers.push_back("recovery");
   t.numeric.assign(t.headers.size(), false);
   const Repetitions reps(views);
   for (const auto& h : headline_runs(views)) {
@@ -218,6 +247,8 @@ Table verdict_table(const std::vector<json>& views) {
     row.push_back(count(r, "locks.lease_steals"));
     row.push_back(leaks_cell(r));
     row.push_back(orphan_cell(r));
+    if (pods) row.push_back(pods_cell(r));
+    if (recovery) row.push_back(recovery_cell(r));
     t.rows.push_back(std::move(row));
   }
   return t;
