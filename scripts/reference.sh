@@ -46,6 +46,20 @@ etcd_strategies=etcd-lease,etcd-lease:fenced,etcd-lease:renew
 writers=(--scenario switch-primary --rate 8 --keys 2 --duration 60s --partner-latency fixed:500ms --probe-interval 0
   --lease-ttl 60s --orm-writer-rate 4 --orm-writer-gap 200ms --seed 33 --strategy row-lease,row-lease:orm-mapped)
 
+# The restart cascade (simulator): the incident on 3 pods with Spring's default
+# probes acting (readiness and liveness both on /actuator/health, db indicator
+# included; Kubernetes' defaults), every strategy; then the recommended
+# liveness, which does not check the database. And a 2-minute partner slowdown
+# to 10 s at 6 requests/s (below held-tx's ceiling, so there is a "before" to
+# recover to), with and without a circuit breaker that opens on slow calls.
+cascade=(--pods 3 --readiness on --duration 10m)
+slowdown=(--scenario switch-primary --maximum-pool-size 10 --connection-timeout 30s --max-threads 200
+  --accept-count 100 --partner-latency lognormal:p50=1.5s,p99=4s --rate 6 --keys 200 --key-dist uniform
+  --lease-ttl 30s --lock-timeout 5s --seed 1 --pods 3 --readiness on --liveness on --duration 10m
+  --partner-faults '{"*":[{"kind":"slow","p":1,"ms":10000,"from_ms":120000,"until_ms":240000}]}'
+  --strategy held-tx:wait,advisory-xact:try,advisory-session:pooled,row-lease,optimistic,none)
+slowdown_breaker=slow-call-duration-threshold=5s,slow-call-rate-threshold=50,sliding-window-size=20,minimum-number-of-calls=10,wait-in-open=10s
+
 # reference_incidents LOCKBENCH OUT WORLD_FLAGS...: the advisory-lock article's
 # incidents in one world, into OUT (and OUT-1pod).
 reference_incidents() {
@@ -64,7 +78,8 @@ reference_incidents() {
 # reference_sim LOCKBENCH OUT: every simulator run of the reference, full
 # detail, into OUT with results/'s layout (sim, sim-crash, sweep, checkout-sim,
 # incidents/sim, incidents/sim-1pod, pgbouncer-sim, redis-sim, redis-sim/failover, etcd-sim,
-# etcd-sim/leader-change, writers-sim).
+# etcd-sim/leader-change, writers-sim, cascade-sim and its liveness-without-db, slowdown and
+# slowdown-breaker).
 reference_sim() {
   local lockbench=$1 out=$2
   echo "== simulator: the incident at full scale, 10 minutes of virtual time"
@@ -93,4 +108,12 @@ reference_sim() {
     --etcd-election 1s --quiet --out "$out/etcd-sim/leader-change" >/dev/null
   echo "== simulator: a save() that maps the row lease (row-lease:orm-mapped) against row-lease, the same writer"
   "$lockbench" run --world sim "${writers[@]}" --quiet --out "$out/writers-sim" >/dev/null
+  echo "== simulator: the restart cascade (3 pods, probes acting), and a partner slowdown with and without a breaker"
+  "$lockbench" run --world sim --strategy all "${incident[@]}" "${cascade[@]}" --liveness on --quiet \
+    --out "$out/cascade-sim" >/dev/null
+  "$lockbench" run --world sim --strategy all "${incident[@]}" "${cascade[@]}" --liveness db=off --quiet \
+    --out "$out/cascade-sim/liveness-without-db" >/dev/null
+  "$lockbench" run --world sim "${slowdown[@]}" --quiet --out "$out/cascade-sim/slowdown" >/dev/null
+  "$lockbench" run --world sim "${slowdown[@]}" --circuit-breaker "$slowdown_breaker" --quiet \
+    --out "$out/cascade-sim/slowdown-breaker" >/dev/null
 }
