@@ -191,14 +191,15 @@ std::vector<SettingDef> make_defs() {
        C, "INT", shown(&S::max_threads)},
       {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000),
        C, "INT", shown(&S::accept_count)},
-      {"virtual-threads", "lint: Spring's spring.threads.virtual.enabled (Java 21+): a virtual thread per request, no "
-                          "Tomcat worker cap; the simulator does not model it: on | off",
+      {"virtual-threads", "Spring's spring.threads.virtual.enabled (Java 21+): a virtual thread per request, no "
+                          "Tomcat worker cap or accept queue (simulator and lint; synchronized below --jdk 24 is "
+                          "refused: pinning is not modelled yet): on | off",
        [](S& s, const std::string& v) {
          const std::string w = one_of(v, "virtual-threads", {"on", "off", "true", "false"});
          s.virtual_threads = w == "on" || w == "true";
        },
        C, "on|off", [](const S& s) { return std::string(s.virtual_threads ? "on" : "off"); }},
-      {"jdk", "lint: the JDK's feature release the service runs on (21, 24, ...; unknown = not known): below 24 a "
+      {"jdk", "lint, and the simulator with --virtual-threads: the JDK's feature release the service runs on (21, 24, ...; unknown = not known): below 24 a "
               "virtual thread in synchronized pins its carrier",
        [](S& s, const std::string& v) { s.jdk = v == "unknown" ? 0 : static_cast<int>(parse_int(v, "jdk", 8, 99)); },
        C, "INT|unknown", [](const S& s) { return s.jdk ? std::to_string(s.jdk) : std::string("unknown"); }},
@@ -487,6 +488,7 @@ std::vector<std::string> strategies_of(const Settings& s) {
       } catch (const SettingError&) {
       }
     }
+    for (const auto& spec : out) check_virtual_threads(strategy_info(spec), s);
     return out;
   }
   std::stringstream in(s.strategy);
@@ -494,6 +496,7 @@ std::vector<std::string> strategies_of(const Settings& s) {
   while (std::getline(in, one, ',')) {
     if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
     check_applies(strategy_info(one), s.scenario);  // unknown names, and strategies the scenario cannot take
+    check_virtual_threads(strategy_info(one), s);
     out.push_back(one);
   }
   if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");

@@ -149,6 +149,12 @@ void Pod::on_leak_check(void* conn, std::uint64_t gen) {
 }
 
 void Pod::accept(const Request& r) {
+  // Virtual threads (spring.threads.virtual.enabled): a thread per request, no
+  // worker cap and no accept queue; the wait forms at the pool instead.
+  if (w_.settings().virtual_threads) {
+    start(r);
+    return;
+  }
   if (busy_workers_ < w_.settings().max_threads && queue_.empty()) {  // queued requests go first
     start(r);
   } else if (static_cast<int>(queue_.size()) < w_.settings().accept_count) {
