@@ -173,12 +173,12 @@ void SimWorld::on_user_request(void* self, std::uint64_t user) {
 void SimWorld::deliver(std::size_t index) {
   const Request& r = requests_[index];
   if (kube_on_) {  // the load balancer over ready pods (sim/kubelet.cpp)
-    const int to = route(r);
+    const int to = kube_->route(r.id);
     if (to >= 0) {  // a paused pod's request waits below, then is routed again
       if (r.id >= routed_.size()) routed_.resize(std::max<std::size_t>(r.id + 1, routed_.size() * 2), 0);
       routed_[r.id] = static_cast<std::uint8_t>(to);
     }
-    if (to < 0 || now() < life_[static_cast<std::size_t>(to)].serving_from) {
+    if (to < 0 || !kube_->serving(to, now())) {
       --arrivals_left_;
       ++in_flight_;
       refuse(r, to < 0 ? "no pod ready (503 from the load balancer)" : "the pod's application is still starting");
@@ -193,7 +193,7 @@ void SimWorld::deliver(std::size_t index) {
   }
   --arrivals_left_;
   ++in_flight_;
-  if (kube_on_) ++kube_.by_pod[static_cast<std::size_t>(pod.index())];
+  if (kube_on_) ++kube_->stats().by_pod[static_cast<std::size_t>(pod.index())];
   pod.accept(r);
 }
 
@@ -276,7 +276,7 @@ void SimWorld::crash(int index, bool liveness) {
   for (auto& l : lost) {
     if (l.root) vanished_.push_back(l.root);
     if (l.probe) continue;
-    ++(liveness ? kube_.killed_in_flight : crashed_requests_);
+    ++(liveness ? kube_->stats().killed_in_flight : crashed_requests_);
     recorder_.finish(l.request.id, Outcome::error, l.request.intended, t, l.cx ? l.cx->split() : TimeSplit{});
     if (tracing())
       recorder_.trace({l.request.id, "outcome", t, t, -1, liveness ? "error: pod killed by its liveness probe" : "error: pod crashed"});
@@ -413,7 +413,7 @@ nlohmann::json SimWorld::result() {
         {"replication_lag_ms", to_ms(s_.redis_replication_lag)},
         {"leases_lost_on_failover", failover_leases_lost_},
         {"leases_resurrected_on_failover", failover_leases_resurrected_}};
-  if (kube_on_) run.extra["pods"] = pods_block();
+  if (kube_on_) run.extra["pods"] = kube_->pods_json(loop_.now());
   if (fault_window_)
     run.extra["recovery"] = recovery_json(recorder_.finished_requests(), fault_window_->from, fault_window_->until, s_.duration);
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {

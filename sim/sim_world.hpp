@@ -11,6 +11,7 @@
 // resumed by it. Single-threaded: nothing in sim/ needs a lock of its own.
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <deque>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/context.hpp"
+#include "core/kubelet.hpp"
 #include "core/metrics.hpp"
 #include "core/run.hpp"
 #include "core/scenario.hpp"
@@ -257,7 +259,7 @@ class Pod {
 
 class SimWorld final : public World {
  public:
-  enum class ProbeKind : std::uint8_t { readiness = 0, liveness = 1 };  // Kubernetes' two (sim/kubelet.cpp)
+  using ProbeKind = lockbench::ProbeKind;  // Kubernetes' two (core/kubelet.hpp, sim/kubelet.cpp)
   SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario);
   ~SimWorld() override;
 
@@ -339,27 +341,8 @@ class SimWorld final : public World {
     void await_suspend(std::coroutine_handle<> h) { borrow.await_suspend(h); }
     ConnHandle await_resume();
   };
-  // ---- Kubernetes (sim/kubelet.cpp): --readiness, --liveness, the load balancer, restarts.
-  // One pod index's life as kubelet and the load balancer see it (the Pod is
-  // its current incarnation).
-  struct PodLife {
-    bool ready = true;             // in the load balancer
-    std::uint32_t incarnation = 0;  // bumped by a kill: older probe events are dropped
-    Duration running_from{};       // its container runs (after kubelet's back-off)
-    Duration serving_from{};       // its application answers (after --pod-startup)
-    int readiness_failures = 0, readiness_successes = 0, liveness_failures = 0;
-    std::uint64_t probe_in_flight[2] = {0, 0};  // by ProbeKind: the probe's number, 0 = none
-    int backoff_step = 0;  // kills since kubelet last reset its back-off
-  };
-  struct KubeStats {
-    std::int64_t readiness_total = 0, readiness_failed = 0, pulled = 0, returned = 0;
-    std::int64_t liveness_total = 0, liveness_failed = 0, kills = 0;
-    std::int64_t refused = 0, killed_in_flight = 0;
-    std::vector<std::int64_t> by_pod;  // requests the load balancer handed to each pod index
-    int peak_unready = 0;
-    std::vector<std::pair<Duration, Duration>> unavailable;  // spans with no pod ready
-    std::optional<Duration> unavailable_since;
-  };
+  // ---- Kubernetes (sim/kubelet.cpp): --readiness, --liveness, the load balancer,
+  // restarts; the rules (thresholds, back-off, balancer, pods block) are core/kubelet.hpp's.
   void kube_start();
   void start_probe_ticks(int index, ProbeKind kind, Duration first);
   static void on_probe_tick(void* self, std::uint64_t arg);
@@ -367,18 +350,15 @@ class SimWorld final : public World {
   static void on_container_running(void* self, std::uint64_t arg);
   static void on_pod_serving(void* self, std::uint64_t arg);
   void probe_result(int index, ProbeKind kind, bool ok);
-  void set_ready(int index, bool ready);
   void liveness_kill(int index);
-  int route(const Request& r);  // the load balancer: a ready pod's index, or -1
   void refuse(const Request& r, const char* why);
-  nlohmann::json pods_block() const;
  public:
   // A probe's pod-side check ended (run_kube_probe in sim/kubelet.cpp); late answers are dropped.
   void probe_answered(int index, ProbeKind kind, std::uint64_t probe, bool ok);
   const ProbeSpec& probe_spec(ProbeKind kind) const { return kind == ProbeKind::readiness ? s_.readiness : s_.liveness; }
   // Tests: the load balancer's view.
-  bool pod_ready(int index) const { return life_[static_cast<std::size_t>(index)].ready; }
-  const KubeStats& kube_stats() const { return kube_; }
+  bool pod_ready(int index) const { return kube_->life(index).ready; }
+  const KubeStats& kube_stats() const { return kube_->stats(); }
 
  private:
   Task<PartnerReply> attempt_after_overhead(const PartnerCall& call, int owner);
@@ -465,10 +445,10 @@ class SimWorld final : public World {
   bool has_crashed_ = false;
   // Kubernetes: on with --readiness or --liveness (sim/kubelet.cpp).
   bool kube_on_ = false;
-  std::vector<PodLife> life_;
+  std::optional<KubeletRules> kube_;
+  std::vector<std::array<std::uint64_t, 2>> probe_in_flight_;  // by pod, by ProbeKind: the probe's number, 0 = none
   std::vector<std::uint8_t> routed_;  // by request id: the pod the load balancer chose
   std::uint64_t next_probe_ = 0;
-  KubeStats kube_;
   std::optional<partner::Config::Window> fault_window_;  // --partner-faults' window: the recovery block
   bool keep_borrows_ = false;
   std::vector<BorrowRecord> borrows_;
