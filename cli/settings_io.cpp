@@ -160,15 +160,15 @@ std::vector<SettingDef> make_defs() {
        C, "INT", shown(&S::pods)},
       {"readiness", "Kubernetes readiness probe that acts (replaces --probe-interval's counting probe): off | on | "
                     "period=10s,timeout=1s,failure-threshold=3,success-threshold=1,initial-delay=0s,db=on; a pod that "
-                    "fails it gets no new requests, none ready = 503 (simulator)",
+                    "fails it gets no new requests, none ready = 503 (simulator; real: --pod-mode process)",
        [](S& s, const std::string& v) { s.readiness = parse_probe(v, "--readiness", false); }, C, "off|on|KEY=VALUE,...",
        [](const S& s) { return probe_text(s.readiness); }},
       {"liveness", "Kubernetes liveness probe that kills: off | on | period=10s,timeout=1s,failure-threshold=3,db=on "
                    "(db=off: only that the pod answers, the recommended liveness); a pod that fails it is killed and "
-                   "restarted cold (simulator)",
+                   "restarted cold (simulator; real: --pod-mode process)",
        [](S& s, const std::string& v) { s.liveness = parse_probe(v, "--liveness", true); }, C, "off|on|KEY=VALUE,...",
        [](const S& s) { return probe_text(s.liveness); }},
-      {"pod-startup", "simulator, --liveness: a restarted pod's application start (after kubelet's back-off) before it serves",
+      {"pod-startup", "--liveness: a restarted pod's application start (after kubelet's back-off) before it serves",
        dur("pod-startup", &S::pod_startup), C, "DURATION", shown(&S::pod_startup)},
       {"pod-mode", "real world: thread (pods inside this process) | process (`lockbench serve` children over HTTP)",
        [](S& s, const std::string& v) { s.pod_mode = one_of(v, "pod-mode", {"thread", "process"}); },

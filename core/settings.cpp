@@ -148,6 +148,26 @@ double Settings::offered_per_s() const {
   return 0;
 }
 
+namespace {
+
+// The partner's fault times are configured durations too: a fault's delay
+// (`ms` of hang and slow) and its window (`from_ms`, `until_ms`), numbers only
+// (a hang's "forever" stays).
+nlohmann::json scaled_faults(nlohmann::json faults, double f) {
+  if (f == 1) return faults;
+  const auto scale_fault = [f](nlohmann::json& fault) {
+    if (!fault.is_object()) return;
+    for (const char* k : {"ms", "from_ms", "until_ms"})
+      if (fault.contains(k) && fault[k].is_number()) fault[k] = fault[k].get<double>() * f;
+  };
+  for (auto it = faults.begin(); it != faults.end(); ++it)
+    if (it.value().is_array())
+      for (auto& fault : it.value()) scale_fault(fault);
+  return faults;
+}
+
+}  // namespace
+
 Settings Settings::scaled() const {
   Settings s = *this;
   const double f = time_scale;
@@ -163,6 +183,7 @@ Settings Settings::scaled() const {
   s.orm_writer_gap = d(orm_writer_gap);
   s.orm_writer_rate = orm_writer_rate / f;
   s.partner_latency = partner_latency.scaled(f);
+  s.partner_faults = scaled_faults(partner_faults, f);
   s.partner_connect_timeout = d(partner_connect_timeout);
   s.partner_read_timeout = d(partner_read_timeout);
   s.retry_backoff_base = d(retry_backoff_base);

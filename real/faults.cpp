@@ -65,18 +65,21 @@ std::int64_t ns(Duration d) { return std::chrono::duration_cast<std::chrono::nan
 
 }  // namespace
 
-void refuse_simulator_only(const Settings& s) {
-  const char* later = " done by the simulator only for now (--world sim): the real runner does not play kubelet "
-                      "and load balancer yet";
-  if (s.readiness.on) throw SettingError(std::string("--readiness:") + later + " (--readiness off)");
-  if (s.liveness.on) throw SettingError(std::string("--liveness:") + later + " (--liveness off)");
+void refuse_without_own_pods(const Settings& s) {
+  if (s.pod_mode == "process" && s.targets.empty()) return;  // the runner's own pods: it plays kubelet
+  const std::string why = s.targets.empty()
+                              ? " needs --pod-mode process: the runner plays kubelet and load balancer for the pods it "
+                                "starts, and the in-process pods have no process to probe, kill and restart"
+                              : " is not done with --targets: lockbench does not own these services (their own "
+                                "kubelet probes them); use --pod-mode process";
+  if (s.readiness.on) throw SettingError("--readiness:" + why + " (or --readiness off)");
+  if (s.liveness.on) throw SettingError("--liveness:" + why + " (or --liveness off)");
   for (const auto& [endpoint, list] : s.partner_faults.items())
     if (list.is_array())
       for (const auto& f : list)
         if (f.is_object() && (f.contains("from_ms") || f.contains("until_ms")))
-          throw SettingError("--partner-faults: " + endpoint +
-                             ": a fault window (from_ms, until_ms) is done by the simulator only for now (--world sim): "
-                             "the partner measures it from its reset, not the load's start, and --time-scale does not scale it");
+          throw SettingError("--partner-faults: " + endpoint + ": a fault window (from_ms, until_ms)" + why +
+                             " (the runner starts the window with the load)");
 }
 
 void refuse_faults_in_threads(const Settings& s) {
@@ -92,6 +95,9 @@ void check_fault_pods(const Settings& s) {
       throw SettingError("--targets: lockbench does not own these services; --crash-at, --pause-at and --clock-skew need --pod-mode process");
     return;
   }
+  if (s.crash_at && s.liveness.on)  // two killers of one pod: the runner's kubelet would not know its pod died
+    throw SettingError("--crash-at: not with --liveness in the real world (the runner's kubelet kills and restarts the "
+                       "pods itself); use one of them");
   const auto exists = [&](bool on, int pod, const char* flag) {
     if (on && pod > s.pods)
       throw SettingError(std::string(flag) + ": pod " + std::to_string(pod) + " does not exist (--pods " +

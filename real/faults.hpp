@@ -54,12 +54,12 @@ class PodFleet {
 // The in-process pods cannot crash, pause or skew a pod: one line naming the
 // setting (SettingError) instead of ignoring it.
 void refuse_faults_in_threads(const Settings& s);
-// What the simulator does and the real world does not yet (issue 32): probes with
-// consequences (--readiness, --liveness: the runner does not play kubelet and load
-// balancer yet) and partner fault windows (from_ms, until_ms: measured from the
-// partner's reset, not the load's start, and not scaled by --time-scale). One
-// line each naming the setting; `run_real` and `serve` call it.
-void refuse_simulator_only(const Settings& s);
+// Issue 32's settings that need the runner's own process pods (--pod-mode
+// process, not --targets): probes with consequences (--readiness, --liveness:
+// the runner plays kubelet and load balancer, real/kubelet.hpp) and partner
+// fault windows (from_ms, until_ms: the runner resets the partner as the load
+// starts). One line each naming the setting; `run_real` calls it.
+void refuse_without_own_pods(const Settings& s);
 // --targets are not ours to fault; a fault's :POD must exist (SettingError).
 void check_fault_pods(const Settings& s);
 // Pod `index` (0-based) runs with the skewed clock: every pod after the first

@@ -87,6 +87,7 @@ Child PodProcesses::start(const std::vector<std::string>& args, const std::vecto
   argv.insert(argv.end(), args.begin(), args.end());
   pid_t pid = -1;
   try {
+    std::lock_guard one_fork(fork_mu_);  // the process group is the first child's
     pid = fork_exec(std::move(argv), env, fds[1]);
   } catch (...) {
     ::close(fds[0]);
@@ -94,10 +95,10 @@ Child PodProcesses::start(const std::vector<std::string>& args, const std::vecto
     throw;
   }
   ::close(fds[1]);
-  fds_to_close_.push_back(fds[0]);
   Child c{pid, fds[0], ""};
   {
     std::lock_guard lock(mu_);
+    fds_to_close_.push_back(fds[0]);
     children_.push_back(c);
   }
   const std::string line = read_first_line(fds[0], wait);
@@ -106,6 +107,7 @@ Child PodProcesses::start(const std::vector<std::string>& args, const std::vecto
   c.url = "http://" + line.substr(at + kListeningPrefix.size(), line.find('\n') - at - kListeningPrefix.size());
   // Keep draining its stdout so that a chatty child never blocks on a full pipe.
   const int fd = fds[0];
+  std::lock_guard lock(mu_);
   drainers_.emplace_back([fd] {
     char buf[512];
     while (::read(fd, buf, sizeof buf) > 0) {
@@ -153,15 +155,22 @@ void PodProcesses::kill_all() {
     ::kill(p, SIGTERM);
   }
   reap_within(pids, std::chrono::seconds(3));
-  if (pgid_ > 0) ::kill(-pgid_, SIGKILL);  // anything left in the group
+  pid_t group = -1;
+  {
+    std::lock_guard one_fork(fork_mu_);
+    group = pgid_;
+  }
+  if (group > 0) ::kill(-group, SIGKILL);  // anything left in the group
+  std::vector<std::thread> drainers;
+  std::vector<int> fds;
   {
     std::lock_guard lock(mu_);
     children_.clear();
+    drainers.swap(drainers_);
+    fds.swap(fds_to_close_);
   }
-  for (auto& t : drainers_) t.join();  // their pipes hit EOF once the children are gone
-  drainers_.clear();
-  for (int fd : fds_to_close_) ::close(fd);
-  fds_to_close_.clear();
+  for (auto& t : drainers) t.join();  // their pipes hit EOF once the children are gone
+  for (int fd : fds) ::close(fd);
 }
 
 }  // namespace lockbench::real

@@ -33,7 +33,9 @@ class PodProcesses {
 
   // Starts `lockbench serve ARGS` with `env` added to our environment
   // (NAME=VALUE; a NAME of ours is replaced) and waits for its "listening on"
-  // line. Throws SettingError when it exits or stays silent for `wait`.
+  // line. Throws SettingError when it exits or stays silent for `wait`. Several
+  // threads may start children at once (the runner's kubelet restarts pods in
+  // parallel): only the fork itself is one at a time.
   Child start(const std::vector<std::string>& args, const std::vector<std::string>& env, Duration wait);
   void signal(pid_t pid, int sig);  // SIGKILL, SIGSTOP, SIGCONT
   void reap(pid_t pid);             // after SIGKILL
@@ -45,11 +47,12 @@ class PodProcesses {
   std::string read_first_line(int fd, Duration wait);
   void reap_within(const std::vector<pid_t>& pids, Duration grace);
 
+  std::mutex fork_mu_;
   std::mutex mu_;
   std::vector<Child> children_;  // GUARDED_BY(mu_)
-  pid_t pgid_ = -1;              // the first child's pid: the group of them all
-  std::vector<std::thread> drainers_;
-  std::vector<int> fds_to_close_;
+  pid_t pgid_ = -1;              // GUARDED_BY(fork_mu_) while children start: the first child's pid, the group of them all
+  std::vector<std::thread> drainers_;  // GUARDED_BY(mu_)
+  std::vector<int> fds_to_close_;      // GUARDED_BY(mu_)
 };
 
 }  // namespace lockbench::real

@@ -11,6 +11,9 @@
 //              answer's status is the Outcome (status_of / outcome_of_status)
 //              and X-Lockbench-Split the pod's time split (split_header /
 //              parse_split)
+//   probes     GET kPathReadiness (a pool borrow + SELECT 1, Spring's db
+//              indicator; ?timeout_ms=N bounds the borrow), kPathLiveness (the
+//              answer alone): the runner's kubelet (real/kubelet.hpp) probes these
 //   control    GET kPathReadiness, kPathInfo, kPathPool, kPathStats; POST
 //              kPathRequestsOver with "Authorization: Bearer $kControlTokenEnv"
 //              when the pods were given a token
@@ -35,7 +38,9 @@ inline constexpr const char* kControlTokenEnv = "LOCKBENCH_CONTROL_TOKEN";
 
 inline constexpr std::string_view kListeningPrefix = "listening on ";
 inline constexpr const char* kPathReadiness = "/health/readiness";
-inline constexpr const char* kPathLiveness = "/health/liveness";
+inline constexpr const char* kPathLiveness = "/health/liveness";  // answers without touching the pool
+// kPathReadiness?timeout_ms=N: the pool borrow gives up after N ms (the kubelet's probe timeout).
+inline constexpr const char* kParamTimeoutMs = "timeout_ms";
 inline constexpr const char* kPathInfo = "/lockbench/info";
 inline constexpr const char* kPathPool = "/lockbench/pool";
 inline constexpr const char* kPathStats = "/lockbench/stats";

@@ -171,12 +171,13 @@ TEST(PodProtocol, AClockSkewReachesTheSkewedPodsOnly) {
   EXPECT_TRUE(has_skew(pod_args(pod_settings(s, 2), 1, 2)));
 }
 
-// Issue 32's settings the real world does not do yet: refused, one line each
-// naming the setting (the runner and `serve` call this), not ignored.
-TEST(RealRefusals, ProbesWithConsequencesAndFaultWindowsAreRefusedInOneLineEach) {
+// Issue 32's settings that need the runner's own process pods: refused, one
+// line each naming the setting, for the in-process pods and --targets; done
+// (not refused) with --pod-mode process.
+TEST(RealRefusals, ProbesAndFaultWindowsAreRefusedInOneLineWithoutTheRunnersOwnProcessPods) {
   const auto refusal = [](const Settings& s) -> std::string {
     try {
-      refuse_simulator_only(s);
+      refuse_without_own_pods(s);
     } catch (const SettingError& e) {
       return e.what();
     }
@@ -188,14 +189,38 @@ TEST(RealRefusals, ProbesWithConsequencesAndFaultWindowsAreRefusedInOneLineEach)
   EXPECT_EQ(refusal(s), "");  // a slow fault without a window: the server does it
   Settings ready = s;
   cli::apply_setting(ready, "readiness", "on");
-  EXPECT_EQ(refusal(ready).rfind("--readiness: ", 0), 0u) << refusal(ready);
+  EXPECT_EQ(refusal(ready).rfind("--readiness: needs --pod-mode process", 0), 0u) << refusal(ready);
   Settings live = s;
   cli::apply_setting(live, "liveness", "db=off");
-  EXPECT_EQ(refusal(live).rfind("--liveness: ", 0), 0u) << refusal(live);
+  EXPECT_EQ(refusal(live).rfind("--liveness: needs --pod-mode process", 0), 0u) << refusal(live);
   Settings window = s;
   window.partner_faults = nlohmann::json::parse(R"({"auth0.link":[{"kind":"error","p":1,"from_ms":1000}]})");
   EXPECT_EQ(refusal(window).rfind("--partner-faults: auth0.link: a fault window", 0), 0u) << refusal(window);
-  for (const auto& line : {refusal(ready), refusal(live), refusal(window)}) EXPECT_EQ(line.find('\n'), std::string::npos);
+  Settings targets = live;
+  targets.pod_mode = "process";
+  targets.targets = "http://127.0.0.1:1";
+  EXPECT_EQ(refusal(targets).rfind("--liveness: is not done with --targets", 0), 0u) << refusal(targets);
+  for (const auto& line : {refusal(ready), refusal(live), refusal(window), refusal(targets)})
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+  // The runner's own process pods: the runner plays kubelet, and starts the window with the load.
+  for (Settings own : {ready, live, window}) {
+    own.pod_mode = "process";
+    EXPECT_EQ(refusal(own), "");
+  }
+}
+
+// --time-scale scales the partner's fault times as every configured duration:
+// a fault's delay and its window.
+TEST(RealRefusals, TimeScaleScalesAFaultsDelayAndWindow) {
+  Settings s;
+  s.time_scale = 0.1;
+  s.partner_faults = nlohmann::json::parse(
+      R"({"*":[{"kind":"slow","p":1,"ms":10000,"from_ms":120000,"until_ms":240000}],"auth0.get":[{"kind":"hang","p":1,"ms":"forever"}]})");
+  const Settings scaled = s.scaled();
+  EXPECT_DOUBLE_EQ(scaled.partner_faults["*"][0]["ms"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(scaled.partner_faults["*"][0]["from_ms"].get<double>(), 12000);
+  EXPECT_DOUBLE_EQ(scaled.partner_faults["*"][0]["until_ms"].get<double>(), 24000);
+  EXPECT_EQ(scaled.partner_faults["auth0.get"][0]["ms"], "forever");
 }
 
 }  // namespace

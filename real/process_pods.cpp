@@ -24,6 +24,16 @@
 // unavailable, not an error). Each result has a `shard` block and offers its
 // slice's share of the load; all share one run_id.
 //
+// Kubernetes (--readiness, --liveness; own process pods only): the runner
+// plays kubelet and the load balancer (real/kubelet.hpp, the simulator's rules
+// from core/kubelet.hpp): requests go to ready pods only, none ready = refused
+// (503); a liveness kill is SIGKILL and a cold restart; the result gets the
+// simulator's `pods` block. A partner fault window (from_ms, until_ms, scaled
+// by --time-scale as every configured duration) starts with the load: the
+// partner is reset and configured again just before the clock starts, and the
+// result gets the simulator's `recovery` block (core/recovery.hpp), computed in
+// configured units.
+//
 // A stop: no new request, the queued ones rejected, a grace period for those
 // in flight, then the pods' figures read, the pods stopped and their sessions
 // terminated (process mode), and what is still on the wire cut.
@@ -41,8 +51,11 @@
 #include <httplib.h>
 
 #include "base/redact.hpp"
+#include "core/recovery.hpp"
 #include "core/workload.hpp"
+#include "fake_partner/model/config.hpp"
 #include "real/faults.hpp"
+#include "real/kubelet.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/pg_conn.hpp"
@@ -265,6 +278,12 @@ void add_locks(LockCounters& out, const json& l) {
   out.renewal_failures += l.value("renewal_failures", std::int64_t{0});
 }
 
+// The partner faults' window in configured units, as the simulator's partner reads it.
+std::optional<partner::Config::Window> configured_window(const Settings& s) {
+  if (s.partner_faults.is_null() || s.partner_faults.empty()) return std::nullopt;
+  return partner::Config::from_json({{"faults", s.partner_faults}}).fault_window();
+}
+
 class ProcessPodsRun final : public RealRun, public PodFleet {
  public:
   ProcessPodsRun(const Settings& configured, const RunHooks& hooks)
@@ -304,6 +323,7 @@ class ProcessPodsRun final : public RealRun, public PodFleet {
   void dispatch_users();
   void dispatch_schedule();
   void send(const Request& r);
+  json recovery_block() const;
   void record_answer(const Request& r, std::size_t pod, const httplib::Result& res);
   void watch_for_stop();
   void stop_pods_after_grace();
@@ -334,6 +354,9 @@ class ProcessPodsRun final : public RealRun, public PodFleet {
   std::vector<std::set<std::uint64_t>> in_flight_;  // GUARDED_BY(flight_mu_): the crash names what the killed pod held
   std::optional<FaultClock> fault_clock_;
   std::optional<PodFaults> faults_;
+  // --readiness, --liveness: declared after children_, so destroyed (its threads joined) first.
+  std::optional<Kubelet> kubelet_;
+  std::optional<partner::Config::Window> fault_window_;  // configured units: the recovery block
   Duration request_timeout_{};
   // Clients with a request on the wire: a stop past its grace period shuts their sockets.
   std::mutex clients_mu_;
@@ -352,6 +375,7 @@ ProcessPodsRun::~ProcessPodsRun() {
   load_over_ = true;
   if (stop_watch_.joinable()) stop_watch_.join();
   stop_tickers();
+  if (kubelet_) kubelet_->end();
   if (faults_) faults_->end();
 }
 
@@ -372,6 +396,8 @@ void ProcessPodsRun::prepare() {
     redis_ = open_kv_lease_store(s_, info_.props, std::to_string(run_key_), std::chrono::seconds(2));
   redis_keys_.emplace(redis_.get());
   prepare_partner();
+  if (!external_) fault_window_ = configured_window(configured_);
+  if (fault_window_) recorder_.keep_requests();  // the recovery block reads them
   if (!external_) start_pods();
   await_readiness();
   n_pods_ = urls_.size();
@@ -485,6 +511,14 @@ void ProcessPodsRun::restart(std::size_t i) {
 // ---- background: pool samples from every pod, the readiness probe, the faults, the stop
 
 void ProcessPodsRun::start_background() {
+  if (fault_window_) {  // the partner measures its windows from its reset: reset it as the load starts
+    try {
+      partner_->reset(scenario_->partner_reset(s_));
+      partner_->configure(partner_config(s_));
+    } catch (const std::exception& e) {
+      throw SettingError("--partner: cannot use " + redact_secrets(s_.partner_url) + ": " + one_line(e.what()));
+    }
+  }
   start_clock();
   start_sampler(std::chrono::milliseconds(100), [this] {
     PoolSample total{now(), 0, 0, 0};
@@ -496,8 +530,13 @@ void ProcessPodsRun::start_background() {
       }
     return total;
   });
-  start_prober(n_pods_, [this](std::size_t i) { return ready(url_of(i), s_.probe_timeout + std::chrono::milliseconds(500)); });
+  if (!s_.readiness.on)  // else kubelet's readiness probes are the run's probe{total, failed}
+    start_prober(n_pods_, [this](std::size_t i) { return ready(url_of(i), s_.probe_timeout + std::chrono::milliseconds(500)); });
   start_faults();
+  if (s_.readiness.on || s_.liveness.on) {
+    kubelet_.emplace(s_, configured_.time_scale, *this, epoch(), n_pods_);
+    kubelet_->start();
+  }
   request_timeout_ = std::chrono::seconds(60) + s_.connection_timeout + s_.lock_timeout + s_.lease_ttl +
                      s_.partner_max_attempts * (s_.partner_read_timeout + s_.partner_connect_timeout + s_.retry_backoff_cap);
   stop_watch_ = std::thread([this] { watch_for_stop(); });
@@ -526,6 +565,7 @@ void ProcessPodsRun::watch_for_stop() {
 
 void ProcessPodsRun::stop_pods_after_grace() {
   faults_->end();  // no pod restarted from here on
+  if (kubelet_) kubelet_->stop_probing();
   stats_at_stop_ = read_stats();
   if (!external_) {
     children_.kill_all();  // SIGCONT + SIGTERM, then SIGKILL after 3 s: their sockets close
@@ -593,7 +633,16 @@ void ProcessPodsRun::send(const Request& r) {
     reject(r, "rejected: interrupted before it started");
     return;
   }
-  const std::size_t pod = r.id % n_pods_;
+  std::size_t pod = r.id % n_pods_;
+  Kubelet::Route routed;
+  if (kubelet_) {  // the load balancer over ready pods
+    routed = kubelet_->route(r.id);
+    if (routed.pod < 0) {
+      reject(r, routed.refused);
+      return;
+    }
+    pod = static_cast<std::size_t>(routed.pod);
+  }
   {
     std::lock_guard lock(flight_mu_);
     in_flight_[pod].insert(r.id);
@@ -620,6 +669,7 @@ void ProcessPodsRun::send(const Request& r) {
     std::lock_guard lock(flight_mu_);
     in_flight_[pod].erase(r.id);
   }
+  if (kubelet_ && !res) kubelet_->no_answer(routed);
   record_answer(r, pod, res);
 }
 
@@ -644,6 +694,8 @@ void ProcessPodsRun::record_answer(const Request& r, std::size_t pod, const http
 // or at its drain limit)
 
 void ProcessPodsRun::drain() {
+  // Every request answered: no probe, kill or restart from here on (the simulator's kubelet stops there too).
+  if (kubelet_) kubelet_->stop_probing();
   load_over_ = true;
   if (stop_watch_.joinable()) stop_watch_.join();
   stop_tickers();
@@ -687,6 +739,7 @@ json ProcessPodsRun::absorb_pod_stats(PoolStats& pool, std::vector<int>& backend
   for (std::size_t i = 0; i < n_pods_; ++i) {
     const auto& st = stats[i];
     if (!st) {
+      if (kubelet_) pool.size += s_.maximum_pool_size;  // killed by its liveness probe, not started again: its pool as set
       per_pod.push_back({{"url", url_of(i)}, {"stats", nullptr}});
       continue;
     }
@@ -737,6 +790,12 @@ json ProcessPodsRun::finish() {
   const json pods = absorb_pod_stats(pool, backend_pids, effects);
   const std::vector<StoredRow> stored = read_rows_and_leaks(backend_pids);
   faults_->end();
+  json pods_block = nullptr;
+  if (kubelet_) {
+    pods_block = kubelet_->block();
+    if (s_.readiness.on) set_probe_counts(kubelet_->readiness_counts());
+    kubelet_->end();  // the pods it restarted die with its threads
+  }
   children_.kill_all();
   const json partner = read_partner(stored);
   if (sharded_ && leader_) with_db_line(s_, [&] { marks_->clear(); });
@@ -758,8 +817,25 @@ json ProcessPodsRun::finish() {
     for (auto it = merged.begin(); it != merged.end(); ++it) summary.extra[it.key()] = it.value();
   }
   if (const json f = faults_->block(); !f.is_null()) summary.extra["faults"] = f;
+  if (!pods_block.is_null()) summary.extra["pods"] = pods_block;
+  if (fault_window_) summary.extra["recovery"] = recovery_block();
   if (!external_) summary.extra["reclaimed_at_start"] = reclaimed_json(reclaimed_);
   return result(summary);
+}
+
+// Recovery in configured units: the requests' times divided by --time-scale, so
+// that its 30 s windows are the simulator's (core/recovery.hpp).
+json ProcessPodsRun::recovery_block() const {
+  const double f = configured_.time_scale;
+  const auto unscale = [f](Duration d) { return Duration(static_cast<Duration::rep>(static_cast<double>(d.count()) / f)); };
+  std::vector<Recorder::Finished> requests = recorder_.finished_requests();
+  for (auto& r : requests) {
+    r.intended = unscale(r.intended);
+    r.latency = unscale(r.latency);
+  }
+  json j = recovery_json(requests, fault_window_->from, fault_window_->until, configured_.duration);
+  j["units"] = "configured (measured times divided by --time-scale)";
+  return j;
 }
 
 json ProcessPodsRun::result(RunSummary& summary) {

@@ -18,7 +18,7 @@ namespace {
 
 void refuse_before_any_run(const Settings& c) {
   c.validate();
-  real::refuse_simulator_only(c);
+  real::refuse_without_own_pods(c);
   if (c.pgbouncer != "none" && real::pods_over_http(c))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
                        "run PgBouncer yourself and point the pods' --db at it)");
@@ -122,6 +122,11 @@ void RealRun::start_prober(std::size_t pods, std::function<bool(std::size_t)> pr
 void RealRun::stop_tickers() {
   if (prober_) prober_->stop();
   if (sampler_) sampler_->stop();
+}
+
+void RealRun::set_probe_counts(const ProbeStats& counts) {
+  std::lock_guard lock(probe_mu_);
+  probe_ = counts;
 }
 
 void RealRun::reject(const Request& r, const char* why) {

@@ -92,6 +92,8 @@ class RealRun {
   // Every --probe-interval (none when 0), `probe(pod)` for each of `pods`.
   void start_prober(std::size_t pods, std::function<bool(std::size_t)> probe);
   void stop_tickers();
+  // The probe{total, failed} of a run whose --readiness replaced the counting probe (real/kubelet.hpp).
+  void set_probe_counts(const ProbeStats& counts);
 
   void reject(const Request& r, const char* why);
   void finished(Outcome o);  // done (and ok) counts for the progress hook

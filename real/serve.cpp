@@ -111,8 +111,7 @@ bool control_allowed(const httplib::Request& req, const std::string& token) {
 }
 
 const Settings& checked(const Settings& configured, const ServeOptions& o) {
-  configured.validate();
-  refuse_simulator_only(configured);
+  configured.validate();  // --readiness, --liveness: the runner's (real/kubelet.hpp); a pod only answers its probes
   if (configured.db_url.empty()) throw SettingError("--db: serve needs a PostgreSQL URL (postgresql://user@host:port/db)");
   if (configured.partner_url.empty()) throw SettingError("--partner: serve needs the partner's URL (http://127.0.0.1:PORT)");
   if (o.port < 0 || o.port > 65535) throw SettingError("--port: must be a whole number from 0 to 65535");
@@ -141,7 +140,7 @@ class ServePod {
   std::optional<Request> parse_op(const httplib::Request& req, httplib::Response& res, std::string_view sc,
                                   const std::string& key_text);
   std::pair<Outcome, TimeSplit> serve_on_a_worker(const Request& r, Duration arrived);
-  void readiness(httplib::Response& res);
+  void readiness(const httplib::Request& req, httplib::Response& res);
   void metrics(httplib::Response& res);
   void requests_over(const httplib::Request& req, httplib::Response& res);
   json stats();
@@ -328,7 +327,7 @@ void ServePod::route_ops() {
 }
 
 void ServePod::route_health(httplib::Server& server) {
-  server.Get(kPathReadiness, [this](const httplib::Request&, httplib::Response& res) { readiness(res); });
+  server.Get(kPathReadiness, [this](const httplib::Request& req, httplib::Response& res) { readiness(req, res); });
   server.Get(kPathLiveness, [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"UP"})", "application/json");
   });
@@ -422,11 +421,24 @@ std::pair<Outcome, TimeSplit> ServePod::serve_on_a_worker(const Request& r, Dura
   return answer.get();
 }
 
-// Spring Boot's readiness: the DataSource health indicator borrows a connection.
-void ServePod::readiness(httplib::Response& res) {
+// Spring Boot's readiness: the DataSource health indicator borrows a connection,
+// within --probe-timeout or the probe's own timeout (kPathReadiness's
+// kParamTimeoutMs: the runner's kubelet sends its probe's, so a borrow gives up
+// when kubelet does, as in the simulator).
+void ServePod::readiness(const httplib::Request& req, httplib::Response& res) {
+  Duration wait = s_.probe_timeout;
+  if (req.has_param(kParamTimeoutMs)) {
+    const std::string v = req.get_param_value(kParamTimeoutMs);
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) {
+      res.status = 400;
+      res.set_content(std::string(kParamTimeoutMs) + ": a whole number of milliseconds from 0 to 999999\n", "text/plain");
+      return;
+    }
+    wait = std::chrono::milliseconds(std::stoll(v));
+  }
   bool up = false;
   try {
-    if (PgConn* c = pool_->borrow(s_.probe_timeout)) {
+    if (PgConn* c = pool_->borrow(wait)) {
       ConnHandle h(c);
       c->select_one();
       up = true;
