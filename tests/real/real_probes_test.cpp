@@ -6,6 +6,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,7 @@ using testing::run_command;
 
 // The cascade's shape, small: 3 pods of 4 connections, every partner call 2 s
 // (two calls a request: held-tx's ceiling is 12 connections / 4 s = 3/s), 8
-// requests/s, two minutes; at --time-scale 0.1 they take 12 s. The probes are
+// requests/s, 90 s; at --time-scale 0.1 they take 9 s. The probes are
 // Kubernetes' defaults but for a 3 s timeout, and the pods take 20 s to start:
 // scaled, 300 ms and 2 s, above what the real stack itself needs on a busy
 // 2-core host (a probe's round trip, a `lockbench serve` process's start: up to
@@ -29,7 +30,7 @@ using testing::run_command;
 // probes and not the host.
 const std::string kCascade =
     "--scenario switch-primary --pods 3 --maximum-pool-size 4 --max-threads 40 --accept-count 40 "
-    "--partner-latency fixed:2s --rate 8 --keys 100 --duration 120s --seed 7 --trace-requests 0 --pod-startup 20s ";
+    "--partner-latency fixed:2s --rate 8 --keys 100 --duration 90s --seed 7 --trace-requests 0 --pod-startup 20s ";
 const std::string kRealScale = "--time-scale 0.1 ";
 const std::string kProbes = "--readiness timeout=3s ";
 
@@ -98,28 +99,59 @@ TEST(RealProbes, RowLeaseUnderTheSameLoadAndProbesRestartsNoPod) {
   expect_every_request_counted(r);
 }
 
+double ratio(const json& real, const json& sim, const char* field) {
+  return static_cast<double>(pods(real, field)) / static_cast<double>(std::max<std::int64_t>(1, pods(sim, field)));
+}
+
 // The two worlds agree (issue 32): the same settings in the simulator and on
-// real pods, time-scaled. Measured on this cascade (docs/how-to/probes-and-
-// recovery.md): the simulator 6 restarts and 720 requests lost; real pods 6 to
-// 9 restarts and 600 to 820 lost, on a host shared with other work. The margin
-// is wide: a real restart takes the process's own start, which a busy host
-// stretches past --pod-startup (process_start_s in the pods block).
+// real pods, time-scaled, give the same restarts and about the same requests
+// lost. The margin is wide: a real restart takes the process's own start,
+// which a busy host stretches (process_start_s in the pods block), and the real
+// stack's own costs are not scaled. Measured figures: docs/how-to/probes-and-recovery.md.
 TEST(RealProbes, TheSimulatorAndTheRealPodsAgreeOnRestartsAndRequestsLost) {
   LOCKBENCH_NEED_PARTNER();
   const std::string args = kCascade + kProbes + "--strategy held-tx --liveness timeout=3s";
   const json sim = run_sim(args);
   const json real = run_real(args);
   ASSERT_TRUE(real.contains("pods")) << real.dump().substr(0, 400);
-  const auto ratio = [&](const char* field) {
-    return static_cast<double>(pods(real, field)) / static_cast<double>(std::max<std::int64_t>(1, pods(sim, field)));
-  };
+  std::cout << "restarts: sim " << pods(sim, "restarts") << ", real " << pods(real, "restarts") << "; requests lost: sim "
+            << pods(sim, "requests_lost") << ", real " << pods(real, "requests_lost") << "; real process start mean "
+            << real["pods"]["process_start_s"]["mean"] << " s\n";
   ASSERT_GT(pods(sim, "restarts"), 0);
-  EXPECT_GE(ratio("restarts"), 0.5) << "sim " << pods(sim, "restarts") << ", real " << pods(real, "restarts");
-  EXPECT_LE(ratio("restarts"), 2.0) << "sim " << pods(sim, "restarts") << ", real " << pods(real, "restarts");
-  EXPECT_NEAR(ratio("requests_lost"), 1.0, 0.5) << "sim " << pods(sim, "requests_lost") << ", real "
-                                                << pods(real, "requests_lost");
-  // The same schedule in both worlds: what arrived is the same.
-  EXPECT_EQ(requests(real, "total"), requests(sim, "total"));
+  EXPECT_GE(ratio(real, sim, "restarts"), 0.5);
+  EXPECT_LE(ratio(real, sim, "restarts"), 2.0);
+  EXPECT_NEAR(ratio(real, sim, "requests_lost"), 1.0, 0.5);
+  EXPECT_EQ(requests(real, "total"), requests(sim, "total"));  // one schedule in both worlds
+}
+
+// A partner slowdown that ends (a fault window: every call 6 s for 30 s), at 4
+// requests/s on 3 pods of 10: the db liveness restarts pods in both worlds, and
+// both recover after the window. Recovery is in configured units in both
+// (core/recovery.hpp on the requests' times divided by the scale).
+TEST(RealProbes, TheSimulatorAndTheRealPodsAgreeOnRecoveryAfterAPartnerSlowdownThatEnds) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::string args =
+      "--scenario switch-primary --pods 3 --maximum-pool-size 10 --partner-latency lognormal:p50=1.5s,p99=4s --rate 4 "
+      "--keys 200 --duration 150s --seed 1 --trace-requests 0 --strategy held-tx --pod-startup 20s " + kProbes +
+      "--liveness timeout=3s --partner-faults '{\"*\":[{\"kind\":\"slow\",\"p\":1,\"ms\":6000,\"from_ms\":30000,"
+      "\"until_ms\":60000}]}'";
+  const json sim = run_sim(args);
+  const json real = run_real(args);
+  ASSERT_TRUE(real.contains("recovery")) << real.dump().substr(0, 400);
+  const json& rs = sim["recovery"];
+  const json& rr = real["recovery"];
+  std::cout << "restarts: sim " << pods(sim, "restarts") << ", real " << pods(real, "restarts") << "; recovery_s: sim "
+            << rs["recovery_s"] << ", real " << rr["recovery_s"] << "; before ok share: sim " << rs["before"]["ok_share"]
+            << ", real " << rr["before"]["ok_share"] << "\n";
+  ASSERT_TRUE(rs["recovered"].get<bool>());
+  EXPECT_GE(ratio(real, sim, "restarts"), 0.5);
+  EXPECT_LE(ratio(real, sim, "restarts"), 2.0);
+  ASSERT_TRUE(rr["recovered"].get<bool>()) << rr.dump();
+  // Measured: 22 s in the simulator; 22 s and 51 s on real pods (the second on a busier host).
+  const double sim_s = rs["recovery_s"].get<double>(), real_s = rr["recovery_s"].get<double>();
+  EXPECT_LE(real_s, 3 * sim_s + 10);
+  EXPECT_GE(real_s, sim_s / 3 - 10);
+  EXPECT_NEAR(rr["before"]["ok_share"].get<double>(), rs["before"]["ok_share"].get<double>(), 0.15);
 }
 
 }  // namespace real_probes_test
