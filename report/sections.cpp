@@ -254,123 +254,127 @@ Table verdict_table(const std::vector<json>& views) {
   return t;
 }
 
-std::string verdict_paragraphs(const std::vector<json>& views) {
-  const auto rows = headline_runs(views);
-  const Repetitions reps(views);
-  std::vector<std::string> worlds;
-  for (const auto& h : rows)
-    if (std::find(worlds.begin(), worlds.end(), h.world + "\n" + h.scenario) == worlds.end())
-      worlds.push_back(h.world + "\n" + h.scenario);
-  std::string out;
-  for (const auto& w : worlds) {
-    std::vector<const Headline*> in;
-    for (const auto& h : rows)
-      if (h.world + "\n" + h.scenario == w) in.push_back(&h);
-    const json& first = *in.front()->run;
-    std::string p = fmt::format("**{}** (`{}`, {} requests/s offered, {} of load{}): ", world_label(first),
-                                in.front()->scenario, fmt(num(first, "offered_per_s")),
-                                duration_text(num_or(first, "duration_s", 0) * 1000),
-                                num_or(first, "time_scale", 1) != 1 ? ", figures in configured units" : "");
-    std::vector<std::string> clean, dry, racy, both;
-    std::vector<double> clean_ok, dry_ok, dry_ratio, racy_v, both_v;
-    std::vector<std::optional<stats::Summary>> clean_interval;  // ok/s over repetitions, when there are some
-    double dry_timeouts = 0, dry_probes = 0, dry_probe_total = 0;
-    std::map<std::string, double> racy_kinds;
-    for (const Headline* h : in) {
-      const json& r = *h->run;
-      const Violations v = violations_of(r);
-      const bool excl = v.exclusion == 0, pool = pool_safe(r);
-      const auto interval = reps.summary(&r, "ok_per_s");  // with repetitions: their mean, as the table shows
-      const double ok = interval ? interval->mean : num_or(r, "throughput_ok_per_s", 0);
-      if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok), clean_interval.push_back(interval);
-      if (excl && !pool) {
-        dry.push_back(h->strategy), dry_ok.push_back(ok);
-        if (auto c = num(r, "prediction.littles_law_ceiling_per_s"); c && *c > 0 && holds_connection(r))
-          dry_ratio.push_back(100 * ok / *c);
-        dry_timeouts += pool_timeouts(r);
-        dry_probes += num_or(r, "probe.failed", 0);
-        dry_probe_total += num_or(r, "probe.total", 0);
-      }
-      if (!excl) {
-        (pool ? racy : both).push_back(h->strategy);
-        (pool ? racy_v : both_v).push_back(v.exclusion);
-        for (const auto& [k, n] : v.kinds) racy_kinds[k] += n;
-      }
+namespace {
+
+// What else a strategy's run did (leaks, failed unlocks, steals, false conflicts,
+// orphans, notes), as one sentence; "" when nothing.
+std::string extras_sentence(const Headline& h) {
+  const json& r = *h.run;
+  std::vector<std::string> extra;
+  if (num_or(r, "locks.leaked", 0) > 0) extra.push_back(fmt::format("leaked {} locks", count(r, "locks.leaked")));
+  if (num_or(r, "locks.unlock_failures", 0) > 0)
+    extra.push_back(fmt::format("failed {} unlocks", count(r, "locks.unlock_failures")));
+  if (num_or(r, "locks.lease_steals", 0) > 0)
+    extra.push_back(fmt::format("had {} leases stolen", count(r, "locks.lease_steals")));
+  if (num_or(r, "locks.false_conflicts", 0) > 0)  // --key-hash: two keys on one lock number
+    extra.push_back(fmt::format("denied {} requests for another key's lock (false conflicts, --key-hash {})",
+                                count(r, "locks.false_conflicts"),
+                                r["settings"].value("key-hash", std::string("?"))));
+  const Violations v = violations_of(r);
+  if (v.orphan > 0) extra.push_back(fmt::format("left {} orphan effects", fmt(v.orphan, 0)));
+  if (!v.note_kinds.empty()) extra.push_back("counted " + kinds_text(v.note_kinds) + " (notes, not violations)");
+  if (extra.empty()) return "";
+  std::string s = "`" + h.strategy + "` ";
+  for (std::size_t i = 0; i < extra.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == extra.size() ? " and " : ", ") + extra[i];
+  return s;
+}
+
+// Which clean strategy was fastest, and whether its lead is inside the repetitions' noise.
+std::string fastest_sentence(const std::vector<std::string>& clean, const std::vector<double>& clean_ok,
+                             const std::vector<std::optional<stats::Summary>>& clean_interval) {
+  if (clean.empty()) return "no strategy both held exclusion and kept the pool at this load";
+  if (clean.size() == 1) return "";
+  const auto best = std::max_element(clean_ok.begin(), clean_ok.end()) - clean_ok.begin();
+  // With repetitions, a lead inside the noise is said as such: the other intervals that overlap the best's.
+  std::vector<std::string> tied;
+  if (const auto& b = clean_interval[best])
+    for (std::size_t i = 0; i < clean.size(); ++i)
+      if (static_cast<std::ptrdiff_t>(i) != best && clean_interval[i] &&
+          clean_interval[i]->ci95_high >= b->ci95_low && b->ci95_high >= clean_interval[i]->ci95_low)
+        tied.push_back(clean[i]);
+  if (tied.empty())
+    return fmt::format("the fastest strategy without a failure was `{}`{}", clean[best],
+                       clean_interval[best] ? " (outside the others' 95 % intervals of ok/s)" : "");
+  return fmt::format("the fastest strategy without a failure was `{}`, but its ok/s is within noise of {} (their "
+                     "95 % intervals overlap)",
+                     clean[best], names(tied));
+}
+
+// One world and scenario's paragraph: which strategies held exclusion and the
+// pool, which ran it dry, which did not exclude, and what else each did.
+std::string world_paragraph(const std::vector<const Headline*>& in, const Repetitions& reps) {
+  const json& first = *in.front()->run;
+  std::string p = fmt::format("**{}** (`{}`, {} requests/s offered, {} of load{}): ", world_label(first),
+                              in.front()->scenario, fmt(num(first, "offered_per_s")),
+                              duration_text(num_or(first, "duration_s", 0) * 1000),
+                              num_or(first, "time_scale", 1) != 1 ? ", figures in configured units" : "");
+  std::vector<std::string> clean, dry, racy, both;
+  std::vector<double> clean_ok, dry_ok, dry_ratio, racy_v, both_v;
+  std::vector<std::optional<stats::Summary>> clean_interval;  // ok/s over repetitions, when there are some
+  double dry_timeouts = 0, dry_probes = 0, dry_probe_total = 0;
+  std::map<std::string, double> racy_kinds;
+  for (const Headline* h : in) {
+    const json& r = *h->run;
+    const Violations v = violations_of(r);
+    const bool excl = v.exclusion == 0, pool = pool_safe(r);
+    const auto interval = reps.summary(&r, "ok_per_s");  // with repetitions: their mean, as the table shows
+    const double ok = interval ? interval->mean : num_or(r, "throughput_ok_per_s", 0);
+    if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok), clean_interval.push_back(interval);
+    if (excl && !pool) {
+      dry.push_back(h->strategy), dry_ok.push_back(ok);
+      if (auto c = num(r, "prediction.littles_law_ceiling_per_s"); c && *c > 0 && holds_connection(r))
+        dry_ratio.push_back(100 * ok / *c);
+      dry_timeouts += pool_timeouts(r);
+      dry_probes += num_or(r, "probe.failed", 0);
+      dry_probe_total += num_or(r, "probe.total", 0);
     }
-    const double offered = num_or(first, "offered_per_s", 0);
-    std::vector<std::string> sentences;
-    if (!clean.empty())
-      sentences.push_back(fmt::format("{} held exclusion and kept the pool healthy, at {} ok/s ({} of offered)",
-                                      names(clean), range(clean_ok),
-                                      range([&] {
-                                        std::vector<double> r;
-                                        for (double x : clean_ok) r.push_back(offered > 0 ? 100 * x / offered : 0);
-                                        return r;
-                                      }(), 0) + " %"));
-    if (!dry.empty()) {
-      std::string s = fmt::format("{} held exclusion but ran the pool dry: {} ok/s", names(dry), range(dry_ok));
-      if (!dry_ratio.empty()) s += fmt::format(", {} % of their Little's-law ceiling", range(dry_ratio, 0));
-      s += fmt::format(", {} pool timeouts and {} of {} health probes failed", fmt(dry_timeouts, 0),
-                       fmt(dry_probes, 0), fmt(dry_probe_total, 0));
-      sentences.push_back(s);
+    if (!excl) {
+      (pool ? racy : both).push_back(h->strategy);
+      (pool ? racy_v : both_v).push_back(v.exclusion);
+      for (const auto& [k, n] : v.kinds) racy_kinds[k] += n;
     }
-    std::vector<std::pair<std::string, double>> kinds(racy_kinds.begin(), racy_kinds.end());
-    std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    const std::string most = kinds.empty() ? "" : ", mostly " + kinds.front().first;
-    if (!racy.empty())
-      sentences.push_back(fmt::format("{} did not exclude: {} violations per run{}", names(racy), range(racy_v, 0),
-                                      most));
-    if (!both.empty())
-      sentences.push_back(fmt::format("{} neither excluded ({} violations) nor kept the pool", names(both),
-                                      range(both_v, 0)));
-    for (const Headline* h : in) {
-      const json& r = *h->run;
-      std::vector<std::string> extra;
-      if (num_or(r, "locks.leaked", 0) > 0) extra.push_back(fmt::format("leaked {} locks", count(r, "locks.leaked")));
-      if (num_or(r, "locks.unlock_failures", 0) > 0)
-        extra.push_back(fmt::format("failed {} unlocks", count(r, "locks.unlock_failures")));
-      if (num_or(r, "locks.lease_steals", 0) > 0)
-        extra.push_back(fmt::format("had {} leases stolen", count(r, "locks.lease_steals")));
-      if (num_or(r, "locks.false_conflicts", 0) > 0)  // --key-hash: two keys on one lock number
-        extra.push_back(fmt::format("denied {} requests for another key's lock (false conflicts, --key-hash {})",
-                                    count(r, "locks.false_conflicts"),
-                                    r["settings"].value("key-hash", std::string("?"))));
-      const Violations v = violations_of(r);
-      if (v.orphan > 0) extra.push_back(fmt::format("left {} orphan effects", fmt(v.orphan, 0)));
-      if (!v.note_kinds.empty()) extra.push_back("counted " + kinds_text(v.note_kinds) + " (notes, not violations)");
-      if (extra.empty()) continue;
-      std::string s = "`" + h->strategy + "` ";
-      for (std::size_t i = 0; i < extra.size(); ++i)
-        s += (i == 0 ? "" : i + 1 == extra.size() ? " and " : ", ") + extra[i];
-      sentences.push_back(s);
-    }
-    if (clean.empty()) sentences.push_back("no strategy both held exclusion and kept the pool at this load");
-    else if (clean.size() > 1) {
-      const auto best = std::max_element(clean_ok.begin(), clean_ok.end()) - clean_ok.begin();
-      // With repetitions, a lead inside the noise is said as such: the other intervals that overlap the best's.
-      std::vector<std::string> tied;
-      if (const auto& b = clean_interval[best])
-        for (std::size_t i = 0; i < clean.size(); ++i)
-          if (static_cast<std::ptrdiff_t>(i) != best && clean_interval[i] &&
-              clean_interval[i]->ci95_high >= b->ci95_low && b->ci95_high >= clean_interval[i]->ci95_low)
-            tied.push_back(clean[i]);
-      if (tied.empty())
-        sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`{}", clean[best],
-                                        clean_interval[best] ? " (outside the others' 95 % intervals of ok/s)" : ""));
-      else
-        sentences.push_back(fmt::format("the fastest strategy without a failure was `{}`, but its ok/s is within "
-                                        "noise of {} (their 95 % intervals overlap)",
-                                        clean[best], names(tied)));
-    }
-    for (std::size_t i = 0; i < sentences.size(); ++i) {
-      std::string s = sentences[i];
-      if (i == 0 && !s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-      if (i > 0 && !s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-      p += s + ". ";
-    }
-    out += p.substr(0, p.size() - 1) + "\n\n";
   }
-  // Worlds side by side: the same strategy and scenario at the same configured load.
+  const double offered = num_or(first, "offered_per_s", 0);
+  std::vector<std::string> sentences;
+  if (!clean.empty())
+    sentences.push_back(fmt::format("{} held exclusion and kept the pool healthy, at {} ok/s ({} of offered)",
+                                    names(clean), range(clean_ok),
+                                    range([&] {
+                                      std::vector<double> r;
+                                      for (double x : clean_ok) r.push_back(offered > 0 ? 100 * x / offered : 0);
+                                      return r;
+                                    }(), 0) + " %"));
+  if (!dry.empty()) {
+    std::string s = fmt::format("{} held exclusion but ran the pool dry: {} ok/s", names(dry), range(dry_ok));
+    if (!dry_ratio.empty()) s += fmt::format(", {} % of their Little's-law ceiling", range(dry_ratio, 0));
+    s += fmt::format(", {} pool timeouts and {} of {} health probes failed", fmt(dry_timeouts, 0),
+                     fmt(dry_probes, 0), fmt(dry_probe_total, 0));
+    sentences.push_back(s);
+  }
+  std::vector<std::pair<std::string, double>> kinds(racy_kinds.begin(), racy_kinds.end());
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  const std::string most = kinds.empty() ? "" : ", mostly " + kinds.front().first;
+  if (!racy.empty())
+    sentences.push_back(fmt::format("{} did not exclude: {} violations per run{}", names(racy), range(racy_v, 0),
+                                    most));
+  if (!both.empty())
+    sentences.push_back(fmt::format("{} neither excluded ({} violations) nor kept the pool", names(both),
+                                    range(both_v, 0)));
+  for (const Headline* h : in)
+    if (auto s = extras_sentence(*h); !s.empty()) sentences.push_back(s);
+  if (auto s = fastest_sentence(clean, clean_ok, clean_interval); !s.empty()) sentences.push_back(s);
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    std::string s = sentences[i];
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    p += s + ". ";
+  }
+  return p.substr(0, p.size() - 1) + "\n\n";
+}
+
+// The worlds side by side: the same strategy and scenario at the same configured load.
+std::string worlds_agreement(const std::vector<Headline>& rows) {
+  std::string out;
   struct Pair {
     std::string strategy, world;
     double sim, other;
@@ -401,6 +405,25 @@ std::string verdict_paragraphs(const std::vector<json>& views) {
                        100 * kClose, close, pairs.size(), apart.empty() ? "" : "; apart: " + apart);
   }
   return out;
+}
+
+}  // namespace
+
+std::string verdict_paragraphs(const std::vector<json>& views) {
+  const auto rows = headline_runs(views);
+  const Repetitions reps(views);
+  std::vector<std::string> worlds;
+  for (const auto& h : rows)
+    if (std::find(worlds.begin(), worlds.end(), h.world + "\n" + h.scenario) == worlds.end())
+      worlds.push_back(h.world + "\n" + h.scenario);
+  std::string out;
+  for (const auto& w : worlds) {
+    std::vector<const Headline*> in;
+    for (const auto& h : rows)
+      if (h.world + "\n" + h.scenario == w) in.push_back(&h);
+    out += world_paragraph(in, reps);
+  }
+  return out + worlds_agreement(rows);
 }
 
 Table detail_table(const std::vector<json>& views) {
