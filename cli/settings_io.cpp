@@ -192,8 +192,8 @@ std::vector<SettingDef> make_defs() {
       {"accept-count", "Tomcat acceptCount: queued requests per pod before rejection", integer("accept-count", &S::accept_count, 0, 1000000),
        C, "INT", shown(&S::accept_count)},
       {"virtual-threads", "Spring's spring.threads.virtual.enabled (Java 21+): a virtual thread per request, no "
-                          "Tomcat worker cap or accept queue (simulator and lint; synchronized below --jdk 24 is "
-                          "refused: pinning is not modelled yet): on | off",
+                          "Tomcat worker cap or accept queue (simulator and lint; below --jdk 24 synchronized pins "
+                          "one of the pod's --carriers): on | off",
        [](S& s, const std::string& v) {
          const std::string w = one_of(v, "virtual-threads", {"on", "off", "true", "false"});
          s.virtual_threads = w == "on" || w == "true";
@@ -203,6 +203,9 @@ std::vector<SettingDef> make_defs() {
               "virtual thread in synchronized pins its carrier",
        [](S& s, const std::string& v) { s.jdk = v == "unknown" ? 0 : static_cast<int>(parse_int(v, "jdk", 8, 99)); },
        C, "INT|unknown", [](const S& s) { return s.jdk ? std::to_string(s.jdk) : std::string("unknown"); }},
+      {"carriers", "with --virtual-threads: the carrier threads a pod runs its virtual threads on "
+                   "(jdk.virtualThreadScheduler.parallelism, by default the pod's cores)",
+       integer("carriers", &S::carriers, 1, 1024), C, "INT", shown(&S::carriers)},
       {"rate", "open loop: Poisson arrivals per second",
        [](S& s, const std::string& v) {
          s.rate_per_s = parse_number(v, "rate", 1e-6, 1e6);
@@ -488,7 +491,7 @@ std::vector<std::string> strategies_of(const Settings& s) {
       } catch (const SettingError&) {
       }
     }
-    for (const auto& spec : out) check_virtual_threads(strategy_info(spec), s);
+    check_virtual_threads(s);
     return out;
   }
   std::stringstream in(s.strategy);
@@ -496,10 +499,10 @@ std::vector<std::string> strategies_of(const Settings& s) {
   while (std::getline(in, one, ',')) {
     if (one == "all") throw SettingError("--strategy: 'all' stands alone, not inside a list");
     check_applies(strategy_info(one), s.scenario);  // unknown names, and strategies the scenario cannot take
-    check_virtual_threads(strategy_info(one), s);
     out.push_back(one);
   }
   if (out.empty()) throw SettingError("--strategy: give a strategy name, a comma-separated list, or all");
+  check_virtual_threads(s);
   return out;
 }
 

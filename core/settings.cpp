@@ -283,7 +283,10 @@ nlohmann::json Settings::to_json() const {
   j["redis-failover-at"] = redis_failover_at ? nlohmann::json(fd(*redis_failover_at)) : nlohmann::json(nullptr);
   j["redis-replication-lag"] = fd(redis_replication_lag);
   if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
-  if (virtual_threads) j["virtual-threads"] = true;
+  if (virtual_threads) {
+    j["virtual-threads"] = true;
+    j["carriers"] = carriers;
+  }
   if (jdk > 0) j["jdk"] = jdk;
   if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
   if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);

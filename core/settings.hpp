@@ -103,12 +103,14 @@ struct Settings {
   // Request workers (Tomcat names): maxThreads workers, acceptCount queued, rejected beyond.
   int max_threads = 200;
   int accept_count = 100;
-  // lint only, so far (check 7): Spring's spring.threads.virtual.enabled (a
-  // virtual thread per request, no worker cap) and the JDK's feature release
-  // (0 = not known): below 24 a virtual thread inside synchronized pins its
-  // carrier (JEP 491 ends that). The simulator does not model them.
+  // Spring's spring.threads.virtual.enabled (a virtual thread per request, no
+  // worker cap), the JDK's feature release (0 = not known) and the carrier
+  // threads a pod has (jdk.virtualThreadScheduler.parallelism: its cores).
+  // Below JDK 24 a virtual thread inside synchronized pins its carrier (JEP 491
+  // ends that): the simulator models it (sim/pod.cpp, Pod::pin), lint flags it.
   bool virtual_threads = false;
   int jdk = 0;
+  int carriers = 2;
 
   // Workload.
   Arrival arrival = Arrival::open;

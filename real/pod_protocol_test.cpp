@@ -44,7 +44,7 @@ const std::map<std::string, std::string>& non_default() {
       {"etcd-leader-change-at", "2s"}, {"etcd-election", "1500ms"},
       {"readiness", "period=5s,timeout=2s,failure-threshold=2,success-threshold=2,initial-delay=1s,db=on"},
       {"liveness", "periodSeconds=20,timeoutSeconds=3,failureThreshold=4,db=off"}, {"pod-startup", "25s"},
-      {"virtual-threads", "on"}, {"jdk", "21"},
+      {"virtual-threads", "on"}, {"jdk", "21"}, {"carriers", "4"},
       {"circuit-breaker", "failure-rate-threshold=40,wait-in-open=5s,sliding-window-size=20,minimum-number-of-calls=10"},
       {"retry-budget", "max-tokens=8,token-ratio=0.2"},
   };

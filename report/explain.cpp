@@ -551,8 +551,37 @@ static std::string probes_text() {
               "flags a liveness probe that checks the database. Figures: docs/how-to/probes-and-recovery.md.");
 }
 
+// Virtual threads: where the queue forms, and carrier pinning (sim/pod.cpp, Pod::pin).
+static std::string virtual_threads_text() {
+  return "virtual-threads — spring.threads.virtual.enabled, and synchronized pinning the carriers\n\n" +
+         wrap("With spring.threads.virtual.enabled=true (Spring Boot 3.2+, JDK 21+) every request gets a virtual "
+              "thread: there is no Tomcat worker cap (threads.max) and no accept queue (accept-count), so no "
+              "request is refused at the socket. Every one waits for a connection instead, up to HikariCP's "
+              "connectionTimeout: the queue forms at the pool, and a strategy that holds a connection through the "
+              "partner call has the same Little's-law ceiling as before, with a longer queue in front of it.") +
+         "\n" +
+         wrap("Virtual threads run on carrier threads, as many as the cores (jdk.virtualThreadScheduler."
+              "parallelism; --carriers). A virtual thread that blocks gives its carrier back, except inside "
+              "synchronized on JDK 21 to 23: the holder of the monitor, blocked in the pool, the database or the "
+              "partner call, and every thread waiting to enter the monitor keep their carriers (pinning). Once the "
+              "pinned threads are as many as the carriers, no other virtual thread of the pod runs: new requests, "
+              "a connection handed back, a statement's answer and the health probe's handler all wait for a "
+              "carrier, even those that need no lock. The pod then serves --carriers requests per partner call "
+              "time, whatever its pool, and a liveness probe that does not even check the database times out "
+              "(Netflix's 2024 report of this stall). JDK 24 (JEP 491) unmounts a thread blocked in synchronized; "
+              "a ReentrantLock (synchronized:try here) never pinned.") +
+         "\n" +
+         wrap("Measure it: lockbench run --strategy synchronized --virtual-threads on --jdk 21 --carriers 2 "
+              "--rate 10 --partner-latency lognormal:p50=1.5s,p99=4s, against --jdk 24 (the result's "
+              "virtual_threads block: stalls, stalled_s, starts_waited_for_a_carrier); add --liveness db=off to "
+              "see the stalled pod killed. lockbench lint flags synchronized on virtual threads below JDK 24 "
+              "(lockbench.jdk, spring.threads.virtual.enabled). The real world's pods run platform threads and "
+              "refuse --virtual-threads.");
+}
+
 std::string explain(std::string_view spec) {
   if (spec == "probes") return probes_text();
+  if (spec == "virtual-threads") return virtual_threads_text();
   for (const auto& sc : scenario_registry())  // a scenario: its summary and its file's story
     if (sc.name == spec)
       return fmt::format("scenario {} — {}\n\n{}", sc.name, sc.summary, wrap(std::string(sc.story)));
@@ -594,6 +623,11 @@ std::string explain(std::string_view spec) {
                   : "It holds no pooled connection during the partner call, so a slow partner leaves the pool free "
                     "for the health probe: probes that check the database stay green and no pod is restarted for "
                     "it (lockbench explain probes).");
+  if (p.monitor_during_call)
+    out += "\nOn virtual threads\n" +
+           wrap("It holds a monitor (synchronized) through the partner call: on JDK 21 to 23 each request inside it, "
+                "holding or waiting, pins a carrier thread, and once they are as many as the carriers the whole "
+                "pod stalls (lockbench explain virtual-threads). JDK 24 does not pin.");
   out += "\nChoose it\n" + wrap(it.choose);
   out += "\nDo not choose it\n" + wrap(it.avoid);
   return out;
@@ -616,6 +650,7 @@ std::string explain_list() {
   for (const auto& sc : scenario_registry()) out += fmt::format("  {:<44} {}\n", sc.name, sc.summary);
   out += "\nTopics:\n";
   out += fmt::format("  {:<44} {}\n", "probes", "Kubernetes' readiness and liveness probes and the restart cascade");
+  out += fmt::format("  {:<44} {}\n", "virtual-threads", "no worker cap, the queue at the pool, synchronized pinning the carriers");
   return out;
 }
 

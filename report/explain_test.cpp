@@ -165,6 +165,22 @@ TEST(Explain, ProbesIsATopicThatTellsTheCascadeAndTheListNamesIt) {
   EXPECT_NE(explain_list().find("  probes"), std::string::npos);
 }
 
+TEST(Explain, VirtualThreadsIsATopicThatTellsWhereTheQueueFormsAndThePinning) {
+  const std::string text = explain("virtual-threads");
+  EXPECT_EQ(text.rfind("virtual-threads — ", 0), 0u) << text;
+  for (const char* must : {"no Tomcat worker cap", "queue forms at the pool", "carrier", "JEP 491", "--carriers",
+                           "--jdk 24", "ReentrantLock", "refuse --virtual-threads"})
+    EXPECT_NE(text.find(must), std::string::npos) << must;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    EXPECT_LE(end - start, 120u) << text.substr(start, end - start);
+  EXPECT_NE(explain_list().find("  virtual-threads"), std::string::npos);
+  // The monitor strategy points at it; a strategy without a monitor does not.
+  EXPECT_NE(explain("synchronized:wait").find("On virtual threads"), std::string::npos);
+  EXPECT_EQ(explain("synchronized:try").find("On virtual threads"), std::string::npos);
+  EXPECT_EQ(explain("held-tx").find("On virtual threads"), std::string::npos);
+}
+
 TEST(Explain, EachStrategySaysWhatKubernetesProbesDoToItByWhetherItHoldsAConnection) {
   EXPECT_NE(explain("held-tx").find("restart cascade"), std::string::npos);
   EXPECT_NE(explain("row-lease").find("no pod is restarted"), std::string::npos);

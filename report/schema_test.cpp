@@ -124,6 +124,19 @@ TEST(ResultSchema, CommittedCompactResultsValidateToo) {
   EXPECT_GT(checked, 100);
 }
 
+TEST(ResultSchema, AVirtualThreadsBlockValidatesAndOneWithoutPinningDoesNot) {
+  const json schema = load_schema();
+  json r = run_json("--strategy synchronized --virtual-threads on --jdk 21 --carriers 2 --rate 10 --keys 100 "
+                    "--duration 10s").at(0);
+  ASSERT_TRUE(r.contains("virtual_threads"));
+  EXPECT_EQ(r["virtual_threads"]["pinning"], true);
+  EXPECT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
+  r["virtual_threads"].erase("pinning");
+  EXPECT_FALSE(errors_of(schema, r).empty());
+  r["virtual_threads"]["pinning"] = "yes";
+  EXPECT_FALSE(errors_of(schema, r).empty());
+}
+
 TEST(ResultSchema, AFaultBlockValidatesAndOneWithoutItsRequiredFieldsDoesNot) {
   const json schema = load_schema();
   json r = run_json("--strategy row-lease --pods 2 --rate 10 --duration 5s --crash-at 1s --pause-at 2s --pause-for 1s").at(0);

@@ -45,7 +45,7 @@ void Bouncer::on_timeout(void* self, std::uint64_t ticket) {
   b.waiters_.erase(it);
   ++b.timeouts_;
   w.conn->server_wait_failed_ = true;
-  b.w_.loop().resume_at(b.w_.now(), w.conn->pod_.owner(), w.handle);
+  b.w_.loop().resume_at(b.w_.now(), w.conn->owner(), w.handle);
 }
 
 void Bouncer::release(Backend b) {
@@ -53,7 +53,7 @@ void Bouncer::release(Backend b) {
     const Waiter w = waiters_.front();
     waiters_.pop_front();
     give(*w.conn, b);
-    w_.loop().resume_at(w_.now() + w.latency, w.conn->pod_.owner(), w.handle);
+    w_.loop().resume_at(w_.now() + w.latency, w.conn->owner(), w.handle);
     return;
   }
   idle_.push_back(b);

@@ -29,6 +29,7 @@ EventLoop::Event EventLoop::Lane::pop() {
 std::size_t EventLoop::pending() const {
   std::size_t n = heap_.size();
   for (const Lane& l : lanes_) n += l.size;
+  for (const Owner& o : owners_) n += o.parked.size();
   return n;
 }
 
@@ -77,6 +78,7 @@ void EventLoop::clear() {
   }
   fronts_.fill(kNoKey);
   last_miss_ = Duration(-1);
+  for (Owner& o : owners_) o.parked.clear();
 }
 
 int EventLoop::new_stream() {
@@ -188,18 +190,53 @@ int EventLoop::new_owner() {
   return static_cast<int>(owners_.size() - 2);
 }
 
+int EventLoop::new_twin(int owner) {
+  const int twin = new_owner();
+  owner_of(owner).twin = twin;
+  return twin;
+}
+
 void EventLoop::kill(int owner) {
-  if (owner >= 0) owner_of(owner).alive = false;
+  if (owner < 0) return;
+  Owner& o = owner_of(owner);
+  o.alive = false;
+  o.parked.clear();
+  if (o.twin >= 0) kill(o.twin);
 }
 
 void EventLoop::pause(int owner, Duration until) {
-  if (owner >= 0) owner_of(owner).paused_until = until;
+  if (owner < 0) return;
+  Owner& o = owner_of(owner);
+  o.pause_end = until;
+  if (!o.held) o.paused_until = until;
+  if (o.twin >= 0) pause(o.twin, until);
 }
 
 Duration EventLoop::paused_until(int owner) const {
   if (owner < 0) return Duration::zero();
-  const Duration u = owner_of(owner).paused_until;
+  const Duration u = owner_of(owner).pause_end;
   return u > now_ ? u : Duration::zero();
+}
+
+void EventLoop::hold(int owner) {
+  Owner& o = owner_of(owner);
+  o.held = true;
+  o.paused_until = Duration::max();
+}
+
+void EventLoop::release(int owner) {
+  Owner& o = owner_of(owner);
+  if (!o.held) return;
+  o.held = false;
+  o.paused_until = o.pause_end;
+  // Due already: back at the current time, in the order they came due.
+  std::vector<Event> parked;
+  parked.swap(o.parked);
+  for (Event& e : parked) {
+    e.t = now_;
+    e.seq = seq_++;
+    push(e);
+  }
 }
 
 bool EventLoop::run(Duration until, std::uint64_t max_events) {
@@ -210,10 +247,14 @@ bool EventLoop::run(Duration until, std::uint64_t max_events) {
     if (Duration(static_cast<std::int64_t>(next >> 64)) > until || events_run_ >= max_events) return false;
     Event e = src == kLanes ? pop_heap() : lane_pop(static_cast<std::size_t>(src));
     now_ = e.t;
-    const Owner& o = owner_of(e.owner);  // kGlobal's is alive and never paused
+    Owner& o = owner_of(e.owner);  // kGlobal's is alive and never paused
     if (!o.alive) [[unlikely]]
       continue;  // a crashed pod: its work vanished
     if (o.paused_until > now_) [[unlikely]] {
+      if (o.held) {  // no carrier: waits for release()
+        o.parked.push_back(e);
+        continue;
+      }
       // Frozen: runs when the pause ends, after what was queued before it
       // (a new sequence number keeps the deferred events in their order).
       e.t = o.paused_until;

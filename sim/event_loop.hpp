@@ -6,7 +6,11 @@
 // Every event has an owner: -1 for the database, the partner and the load
 // balancer (they always run), or a pod incarnation. A dead owner's events are
 // dropped (a crashed pod's coroutines are never resumed); a paused owner's
-// events are deferred to the end of its pause (a GC pause freezes the pod).
+// events are deferred to the end of its pause (a GC pause freezes the pod); a
+// held owner's events are parked until it is released (a pod whose virtual
+// threads' carriers are all pinned: sim/pod.cpp). An owner may have a twin, an
+// owner of its own that dies and pauses with it but is never held: the events
+// of the pod's pinned virtual threads, which keep running on their carriers.
 #pragma once
 
 #include <array>
@@ -45,14 +49,22 @@ class EventLoop {
   int new_stream();
   void at_stream(int stream, Duration t, int owner, EventFn fn, void* ctx, std::uint64_t arg = 0);
 
-  // Owners: a new one is alive and not paused.
+  // Owners: a new one is alive, not paused and not held.
   int new_owner();
+  // A second owner that is killed and paused with `owner` (its twin), never held.
+  int new_twin(int owner);
   void kill(int owner);
   bool alive(int owner) const { return owner < 0 || owner_of(owner).alive; }
   // The owner's events between now and `until` wait until `until`.
   void pause(int owner, Duration until);
   // Non-zero while the owner is paused: when it resumes.
   Duration paused_until(int owner) const;
+  // Hold: the owner's events that come due are parked, in their order, until
+  // release() puts them back at the current time (after a pause's end, if one
+  // is still running). A kill drops them.
+  void hold(int owner);
+  void release(int owner);
+  bool held(int owner) const { return owner >= 0 && owner_of(owner).held; }
 
   // Runs events until none is left, the next one is after `until`, or
   // `max_events` ran. Returns false when it stopped because of a bound.
@@ -101,7 +113,13 @@ class EventLoop {
   Event lane_pop(std::size_t lane);
   struct Owner {
     bool alive = true;
+    bool held = false;
+    int twin = -1;
+    // What run() reads: the pause's end, or Duration::max() while held (one
+    // compare on the hot path covers both).
     Duration paused_until{};
+    Duration pause_end{};
+    std::vector<Event> parked;  // while held
   };
   void push(const Event& e);
 

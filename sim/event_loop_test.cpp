@@ -189,6 +189,74 @@ TEST(EventLoop, DefersAPausedOwnersEventsToTheEndOfThePauseInTheirOrder) {
   EXPECT_EQ(log.seen[3], std::make_pair(std::uint64_t{4}, Duration(150ms)));
 }
 
+// A held owner (a pod whose carriers are all pinned): its due events wait, in
+// their order, until release; its twin (the pinned requests) runs on.
+struct Releaser {
+  EventLoop* loop;
+  int owner;
+  static void run(void* ctx, std::uint64_t) {
+    auto* r = static_cast<Releaser*>(ctx);
+    r->loop->release(r->owner);
+  }
+};
+
+TEST(EventLoop, ParksAHeldOwnersEventsInTheirOrderUntilReleaseWhileItsTwinRuns) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  const int pod = loop.new_owner();
+  const int twin = loop.new_twin(pod);
+  loop.hold(pod);
+  EXPECT_TRUE(loop.held(pod));
+  EXPECT_FALSE(loop.held(twin));
+  loop.at(30ms, pod, &note, &log, 1);
+  loop.at(10ms, pod, &note, &log, 2);
+  loop.at(20ms, twin, &note, &log, 3);
+  loop.at(40ms, kGlobal, &note, &log, 4);
+  Releaser releaser{&loop, pod};
+  loop.at(60ms, kGlobal, &Releaser::run, &releaser);
+  loop.at(70ms, pod, &note, &log, 5);  // after the release: on time
+  loop.run(Duration::max(), 100);
+  const std::vector<std::pair<std::uint64_t, Duration>> want = {
+      {3, 20ms}, {4, 40ms}, {2, 60ms}, {1, 60ms}, {5, 70ms}};
+  EXPECT_EQ(log.seen, want);
+  EXPECT_FALSE(loop.held(pod));
+  EXPECT_EQ(loop.pending(), 0u);
+}
+
+TEST(EventLoop, AKillDropsParkedEventsAndKillsAndPausesTheTwinWithItsOwner) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  const int pod = loop.new_owner();
+  const int twin = loop.new_twin(pod);
+  loop.pause(pod, 100ms);
+  EXPECT_EQ(loop.paused_until(twin), 100ms);
+  loop.hold(pod);
+  EXPECT_EQ(loop.paused_until(pod), 100ms);  // held is not a pause: the pause's end is still told
+  loop.at(10ms, twin, &note, &log, 1);        // paused with its owner
+  loop.at(20ms, pod, &note, &log, 2);
+  loop.run(50ms, 100);
+  EXPECT_TRUE(log.seen.empty());
+  EXPECT_EQ(loop.pending(), 2u);  // one parked, one deferred to the pause's end
+  loop.kill(pod);
+  EXPECT_FALSE(loop.alive(twin));
+  loop.run(Duration::max(), 100);
+  EXPECT_TRUE(log.seen.empty());
+}
+
+TEST(EventLoop, AReleaseInsideAPauseDefersTheParkedEventsToThePausesEnd) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  const int pod = loop.new_owner();
+  loop.hold(pod);
+  loop.at(10ms, pod, &note, &log, 1);
+  loop.run(20ms, 100);
+  loop.pause(pod, 100ms);
+  loop.release(pod);
+  loop.run(Duration::max(), 100);
+  ASSERT_EQ(log.seen.size(), 1u);
+  EXPECT_EQ(log.seen[0], std::make_pair(std::uint64_t{1}, Duration(100ms)));
+}
+
 TEST(EventLoop, StopsAtTheTimeBoundAndKeepsLaterEvents) {
   EventLoop loop;
   Log log{&loop, {}};

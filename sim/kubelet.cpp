@@ -46,6 +46,9 @@ std::uint64_t number_of(std::uint64_t arg) { return arg >> 8; }
 // within the timeout, SELECT 1) or without (the answer alone, on the pod's clock).
 PodRoot run_check(SimWorld& w, Pod& pod, std::uint32_t slot, int kind, std::uint64_t probe, bool db, Duration timeout) {
   bool ok = true;
+  // On virtual threads the check's handler is a virtual thread: it starts when
+  // a carrier is free (never while every one is pinned, Pod::pin).
+  if (w.pins_carriers()) co_await Sleep{w.loop(), Duration::zero(), pod.owner()};
   if (db) {
     SimConn* c = co_await pod.borrow(timeout);
     if (!c) {

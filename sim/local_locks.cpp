@@ -61,9 +61,13 @@ void LocalLocks::unlock(EventLoop& loop, Key key, std::uint64_t request) {
 Task<LockResult> SimWorld::local_lock(RequestCtx& cx, Key key, LockMode mode) {
   Pod& pod = pod_for(cx.request().id);
   const Duration t0 = now();
+  // A virtual thread entering synchronized pins its carrier from here, waiting
+  // or not, until it leaves the monitor (local_unlock) or gives up.
+  if (pins_carriers_) pod.pin(cx.request().id);
   LockResult r = pod.local_locks.try_lock(key, cx.request().id);
   if (r == LockResult::busy && mode.wait == LockWait::wait)
-    r = co_await pod.local_locks.wait(loop_, pod.owner(), key, cx.request().id, mode.timeout);
+    r = co_await pod.local_locks.wait(loop_, pod.owner_for(cx.request().id), key, cx.request().id, mode.timeout);
+  if (r != LockResult::acquired && pins_carriers_) pod.unpin(cx.request().id);
   const Duration t1 = now();
   cx.split().lock_wait += t1 - t0;
   if (tracing())
@@ -76,6 +80,7 @@ Task<LockResult> SimWorld::local_lock(RequestCtx& cx, Key key, LockMode mode) {
 void SimWorld::local_unlock(RequestCtx& cx, Key key) {
   Pod& pod = pod_for(cx.request().id);
   pod.local_locks.unlock(loop_, key, cx.request().id);
+  if (pins_carriers_) pod.unpin(cx.request().id);
   if (tracing()) cx.trace("lock.release", now(), now(), -1, "local lock " + std::to_string(key));
 }
 

@@ -66,6 +66,7 @@ Pod::Pod(SimWorld& w, int index, int owner)
       w_(w),
       index_(index),
       owner_(owner),
+      pinned_owner_(w.pins_carriers() ? w.loop().new_twin(owner) : owner),
       app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()) {
   const int n = w.settings().maximum_pool_size;
   for (int i = 0; i < n; ++i) {
@@ -86,10 +87,10 @@ bool Pod::Borrow::await_ready() {
 
 void Pod::Borrow::await_suspend(std::coroutine_handle<> h) {
   const auto ticket = pod.next_ticket_++;
-  pod.waiters_.push_back({ticket, this, h});
+  pod.waiters_.push_back({ticket, this, h, owner});
   pod.w_.pool_changed(0, +1, 0);
   // connectionTimeout is the client's own timer: frozen with the pod in a pause.
-  pod.w_.loop().at(pod.w_.now() + timeout, pod.owner_, &Pod::on_borrow_timeout, &pod, ticket);
+  pod.w_.loop().at(pod.w_.now() + timeout, owner, &Pod::on_borrow_timeout, &pod, ticket);
 }
 
 void Pod::on_borrow_timeout(void* self, std::uint64_t ticket) {
@@ -101,7 +102,7 @@ void Pod::on_borrow_timeout(void* self, std::uint64_t ticket) {
   pod.waiters_.erase(it);
   pod.w_.pool_changed(0, -1, 0);
   w.borrow->got = nullptr;
-  pod.w_.loop().resume_at(pod.w_.now(), pod.owner_, w.handle);
+  pod.w_.loop().resume_at(pod.w_.now(), w.owner, w.handle);
 }
 
 SimConn* Pod::replace_if_old(SimConn* c) {
@@ -123,7 +124,7 @@ void Pod::give_back(SimConn* c) {
     w_.pool_changed(0, -1, 0);
     w.borrow->got = c;  // stays active: handed straight to the first waiter
     // ... who wakes up after the calibrated hand-off time (a thread wake-up in the real pool).
-    w_.loop().resume_at(w_.now() + w_.settings().pool_handoff, owner_, w.handle);
+    w_.loop().resume_at(w_.now() + w_.settings().pool_handoff, w.owner, w.handle);
     return;
   }
   --active_;
@@ -150,8 +151,15 @@ void Pod::on_leak_check(void* conn, std::uint64_t gen) {
 
 void Pod::accept(const Request& r) {
   // Virtual threads (spring.threads.virtual.enabled): a thread per request, no
-  // worker cap and no accept queue; the wait forms at the pool instead.
+  // worker cap and no accept queue; the wait forms at the pool instead. A new
+  // thread needs a carrier to start: while every one is pinned, it waits.
   if (w_.settings().virtual_threads) {
+    if (w_.loop().held(owner_)) {
+      ++w_.carrier_stats().parked_starts;
+      queue_.push_back(r);
+      w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);  // parked until a carrier is free
+      return;
+    }
     start(r);
     return;
   }
@@ -198,9 +206,14 @@ void Pod::request_done(std::uint32_t slot) {
   if (!queue_.empty()) w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);
 }
 
+bool Pod::may_start() const {
+  if (w_.settings().virtual_threads) return !w_.loop().held(owner_);  // a carrier to start on
+  return busy_workers_ < w_.settings().max_threads;
+}
+
 void Pod::on_start_next(void* self, std::uint64_t) {
   auto& pod = *static_cast<Pod*>(self);
-  while (!pod.queue_.empty() && pod.busy_workers_ < pod.w_.settings().max_threads) {
+  while (!pod.queue_.empty() && pod.may_start()) {
     const Request r = pod.queue_.front();
     pod.queue_.pop_front();
     pod.start(r);
@@ -233,7 +246,37 @@ void Pod::start_background() {
   }
 }
 
+void Pod::pin(std::uint64_t request) {
+  pinned_.push_back(request);
+  auto& stats = w_.carrier_stats();
+  stats.pinned_peak = std::max(stats.pinned_peak, static_cast<int>(pinned_.size()));
+  // A thread pins only while it runs, on a free carrier: the last one pinned stalls the pod.
+  if (static_cast<int>(pinned_.size()) < w_.settings().carriers) return;
+  ++stats.stalls;
+  stalled_since_ = w_.now();
+  w_.loop().hold(owner_);
+}
+
+void Pod::unpin(std::uint64_t request) {
+  const auto it = std::find(pinned_.begin(), pinned_.end(), request);
+  if (it == pinned_.end()) return;
+  pinned_.erase(it);
+  if (stalled_since_ < Duration::zero()) return;
+  end_stall();
+  w_.loop().release(owner_);
+}
+
+void Pod::end_stall() {
+  if (stalled_since_ < Duration::zero()) return;
+  auto& stats = w_.carrier_stats();
+  const Duration d = w_.now() - stalled_since_;
+  stats.stalled += d;
+  stats.longest = std::max(stats.longest, d);
+  stalled_since_ = Duration(-1);
+}
+
 std::vector<Pod::Lost> Pod::crash() {
+  end_stall();  // a stall ends with its pod (or with the run)
   std::vector<Lost> lost;
   for (const auto& run : running_)
     if (run.root) lost.push_back({run.request, run.cx, run.root, run.probe});

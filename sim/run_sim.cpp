@@ -13,7 +13,7 @@ nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) {
   Settings s = settings;
   s.world = "sim";  // virtual time: time_scale does not apply
   check_applies(strategy_info(s.strategy), s.scenario);
-  check_virtual_threads(strategy_info(s.strategy), s);
+  check_virtual_threads(s);
   auto strategy = make_strategy(s.strategy);
   auto scenario = make_scenario(s.scenario);
   sim::SimWorld world(s, *strategy, *scenario);

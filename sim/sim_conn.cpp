@@ -36,7 +36,7 @@ void SimConn::StatementStart::await_suspend(std::coroutine_handle<> h) {
     b->enqueue(c, h, latency);  // every backend is taken: wait for one
     return;
   }
-  c.w_.loop().resume_at(c.w_.now() + latency, c.pod_.owner(), h);
+  c.w_.loop().resume_at(c.w_.now() + latency, c.owner(), h);
 }
 
 void SimConn::StatementStart::await_resume() { c.statement_resumed(); }
@@ -106,6 +106,8 @@ void SimConn::on_borrow(RequestCtx* cx, Duration at, std::size_t record) {
 
 Duration SimConn::w_now() const { return w_.now(); }
 
+int SimConn::owner() const { return cx_ ? pod_.owner_for(cx_->request().id) : pod_.owner(); }
+
 // Statements that suspend only for their latency are awaiters (one_statement), not coroutines.
 Task<void> SimConn::begin() {
   return one_statement([this](Duration t0) {
@@ -161,7 +163,7 @@ Task<LockResult> SimConn::lock_waiting(Space sp, Scope sc, Key key, LockMode mod
   bool waited = false;
   if (r == LockResult::busy) {
     waited = true;
-    r = co_await w_.db().wait_lock(sp, key, backend_, sc, mode.timeout, pod_.owner());
+    r = co_await w_.db().wait_lock(sp, key, backend_, sc, mode.timeout, owner());
   }
   co_return lock_answer(sp, sc, key, mode.wait, what, r, waited, t0);
 }
@@ -241,7 +243,7 @@ bool SimConn::unique_table(Table t) const {
 }
 
 LockManager::WaitAwaiter SimConn::lock_for_update(Key rk) {
-  auto a = w_.db().lock(Space::row, rk, backend_, Scope::xact, Duration::zero(), pod_.owner());
+  auto a = w_.db().lock(Space::row, rk, backend_, Scope::xact, Duration::zero(), owner());
   // An autocommitted UPDATE on a row nobody holds takes and drops the row lock
   // within this one event: nobody can observe it, so skip the lock table.
   if (!in_tx_ && !w_.db().held_by_other(Space::row, rk, backend_)) a.ready = true;

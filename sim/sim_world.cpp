@@ -53,6 +53,9 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
   if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
   fault_window_ = partner_.fault_window();
   if (fault_window_) recorder_.keep_requests();  // the recovery block reads them
+  // JEP 491 (JDK 24) unmounts a virtual thread blocked in synchronized; an
+  // unknown JDK is taken as one that pins (every release with virtual threads before 24).
+  pins_carriers_ = s.virtual_threads && (s.jdk == 0 || s.jdk < 24) && info_.props.monitor_during_call;
 }
 
 SimWorld::~SimWorld() {
@@ -72,19 +75,24 @@ Pod& SimWorld::pod_for(std::uint64_t request_id) {
 
 // ---- World
 
-Task<void> SimWorld::sleep(RequestCtx& cx, Duration d) { co_await Sleep{loop_, d, pod_for(cx.request().id).owner()}; }
+Task<void> SimWorld::sleep(RequestCtx& cx, Duration d) {
+  const std::uint64_t id = cx.request().id;
+  co_await Sleep{loop_, d, pod_for(id).owner_for(id)};
+}
 
 // A borrow suspends at most once (on the pod's pool): an awaiter, not a coroutine of its own.
 Task<ConnHandle> SimWorld::acquire(RequestCtx& cx) {
-  return Task<ConnHandle>::from_awaiter(Acquire{*this, cx, pod_for(cx.request().id).borrow(s_.connection_timeout)});
+  Pod& pod = pod_for(cx.request().id);
+  return Task<ConnHandle>::from_awaiter(Acquire{cx, pod.borrow(s_.connection_timeout, pod.owner_for(cx.request().id))});
 }
 
 bool SimWorld::Acquire::await_ready() {
-  asked = w.now();
+  asked = borrow.pod.world().now();
   return borrow.await_ready();
 }
 
 ConnHandle SimWorld::Acquire::await_resume() {
+  SimWorld& w = borrow.pod.world();
   SimConn* c = borrow.await_resume();
   const Duration t0 = asked;
   const Duration t1 = w.now();
@@ -108,7 +116,7 @@ ConnHandle SimWorld::Acquire::await_resume() {
 
 // Without a calibrated overhead an attempt is the partner front's one suspension: no frame of its own.
 Task<PartnerReply> SimWorld::partner_attempt(RequestCtx& cx, const PartnerCall& call) {
-  const int owner = pod_for(cx.request().id).owner();
+  const int owner = pod_for(cx.request().id).owner_for(cx.request().id);
   if (s_.partner_overhead > Duration::zero()) return attempt_after_overhead(call, owner);
   return Task<PartnerReply>::from_awaiter(partner_.attempt(call, owner));
 }
@@ -377,6 +385,18 @@ std::vector<StoredRow> SimWorld::stored_rows() const {
   return out;
 }
 
+nlohmann::json SimWorld::virtual_threads_json() const {
+  nlohmann::json j = {{"pinning", pins_carriers_}};
+  if (!pins_carriers_) return j;
+  j["carriers"] = s_.carriers;
+  j["pinned_peak"] = carriers_.pinned_peak;
+  j["stalls"] = carriers_.stalls;
+  j["stalled_s"] = to_s(carriers_.stalled);
+  j["longest_stall_s"] = to_s(carriers_.longest);
+  j["starts_waited_for_a_carrier"] = carriers_.parked_starts;
+  return j;
+}
+
 nlohmann::json SimWorld::result() {
   std::int64_t leases_left = 0;
   db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
@@ -414,6 +434,7 @@ nlohmann::json SimWorld::result() {
         {"leases_lost_on_failover", failover_leases_lost_},
         {"leases_resurrected_on_failover", failover_leases_resurrected_}};
   if (kube_on_) run.extra["pods"] = kube_->pods_json(loop_.now());
+  if (s_.virtual_threads) run.extra["virtual_threads"] = virtual_threads_json();
   if (fault_window_)
     run.extra["recovery"] = recovery_json(recorder_.finished_requests(), fault_window_->from, fault_window_->until, s_.duration);
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {

@@ -11,6 +11,7 @@
 // resumed by it. Single-threaded: nothing in sim/ needs a lock of its own.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <coroutine>
 #include <cstdint>
@@ -124,6 +125,8 @@ class SimConn final : public Conn {
     return Task<std::invoke_result_t<Apply&, Duration>>::from_awaiter(OneStatement<Apply>{this, apply});
   }
   Duration w_now() const;  // w_.now(), for OneStatement (SimWorld is not complete here)
+  // The event-loop owner of this connection's wake-ups: its borrower's (Pod::owner_for).
+  int owner() const;
   // The session advisory locks of backend b leave the requests' ledger (the backend ends).
   void forget_session_locks(Backend b);
   bool tracing() const;  // a request holds the connection and the trace has room
@@ -172,18 +175,37 @@ class Pod {
   Pod(SimWorld& w, int index, int owner);
   int index() const { return index_; }
   int owner() const { return owner_; }  // event-loop owner (this incarnation)
+  SimWorld& world() const { return w_; }
   Duration app_skew() const { return app_skew_; }
 
   struct Borrow {
     Pod& pod;
     Duration timeout;
+    int owner;  // whose wake-up: the pod's, or its pinned twin's (owner_for)
     SimConn* got = nullptr;
     bool await_ready();
     void await_suspend(std::coroutine_handle<> h);
     SimConn* await_resume() const noexcept { return got; }
   };
   // co_await: a connection, or null after `timeout`.
-  Borrow borrow(Duration timeout) { return Borrow{*this, timeout}; }
+  Borrow borrow(Duration timeout, int owner) { return Borrow{*this, timeout, owner}; }
+  Borrow borrow(Duration timeout) { return Borrow{*this, timeout, owner_}; }
+
+  // Virtual threads on JDK 21 to 23 (--virtual-threads, --jdk, --carriers): a
+  // request inside synchronized, waiting to enter the monitor or holding it,
+  // pins its carrier thread: it blocks (pool, database, partner) without
+  // giving the carrier back. The pod has --carriers carriers. While every one
+  // is pinned, no other virtual thread of the pod can run: whatever comes due
+  // for them (a request's start, a statement's answer, a probe's check, a
+  // connection handed over) waits for a carrier, even for requests that need
+  // no lock. The event loop holds the pod's owner; the pinned requests' events
+  // go to its twin, which is never held (they keep their carriers).
+  int owner_for(std::uint64_t request) const {
+    if (pinned_.empty()) [[likely]] return owner_;
+    return std::find(pinned_.begin(), pinned_.end(), request) != pinned_.end() ? pinned_owner_ : owner_;
+  }
+  void pin(std::uint64_t request);
+  void unpin(std::uint64_t request);
   void give_back(SimConn* c);
 
   // Workers: starts, queues or rejects a request.
@@ -226,6 +248,7 @@ class Pod {
     std::uint64_t ticket;
     Borrow* borrow;
     std::coroutine_handle<> handle;
+    int owner;
   };
   struct Running {
     Request request;
@@ -234,6 +257,8 @@ class Pod {
     bool probe = false;
   };
   std::uint32_t take_slot(const Running& r);
+  bool may_start() const;
+  void end_stall();
   static void on_borrow_timeout(void* pod, std::uint64_t ticket);
   static void on_start_next(void* pod, std::uint64_t);
   static void on_probe(void* pod, std::uint64_t);
@@ -245,14 +270,17 @@ class Pod {
   SimWorld& w_;
   const int index_;
   const int owner_;
+  const int pinned_owner_;  // owner_'s twin: the events of the pinned requests
   const Duration app_skew_;
+  std::vector<std::uint64_t> pinned_;  // requests pinning a carrier, at most --carriers
+  Duration stalled_since_{-1};         // every carrier pinned since (-1: not stalled)
   std::vector<std::unique_ptr<SimConn>> conns_;  // every connection ever opened (retired ones stay, dead)
   std::deque<SimConn*> idle_;                    // front = least recently returned
   std::deque<Waiter> waiters_;                   // FIFO, tickets increasing
   std::uint64_t next_ticket_ = 1;
   int active_ = 0;
   int busy_workers_ = 0;
-  std::deque<Request> queue_;  // accepted, waiting for a worker (bounded by accept_count)
+  std::deque<Request> queue_;  // accepted, waiting for a worker (bounded by accept_count) or a carrier
   std::vector<Running> running_;  // slots of the coroutines in flight, reused through free_slots_
   std::vector<std::uint32_t> free_slots_;
 };
@@ -283,6 +311,7 @@ class SimWorld final : public World {
   // run drains); progress is called every few ten thousand events.
   void run(const RunHooks& hooks = {});
   nlohmann::json result();
+  nlohmann::json virtual_threads_json() const;  // the result's virtual_threads block
 
   // Shared with Pod and SimConn.
   EventLoop& loop() { return loop_; }
@@ -291,6 +320,17 @@ class SimWorld final : public World {
   const Settings& settings() const { return s_; }
   PoolStats& pool_stats() { return pool_; }
   ProbeStats& probe_stats() { return probe_; }
+  // Carrier pinning (Pod::pin): whether this run has it (--virtual-threads
+  // below JDK 24, a strategy holding a monitor through the call), and what it did.
+  bool pins_carriers() const { return pins_carriers_; }
+  struct CarrierStats {
+    std::int64_t stalls = 0;          // times a pod had every carrier pinned
+    Duration stalled{};               // summed over pods
+    Duration longest{};
+    std::int64_t parked_starts = 0;   // requests that arrived at a stalled pod and waited for a carrier
+    int pinned_peak = 0;
+  };
+  CarrierStats& carrier_stats() { return carriers_; }
   Duration db_latency();
   // Draws for the database's named fault sites (sub-seed "sim.db_faults").
   bool db_fault(double p) { return p > 0 && db_fault_rng_.uniform(0, 1) < p; }
@@ -332,8 +372,7 @@ class SimWorld final : public World {
 
  private:
   // SimWorld::acquire's awaiter: the pool borrow, then the request's accounting.
-  struct Acquire {
-    SimWorld& w;
+  struct Acquire {  // Task's inline awaiter: small (the world is borrow.pod's)
     RequestCtx& cx;
     Pod::Borrow borrow;
     Duration asked{};
@@ -430,6 +469,8 @@ class SimWorld final : public World {
   // The etcd store (etcd-lease, sim/etcd_store.hpp) and its leader change: no
   // leader in [etcd_leaderless_from_, etcd_leaderless_until_).
   bool uses_etcd_ = false;
+  bool pins_carriers_ = false;
+  CarrierStats carriers_;
   EtcdStore etcd_;
   Rng etcd_rng_;
   Duration etcd_leaderless_from_{};

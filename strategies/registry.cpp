@@ -323,16 +323,14 @@ void check_applies(const StrategyInfo& st, std::string_view scenario) {
                        ": it relies on an Idempotency-Key, which this scenario's partner API does not take");
 }
 
-void check_virtual_threads(const StrategyInfo& st, const Settings& s) {
+void check_virtual_threads(const Settings& s) {
   if (!s.virtual_threads) return;
   if (s.world == "real")
     throw SettingError("--virtual-threads: the real world's pods run platform threads (--max-threads, Tomcat's "
                        "maxThreads); the simulator models virtual threads (--world sim)");
-  if (st.props.monitor_during_call && (s.jdk == 0 || s.jdk < 24))
-    throw SettingError("--virtual-threads: " + std::string(st.spec) + " holds a monitor (synchronized) through the "
-                       "partner call, and on JDK 21 to 23 a virtual thread blocked there pins its carrier, which the "
-                       "simulator does not model yet: give --jdk 24 or later (JEP 491: no pinning), or leave "
-                       "--virtual-threads off (lockbench lint flags the pinning)");
+  if (s.jdk != 0 && s.jdk < 21)
+    throw SettingError("--jdk: virtual threads are final from JDK 21 (JEP 444); give 21 or later, or unknown, "
+                       "with --virtual-threads on");
 }
 
 const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario) {

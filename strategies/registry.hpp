@@ -31,10 +31,10 @@ const StrategyInfo& strategy_info(std::string_view spec);
 // the partner's API does not take.
 void check_applies(const StrategyInfo& strategy, std::string_view scenario);
 // Throws SettingError (one line) when --virtual-threads asks for what no world
-// models yet: the real world (its pods run platform threads), or in the
-// simulator a strategy that holds a monitor through the call on a JDK below 24
-// (or not given), where a blocked virtual thread pins its carrier.
-void check_virtual_threads(const StrategyInfo& strategy, const Settings& s);
+// models: the real world (its pods run platform threads), or a --jdk before
+// virtual threads (21). Every strategy runs on them in the simulator; one that
+// holds a monitor through the call pins carriers below JDK 24 (sim/pod.cpp).
+void check_virtual_threads(const Settings& s);
 // strategy_info(spec), once check_applies has accepted it on the scenario.
 const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario);
 // The strategy, wrapped in the traffic beside its lock (side_traffic.hpp):
