@@ -10,6 +10,7 @@
 
 #include "core/scenario.hpp"
 #include "base/redact.hpp"
+#include "real/carriers.hpp"
 #include "real/leftovers.hpp"
 #include "real/pool.hpp"
 
@@ -408,6 +409,7 @@ pqxx::row PgConn::exec1(pqxx::transaction_base& tx, const char* name, Args&&... 
 template <class F>
 auto PgConn::guarded(F&& f) -> decltype(f()) {
   if (broken_) throw DbError("connection " + std::to_string(id_) + " is broken");
+  VirtualThread::Blocking unmounted;  // a statement's round trip: the carrier is free unless pinned
   try {
     if (tx_ && cx_ && !rolling_back_ && fault_due(cx_->settings().db_faults.conn_lost)) {
       cx_->recorder().effects.db_fault(DbFault::conn_lost);

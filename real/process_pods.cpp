@@ -51,6 +51,7 @@
 #include <httplib.h>
 
 #include "base/redact.hpp"
+#include "core/carriers.hpp"
 #include "core/recovery.hpp"
 #include "core/workload.hpp"
 #include "fake_partner/model/config.hpp"
@@ -367,6 +368,7 @@ class ProcessPodsRun final : public RealRun, public PodFleet {
   std::atomic<bool> load_over_{false};
   std::optional<std::vector<std::optional<json>>> stats_at_stop_;  // written by the watch, read after its join
   std::int64_t terminated_ = 0;                                     // likewise
+  CarrierStats carriers_;  // --virtual-threads: the pods' carrier figures, read with their stats at the end
   std::thread stop_watch_;
   std::vector<int> not_ended_;
 };
@@ -748,6 +750,7 @@ json ProcessPodsRun::absorb_pod_stats(PoolStats& pool, std::vector<int>& backend
     for (int pid : st->value("backend_pids", std::vector<int>{})) backend_pids.push_back(pid);
     replaced += st->value("connections_replaced", std::int64_t{0});
     if (st->contains("effects")) effects.push_back((*st)["effects"]);
+    if (const auto vt = st->find("virtual_threads"); vt != st->end() && vt->is_object()) carriers_.add(carrier_stats_of(*vt));
     per_pod.push_back({{"url", url_of(i)}, {"outcomes", st->value("outcomes", json::object())}});
   }
   return {{"per_pod", per_pod}, {"connections_replaced", replaced}};
@@ -818,6 +821,13 @@ json ProcessPodsRun::finish() {
   }
   if (const json f = faults_->block(); !f.is_null()) summary.extra["faults"] = f;
   if (!pods_block.is_null()) summary.extra["pods"] = pods_block;
+  if (s_.virtual_threads) {
+    json vt = carriers_block(pins_carriers(s_, info_.props), s_.carriers, carriers_);
+    // A pod killed by its liveness probe took its figures with it: these are the pods alive at the end.
+    if (const auto restarts = pods_block.is_null() ? 0 : pods_block.value("restarts", std::int64_t{0}); restarts > 0 && vt["pinning"] == true)
+      vt["killed_pods_not_counted"] = restarts;
+    summary.extra["virtual_threads"] = vt;
+  }
   if (fault_window_) summary.extra["recovery"] = recovery_block();
   if (!external_) summary.extra["reclaimed_at_start"] = reclaimed_json(reclaimed_);
   return result(summary);

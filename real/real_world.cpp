@@ -3,11 +3,13 @@
 #include <thread>
 
 #include "core/context.hpp"
+#include "real/carriers.hpp"
 
 namespace lockbench::real {
 
 Task<void> RealWorld::sleep(RequestCtx&, Duration d) {
   note_step("sleep");
+  VirtualThread::Blocking unmounted;
   std::this_thread::sleep_for(d);
   co_return;
 }
@@ -15,7 +17,11 @@ Task<void> RealWorld::sleep(RequestCtx&, Duration d) {
 Task<ConnHandle> RealWorld::acquire(RequestCtx& cx) {
   note_step("pool.acquire");
   const Duration start = now();
-  PgConn* c = pool_.borrow(cx.settings().connection_timeout);
+  PgConn* c = nullptr;
+  {
+    VirtualThread::Blocking unmounted;
+    c = pool_.borrow(cx.settings().connection_timeout);
+  }
   const Duration end = now();
   cx.split().pool_wait += end - start;
   cx.trace("pool.acquire", start, end, c ? c->id() : -1, c ? "" : "timeout");
@@ -26,6 +32,7 @@ Task<ConnHandle> RealWorld::acquire(RequestCtx& cx) {
 
 Task<PartnerReply> RealWorld::partner_attempt(RequestCtx&, const PartnerCall& call) {
   note_step(partner_call_name(call.kind).data());  // names are string literals
+  VirtualThread::Blocking unmounted;
   co_return partner_.attempt(call);
 }
 
@@ -38,6 +45,9 @@ Task<LockResult> RealWorld::local_lock(RequestCtx& cx, Key key, LockMode mode) {
   const Duration start = now();
   const std::uint64_t me = cx.request().id;
   LockResult r = LockResult::acquired;
+  // A virtual thread entering synchronized below JDK 24 pins its carrier,
+  // waiting or holding, until local_unlock (or it gives up).
+  if (pins_carriers_) VirtualThread::pin();
   {
     std::unique_lock lock(local_mu_);
     const auto free = [&] { return !local_held_.contains(key); };
@@ -52,6 +62,7 @@ Task<LockResult> RealWorld::local_lock(RequestCtx& cx, Key key, LockMode mode) {
     }
     if (r == LockResult::acquired) local_held_.emplace(key, me);
   }
+  if (r != LockResult::acquired && pins_carriers_) VirtualThread::unpin();
   const Duration end = now();
   cx.split().lock_wait += end - start;
   cx.trace(r == LockResult::acquired ? "lock.acquire" : "lock.denied", start, end, -1,
@@ -67,6 +78,7 @@ void RealWorld::local_unlock(RequestCtx& cx, Key key) {
     if (it == local_held_.end() || it->second != cx.request().id) return;
     local_held_.erase(it);
   }
+  if (pins_carriers_) VirtualThread::unpin();
   local_cv_.notify_all();
   cx.trace("lock.release", now(), now(), -1, "local lock " + std::to_string(key));
 }
@@ -86,7 +98,11 @@ KvLeaseStore& store_or_throw(KvLeaseStore* s) {
 Task<LeaseResult> RealWorld::kv_lease_acquire(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) {
   note_step("lock.acquire");
   const Duration start = now();
-  const LeaseResult r = store_or_throw(store_).acquire(key, owner, ttl);
+  LeaseResult r;
+  {
+    VirtualThread::Blocking unmounted;
+    r = store_or_throw(store_).acquire(key, owner, ttl);
+  }
   const Duration end = now();
   cx.split().lock_wait += end - start;
   cx.trace(r.acquired ? "lock.acquire" : "lock.denied", start, end, -1,
@@ -97,7 +113,11 @@ Task<LeaseResult> RealWorld::kv_lease_acquire(RequestCtx& cx, Key key, std::stri
 Task<bool> RealWorld::kv_lease_release(RequestCtx& cx, Key key, std::string_view owner) {
   note_step("lock.release");
   const Duration start = now();
-  const bool ok = store_or_throw(store_).release(key, owner);
+  bool ok;
+  {
+    VirtualThread::Blocking unmounted;
+    ok = store_or_throw(store_).release(key, owner);
+  }
   const Duration end = now();
   cx.split().lock_wait += end - start;
   cx.trace("lock.release", start, end, -1, std::string(store_->name()) + " lease " + std::to_string(key) + (ok ? "" : ": no longer ours"));
@@ -106,7 +126,11 @@ Task<bool> RealWorld::kv_lease_release(RequestCtx& cx, Key key, std::string_view
 
 Task<bool> RealWorld::kv_lease_extend(RequestCtx& cx, Key key, std::string_view owner, Duration ttl) {
   const Duration start = now();
-  const bool ok = store_or_throw(store_).extend(key, owner, ttl);
+  bool ok;
+  {
+    VirtualThread::Blocking unmounted;
+    ok = store_or_throw(store_).extend(key, owner, ttl);
+  }
   cx.trace("lock.extend", start, now(), -1, std::string(store_->name()) + " lease " + std::to_string(key) + (ok ? "" : ": lost"));
   co_return ok;
 }

@@ -69,6 +69,9 @@ class RealWorld final : public World {
   // On this pod's renewal thread (Renewer).
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
   void set_lease_store(KvLeaseStore* store) { store_ = store; }
+  // Virtual threads below JDK 24 with a monitor strategy (pins_carriers): a
+  // local lock pins the request thread's carrier (real/carriers.hpp).
+  void set_pins_carriers(bool pins) { pins_carriers_ = pins; }
   // This pod's circuit breaker and retry budget, made from the run's settings
   // at the first guarded call.
   PartnerGuard* partner_guard(RequestCtx& cx) override {
@@ -88,6 +91,7 @@ class RealWorld final : public World {
   std::condition_variable local_cv_;  // notified whenever a key is given back
   std::unordered_map<Key, std::uint64_t> local_held_;  // GUARDED_BY(local_mu_): key -> the holding request's id
   KvLeaseStore* store_ = nullptr;  // set before the first request; thread-safe itself
+  bool pins_carriers_ = false;  // set before the first request
   std::once_flag guard_once_;
   std::unique_ptr<PartnerGuard> guard_;  // written once under guard_once_; thread-safe itself
   Renewer renewer_;

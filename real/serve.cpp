@@ -32,6 +32,7 @@
 #include "real/real_world.hpp"
 #include "real/kv_lease_store.hpp"
 #include "real/run_common.hpp"
+#include "real/carriers.hpp"
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
 #include "scenarios/registry.hpp"
@@ -169,6 +170,7 @@ class ServePod {
   Recorder recorder_{std::chrono::seconds(1), 0};  // lock counters only: the runner measures requests
   std::array<std::atomic<std::int64_t>, 5> outcomes_{};
   std::optional<WorkerPool> workers_;
+  std::unique_ptr<Carriers> carriers_;  // --virtual-threads: the pod's carrier threads (real/carriers.hpp)
   std::atomic<int> background_running_{0};
   std::vector<std::thread> background_;
   const HttpLimits limits_;
@@ -229,7 +231,13 @@ void ServePod::prepare() {
   real_world_.emplace(*pool_, *partner_);
   real_world_->set_lease_store(redis_.get());
   world_.emplace(*real_world_);
-  workers_.emplace(s_.max_threads, s_.accept_count);
+  real_world_->set_pins_carriers(pins_carriers(s_, info_.props));
+  if (s_.virtual_threads) {  // a thread per request, on the pod's carriers
+    workers_.emplace(WorkerPool::Unbounded{});
+    carriers_ = std::make_unique<Carriers>(s_.carriers);
+  } else {
+    workers_.emplace(s_.max_threads, s_.accept_count);
+  }
 }
 
 // The schema may not exist yet (pods started before their runner): create it
@@ -293,7 +301,8 @@ void ServePod::start_background() {
 void ServePod::route() {
   // Connection threads only carry requests to the workers (Tomcat's acceptor and
   // poller): enough of them that the workers and the accept queue decide.
-  const int http_threads = std::min(4096, s_.max_threads + s_.accept_count + 16);
+  // On virtual threads (no worker cap) they are what bounds a pod's requests in flight: 1024.
+  const int http_threads = s_.virtual_threads ? 1024 : std::min(4096, s_.max_threads + s_.accept_count + 16);
   svr_.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
   svr_.set_keep_alive_max_count(1000);
   svr_.set_write_timeout(std::chrono::seconds(30));
@@ -327,8 +336,14 @@ void ServePod::route_ops() {
 }
 
 void ServePod::route_health(httplib::Server& server) {
-  server.Get(kPathReadiness, [this](const httplib::Request& req, httplib::Response& res) { readiness(req, res); });
-  server.Get(kPathLiveness, [](const httplib::Request&, httplib::Response& res) {
+  // On virtual threads the health handlers are virtual threads too: they wait
+  // for a carrier like every request (and time out while all are pinned).
+  server.Get(kPathReadiness, [this](const httplib::Request& req, httplib::Response& res) {
+    VirtualThread vt(carriers_.get(), false);
+    readiness(req, res);
+  });
+  server.Get(kPathLiveness, [this](const httplib::Request&, httplib::Response& res) {
+    VirtualThread vt(carriers_.get(), false);
     res.set_content(R"({"status":"UP"})", "application/json");
   });
   server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) { metrics(res); });
@@ -403,6 +418,7 @@ std::pair<Outcome, TimeSplit> ServePod::serve_on_a_worker(const Request& r, Dura
   auto done = std::make_shared<std::promise<std::pair<Outcome, TimeSplit>>>();
   auto answer = done->get_future();
   const bool accepted = workers_->submit([this, r, arrived, done] {
+    VirtualThread vt(carriers_.get(), true);
     StepNote note;
     current_step_note() = &note;
     RequestCtx cx(*world_, recorder_, s_, r);
@@ -497,7 +513,9 @@ json ServePod::stats() {
           {"connections_replaced", pool_->replaced()},
           {"in_partner", world_->in_partner()},
           {"background_running", background_running_.load()},
-          {"effects", recorder_.effects.json()}};
+          {"effects", recorder_.effects.json()},
+          {"virtual_threads", carriers_ ? carriers_block(pins_carriers(s_, info_.props), s_.carriers, carriers_->stats())
+                                        : json(nullptr)}};
 }
 
 // ---- listening

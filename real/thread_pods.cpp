@@ -38,6 +38,7 @@
 #include "real/real_run.hpp"
 #include "real/real_world.hpp"
 #include "real/kv_lease_store.hpp"
+#include "real/carriers.hpp"
 #include "real/workers.hpp"
 
 namespace lockbench::real {
@@ -165,6 +166,7 @@ class ThreadPodsRun final : public RealRun {
   std::vector<std::unique_ptr<Pool>> pools_;
   std::vector<std::unique_ptr<RealWorld>> worlds_;
   std::vector<std::unique_ptr<WorkerPool>> workers_;
+  std::vector<std::unique_ptr<Carriers>> carriers_;  // --virtual-threads: each pod's (the destructor joins workers_ first)
   Completion completion_;
   std::optional<Workload> workload_;
   std::vector<Request> schedule_;
@@ -286,7 +288,13 @@ void ThreadPodsRun::open_pods() {
   for (auto& p : pools_) {
     worlds_.push_back(std::make_unique<RealWorld>(*p, *partner_));
     worlds_.back()->set_lease_store(redis_.get());
-    workers_.push_back(std::make_unique<WorkerPool>(s_.max_threads, s_.accept_count));
+    worlds_.back()->set_pins_carriers(pins_carriers(s_, info_.props));
+    if (s_.virtual_threads) {  // a thread per request on the pod's carriers (real/carriers.hpp)
+      workers_.push_back(std::make_unique<WorkerPool>(WorkerPool::Unbounded{}));
+      carriers_.push_back(std::make_unique<Carriers>(s_.carriers));
+    } else {
+      workers_.push_back(std::make_unique<WorkerPool>(s_.max_threads, s_.accept_count));
+    }
   }
 }
 
@@ -428,6 +436,7 @@ void ThreadPodsRun::submit(const Request& r, std::latch* gate, std::function<voi
 void ThreadPodsRun::serve_one(const Request& r, Duration submitted, std::latch* gate) {
   auto& world = *worlds_[r.id % worlds_.size()];
   if (gate) gate->arrive_and_wait();  // burst: every worker starts at the same instant
+  VirtualThread vt(carriers_.empty() ? nullptr : carriers_[r.id % carriers_.size()].get(), true);
   StepNote note;
   current_step_note() = &note;
   RequestCtx cx(world, recorder_, s_, r);
@@ -518,6 +527,11 @@ nlohmann::json ThreadPodsRun::finish() {
   run.run_id = run_id_;
   run.postgresql_version = version;
   run.extra["real"] = real_block(pool_stats);
+  if (s_.virtual_threads) {
+    CarrierStats carriers;
+    for (auto& c : carriers_) carriers.add(c->stats());
+    run.extra["virtual_threads"] = carriers_block(pins_carriers(s_, info_.props), s_.carriers, carriers);
+  }
   run.extra["real"]["leases_released_at_end"] = leases_released;
   run.extra["leftovers_at_start"] = {{"advisory_locks", leftovers_.advisory_locks}, {"leases", leftovers_.leases}};
   run.extra["reclaimed_at_start"] = reclaimed_json(reclaimed_);

@@ -7,6 +7,8 @@ WorkerPool::WorkerPool(int max_threads, int accept_count) : accept_count_(accept
   for (int i = 0; i < max_threads; ++i) threads_.emplace_back([this] { loop(); });
 }
 
+WorkerPool::WorkerPool(Unbounded) : accept_count_(0), unbounded_(true) {}
+
 WorkerPool::~WorkerPool() {
   {
     std::lock_guard lock(mu_);
@@ -21,7 +23,11 @@ bool WorkerPool::submit(Job job) {
     std::lock_guard lock(mu_);
     // Free workers take jobs at once; beyond them, acceptCount may wait.
     const auto free_workers = static_cast<std::size_t>(static_cast<int>(threads_.size()) - busy_);
-    if (queue_.size() >= free_workers + static_cast<std::size_t>(accept_count_)) return false;
+    if (unbounded_) {
+      if (queue_.size() >= free_workers) threads_.emplace_back([this] { loop(); });
+    } else if (queue_.size() >= free_workers + static_cast<std::size_t>(accept_count_)) {
+      return false;
+    }
     queue_.push_back(std::move(job));
     ++unfinished_;
   }

@@ -17,6 +17,11 @@ class WorkerPool {
  public:
   using Job = std::function<void()>;
   WorkerPool(int max_threads, int accept_count);
+  // Virtual threads (spring.threads.virtual.enabled): a thread for every
+  // request, no cap and no accept queue; threads are made as requests need
+  // them and reused (a request thread stands for its virtual thread).
+  struct Unbounded {};
+  explicit WorkerPool(Unbounded);
   ~WorkerPool();  // finishes queued jobs, then joins
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -25,12 +30,12 @@ class WorkerPool {
   bool submit(Job job);
   // Blocks until every accepted job has finished.
   void wait_idle();
-  int max_threads() const { return static_cast<int>(threads_.size()); }
 
  private:
   void loop();
 
   const int accept_count_;
+  const bool unbounded_ = false;
   std::mutex mu_;
   // GUARDED_BY(mu_): queue_, busy_, stopping_, unfinished_.
   std::condition_variable work_cv_;  // a job arrived or stopping
@@ -39,7 +44,7 @@ class WorkerPool {
   int busy_ = 0;                 // workers running a job
   std::int64_t unfinished_ = 0;  // accepted and not yet finished
   bool stopping_ = false;
-  std::vector<std::thread> threads_;  // written only by the constructor
+  std::vector<std::thread> threads_;  // written by the constructor, and by submit() when unbounded_ (GUARDED_BY(mu_) then)
 };
 
 }  // namespace lockbench::real

@@ -575,8 +575,8 @@ static std::string virtual_threads_text() {
               "--rate 10 --partner-latency lognormal:p50=1.5s,p99=4s, against --jdk 24 (the result's "
               "virtual_threads block: stalls, stalled_s, starts_waited_for_a_carrier); add --liveness db=off to "
               "see the stalled pod killed. lockbench lint flags synchronized on virtual threads below JDK 24 "
-              "(lockbench.jdk, spring.threads.virtual.enabled). The real world's pods run platform threads and "
-              "refuse --virtual-threads.");
+              "(lockbench.jdk, spring.threads.virtual.enabled). The real world runs the same on its pods: a "
+              "thread per request that runs only on one of the pod's --carriers, and holds it while pinned.");
 }
 
 std::string explain(std::string_view spec) {

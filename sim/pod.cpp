@@ -155,7 +155,7 @@ void Pod::accept(const Request& r) {
   // thread needs a carrier to start: while every one is pinned, it waits.
   if (w_.settings().virtual_threads) {
     if (w_.loop().held(owner_)) {
-      ++w_.carrier_stats().parked_starts;
+      ++w_.carrier_stats().starts_waited;
       queue_.push_back(r);
       w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);  // parked until a carrier is free
       return;
@@ -268,10 +268,7 @@ void Pod::unpin(std::uint64_t request) {
 
 void Pod::end_stall() {
   if (stalled_since_ < Duration::zero()) return;
-  auto& stats = w_.carrier_stats();
-  const Duration d = w_.now() - stalled_since_;
-  stats.stalled += d;
-  stats.longest = std::max(stats.longest, d);
+  w_.carrier_stats().stall_ended(w_.now() - stalled_since_);
   stalled_since_ = Duration(-1);
 }
 

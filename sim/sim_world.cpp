@@ -53,9 +53,7 @@ SimWorld::SimWorld(const Settings& s, Strategy& strategy, Scenario& scenario)
   if (s.pgbouncer != "none") bouncer_ = std::make_unique<Bouncer>(*this, s.pgbouncer == "transaction", s.pgbouncer_pool_size);
   fault_window_ = partner_.fault_window();
   if (fault_window_) recorder_.keep_requests();  // the recovery block reads them
-  // JEP 491 (JDK 24) unmounts a virtual thread blocked in synchronized; an
-  // unknown JDK is taken as one that pins (every release with virtual threads before 24).
-  pins_carriers_ = s.virtual_threads && (s.jdk == 0 || s.jdk < 24) && info_.props.monitor_during_call;
+  pins_carriers_ = lockbench::pins_carriers(s, info_.props);
 }
 
 SimWorld::~SimWorld() {
@@ -385,18 +383,6 @@ std::vector<StoredRow> SimWorld::stored_rows() const {
   return out;
 }
 
-nlohmann::json SimWorld::virtual_threads_json() const {
-  nlohmann::json j = {{"pinning", pins_carriers_}};
-  if (!pins_carriers_) return j;
-  j["carriers"] = s_.carriers;
-  j["pinned_peak"] = carriers_.pinned_peak;
-  j["stalls"] = carriers_.stalls;
-  j["stalled_s"] = to_s(carriers_.stalled);
-  j["longest_stall_s"] = to_s(carriers_.longest);
-  j["starts_waited_for_a_carrier"] = carriers_.parked_starts;
-  return j;
-}
-
 nlohmann::json SimWorld::result() {
   std::int64_t leases_left = 0;
   db_.for_each_row([&](Key, const RowState& r) { leases_left += r.lease_at ? 1 : 0; });
@@ -434,7 +420,7 @@ nlohmann::json SimWorld::result() {
         {"leases_lost_on_failover", failover_leases_lost_},
         {"leases_resurrected_on_failover", failover_leases_resurrected_}};
   if (kube_on_) run.extra["pods"] = kube_->pods_json(loop_.now());
-  if (s_.virtual_threads) run.extra["virtual_threads"] = virtual_threads_json();
+  if (s_.virtual_threads) run.extra["virtual_threads"] = carriers_block(pins_carriers_, s_.carriers, carriers_);
   if (fault_window_)
     run.extra["recovery"] = recovery_json(recorder_.finished_requests(), fault_window_->from, fault_window_->until, s_.duration);
   if (s_.crash_at || s_.pause_at || s_.clock_skew != Duration::zero()) {

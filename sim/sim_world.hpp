@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/carriers.hpp"
 #include "core/context.hpp"
 #include "core/kubelet.hpp"
 #include "core/metrics.hpp"
@@ -311,7 +312,6 @@ class SimWorld final : public World {
   // run drains); progress is called every few ten thousand events.
   void run(const RunHooks& hooks = {});
   nlohmann::json result();
-  nlohmann::json virtual_threads_json() const;  // the result's virtual_threads block
 
   // Shared with Pod and SimConn.
   EventLoop& loop() { return loop_; }
@@ -323,13 +323,6 @@ class SimWorld final : public World {
   // Carrier pinning (Pod::pin): whether this run has it (--virtual-threads
   // below JDK 24, a strategy holding a monitor through the call), and what it did.
   bool pins_carriers() const { return pins_carriers_; }
-  struct CarrierStats {
-    std::int64_t stalls = 0;          // times a pod had every carrier pinned
-    Duration stalled{};               // summed over pods
-    Duration longest{};
-    std::int64_t parked_starts = 0;   // requests that arrived at a stalled pod and waited for a carrier
-    int pinned_peak = 0;
-  };
   CarrierStats& carrier_stats() { return carriers_; }
   Duration db_latency();
   // Draws for the database's named fault sites (sub-seed "sim.db_faults").

@@ -325,12 +325,16 @@ void check_applies(const StrategyInfo& st, std::string_view scenario) {
 
 void check_virtual_threads(const Settings& s) {
   if (!s.virtual_threads) return;
-  if (s.world == "real")
-    throw SettingError("--virtual-threads: the real world's pods run platform threads (--max-threads, Tomcat's "
-                       "maxThreads); the simulator models virtual threads (--world sim)");
+  if (s.world == "real" && !s.targets.empty())
+    throw SettingError("--virtual-threads: --targets are pods this run did not start; give their own lockbench "
+                       "serve --virtual-threads on instead");
   if (s.jdk != 0 && s.jdk < 21)
     throw SettingError("--jdk: virtual threads are final from JDK 21 (JEP 444); give 21 or later, or unknown, "
                        "with --virtual-threads on");
+}
+
+bool pins_carriers(const Settings& s, const StrategyProps& p) {
+  return s.virtual_threads && (s.jdk == 0 || s.jdk < 24) && p.monitor_during_call;
 }
 
 const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario) {

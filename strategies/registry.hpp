@@ -30,11 +30,15 @@ const StrategyInfo& strategy_info(std::string_view spec);
 // the scenario: a lease on a record that does not exist yet, an idempotency key
 // the partner's API does not take.
 void check_applies(const StrategyInfo& strategy, std::string_view scenario);
-// Throws SettingError (one line) when --virtual-threads asks for what no world
-// models: the real world (its pods run platform threads), or a --jdk before
-// virtual threads (21). Every strategy runs on them in the simulator; one that
-// holds a monitor through the call pins carriers below JDK 24 (sim/pod.cpp).
+// Throws SettingError (one line) when --virtual-threads cannot be given: to
+// --targets (pods this run does not start), or with a --jdk before virtual
+// threads (21). Every strategy runs on them in both worlds; one that holds a
+// monitor through the call pins carriers below JDK 24 (sim/pod.cpp, real/carriers.hpp).
 void check_virtual_threads(const Settings& s);
+// Whether this run's virtual threads pin their carriers: --virtual-threads on a
+// JDK below 24 (or not known: every release with virtual threads before 24
+// pins; JEP 491 ends it) and a strategy that holds a monitor through the call.
+bool pins_carriers(const Settings& s, const StrategyProps& p);
 // strategy_info(spec), once check_applies has accepted it on the scenario.
 const StrategyInfo& applying_strategy(std::string_view spec, std::string_view scenario);
 // The strategy, wrapped in the traffic beside its lock (side_traffic.hpp):

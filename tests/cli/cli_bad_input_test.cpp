@@ -62,11 +62,11 @@ TEST_F(BadInput, AnUnreachableDatabaseIsRefusedBeforeAnythingIsWritten) {
                  "--db");
 }
 
-TEST_F(BadInput, VirtualThreadsWhereNoWorldModelsThemAreRefusedBeforeAnyRun) {
-  // The real world's pods run platform threads.
+TEST_F(BadInput, VirtualThreadsThatCannotBeGivenAreRefusedBeforeAnyRun) {
+  // Pods this run does not start keep their own threads.
   expect_refused("--world real --db postgresql://lockbench@127.0.0.1:1/nothing --partner http://127.0.0.1:1 "
-                 "--strategy row-lease --virtual-threads on --duration 1s",
-                 "--virtual-threads: the real world");
+                 "--targets http://127.0.0.1:1 --strategy row-lease --virtual-threads on --duration 1s",
+                 "--virtual-threads: --targets");
   // Before JDK 21 there are no virtual threads; a run of several strategies writes none.
   expect_refused("--world sim --strategy row-lease,synchronized --virtual-threads on --jdk 17 --duration 1s",
                  "--jdk: virtual threads are final from JDK 21");
