@@ -54,15 +54,11 @@ void KubeletRules::note(int pod, const char* what, Duration now) {
 }
 
 void KubeletRules::set_ready(int pod, bool ready, Duration now) {
-  if (life(pod).ready == ready) return;
-  change_ready(pod, ready, now);
-  if (s_.readiness.on) note(pod, ready ? "returned" : "pulled", now);  // as readiness.returned/pulled count them
-}
-
-void KubeletRules::change_ready(int pod, bool ready, Duration now) {
   auto& life = life_[static_cast<std::size_t>(pod)];
   if (life.ready == ready) return;
   life.ready = ready;
+  // An event as readiness.returned/pulled count them (a kill of a pod still in the balancer included).
+  if (s_.readiness.on) note(pod, ready ? "returned" : "pulled", now);
   if (s_.readiness.on && ready) ++stats_.returned;
   if (s_.readiness.on && !ready) ++stats_.pulled;
   int unready = 0;
@@ -87,7 +83,7 @@ const PodLife& KubeletRules::kill(int pod, Duration now) {
           ? Duration::zero()
           : times(std::min<Duration>(kBackoffMax, kBackoffFirst * (1LL << std::min(life.backoff_step - 1, 8))), scale_);
   ++life.backoff_step;
-  change_ready(pod, false, now);
+  set_ready(pod, false, now);
   note(pod, "killed", now);
   ++life.incarnation;
   life.readiness_failures = life.readiness_successes = life.liveness_failures = 0;
@@ -98,7 +94,7 @@ const PodLife& KubeletRules::kill(int pod, Duration now) {
 
 void KubeletRules::container_running(int pod, Duration now) {
   note(pod, "started", now);
-  if (!s_.readiness.on) change_ready(pod, true, now);  // no readiness probe: ready while the container runs
+  if (!s_.readiness.on) set_ready(pod, true, now);  // no readiness probe: ready while the container runs
 }
 
 int KubeletRules::route(std::uint64_t id) const {

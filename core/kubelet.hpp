@@ -19,12 +19,14 @@
 //   pods block  probes, restarts, requests lost (killed in flight + refused),
 //               peak pods unready, the spans with no pod ready, a verdict and
 //               `events` (docs/result.schema.json "pods")
-//   events      [t_s, pod (1-based), what], the first kEventsListed, as each
-//               pod's life changes: "pulled" and "returned" (readiness took it
-//               out of the load balancer and brought it back: counted as
-//               readiness.pulled/returned), "killed" (liveness), "started" (its
-//               container runs again after the back-off: without a readiness
-//               probe it is in the load balancer from here), and what a world
+//   events      [t_s, pod (1-based), what], the first kPodEventsListed, as
+//               each pod's life changes: "pulled" and "returned" (with a
+//               readiness probe: the pod left the load balancer, by readiness
+//               or by a kill, and readiness brought it back; as many as
+//               readiness.pulled/returned count), "killed" (liveness),
+//               "started" (its container runs again after the back-off:
+//               without a readiness probe it is in the load balancer from
+//               here), and what a world
 //               notes itself: "listening" (the restarted application answers).
 //               Both worlds record the same transitions under the same names;
 //               the report draws each pod's lane from them.
@@ -86,9 +88,9 @@ class KubeletRules {
   void probe_made(ProbeKind kind);
   // A probe's result: true when it was liveness's last failure allowed (kill the pod).
   bool probe_result(int pod, ProbeKind kind, bool ok, Duration now);
-  // A liveness kill at `now` (event "killed"): out of the load balancer,
-  // counters reset, the next incarnation's running_from (after the back-off)
-  // and serving_from.
+  // A liveness kill at `now` (event "killed", after "pulled" when the pod was
+  // still in the load balancer): out of the load balancer, counters reset, the
+  // next incarnation's running_from (after the back-off) and serving_from.
   const PodLife& kill(int pod, Duration now);
   // The pod's container runs again (event "started"): without a readiness probe it is ready.
   void container_running(int pod, Duration now);
@@ -112,7 +114,6 @@ class KubeletRules {
   const double scale_;
   std::vector<PodLife> life_;
   KubeStats stats_;
-  void change_ready(int pod, bool ready, Duration now);  // set_ready without its event (a kill has its own)
 };
 
 }  // namespace lockbench

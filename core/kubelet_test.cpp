@@ -95,6 +95,14 @@ TEST(KubeletRules, EveryChangeInAPodsLifeIsAnEventWithItsTimeItsOneBasedPodAndIt
   EXPECT_EQ(k.stats().returned, 1);
 }
 
+TEST(KubeletRules, AKillOfAPodStillInTheLoadBalancerIsAPullThenAKillAsReadinessPulledCountsIt) {
+  const Settings s = probed();
+  KubeletRules k(s, 1);
+  k.kill(0, 4s);  // liveness was faster than readiness
+  EXPECT_EQ(k.pods_json(5s)["events"], (nlohmann::json{{4.0, 1, "pulled"}, {4.0, 1, "killed"}}));
+  EXPECT_EQ(k.stats().pulled, 1);
+}
+
 TEST(KubeletRules, WithoutAReadinessProbeAKilledPodsEventsAreKilledAndStartedOnlyAndTheListIsCapped) {
   Settings s = probed();
   s.readiness = ProbeSpec{};  // off: in the load balancer while its container runs
