@@ -49,10 +49,16 @@ bool KubeletRules::probe_result(int pod, ProbeKind kind, bool ok, Duration now) 
   return ++life.liveness_failures >= s_.liveness.failure_threshold;
 }
 
+void KubeletRules::note(int pod, const char* what, Duration now) {
+  if (stats_.events.size() < kPodEventsListed) stats_.events.push_back({now, pod, what});
+}
+
 void KubeletRules::set_ready(int pod, bool ready, Duration now) {
   auto& life = life_[static_cast<std::size_t>(pod)];
   if (life.ready == ready) return;
   life.ready = ready;
+  // An event as readiness.returned/pulled count them (a kill of a pod still in the balancer included).
+  if (s_.readiness.on) note(pod, ready ? "returned" : "pulled", now);
   if (s_.readiness.on && ready) ++stats_.returned;
   if (s_.readiness.on && !ready) ++stats_.pulled;
   int unready = 0;
@@ -78,6 +84,7 @@ const PodLife& KubeletRules::kill(int pod, Duration now) {
           : times(std::min<Duration>(kBackoffMax, kBackoffFirst * (1LL << std::min(life.backoff_step - 1, 8))), scale_);
   ++life.backoff_step;
   set_ready(pod, false, now);
+  note(pod, "killed", now);
   ++life.incarnation;
   life.readiness_failures = life.readiness_successes = life.liveness_failures = 0;
   life.running_from = now + backoff;
@@ -86,6 +93,7 @@ const PodLife& KubeletRules::kill(int pod, Duration now) {
 }
 
 void KubeletRules::container_running(int pod, Duration now) {
+  note(pod, "started", now);
   if (!s_.readiness.on) set_ready(pod, true, now);  // no readiness probe: ready while the container runs
 }
 
@@ -114,6 +122,8 @@ nlohmann::json KubeletRules::pods_json(Duration now) const {
     if (spans.size() < kUnavailableListed) spans.push_back({{"from_s", to_s(from)}, {"until_s", to_s(until)}});
   }
   const std::int64_t lost = stats_.refused + stats_.killed_in_flight;
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : stats_.events) events.push_back({to_s(e.at), e.pod + 1, e.what});
   char verdict[160];
   if (unavailable_total > Duration::zero())
     std::snprintf(verdict, sizeof verdict, "unavailable for %.1f s of the arrivals' %.1f s (no pod ready)",
@@ -140,6 +150,7 @@ nlohmann::json KubeletRules::pods_json(Duration now) const {
           {"requests_lost", lost},
           {"unavailable_s", to_s(unavailable_total)},
           {"unavailable", spans},
+          {"events", events},
           {"verdict", verdict}};
 }
 

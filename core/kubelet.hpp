@@ -17,8 +17,19 @@
 //               none is ready (the 503 a client sees, counted in `refused`).
 //               Without a readiness probe a pod is ready while its container runs.
 //   pods block  probes, restarts, requests lost (killed in flight + refused),
-//               peak pods unready, the spans with no pod ready and a verdict
-//               (docs/result.schema.json "pods")
+//               peak pods unready, the spans with no pod ready, a verdict and
+//               `events` (docs/result.schema.json "pods")
+//   events      [t_s, pod (1-based), what], the first kPodEventsListed, as
+//               each pod's life changes: "pulled" and "returned" (with a
+//               readiness probe: the pod left the load balancer, by readiness
+//               or by a kill, and readiness brought it back; as many as
+//               readiness.pulled/returned count), "killed" (liveness),
+//               "started" (its container runs again after the back-off:
+//               without a readiness probe it is in the load balancer from
+//               here), and what a world
+//               notes itself: "listening" (the restarted application answers).
+//               Both worlds record the same transitions under the same names;
+//               the report draws each pod's lane from them.
 // The pods at the run's start were running before it: ready, serving.
 // Not thread-safe: the real world calls it under its kubelet's lock.
 #pragma once
@@ -47,6 +58,14 @@ struct PodLife {
   int backoff_step = 0;  // kills since kubelet last reset its back-off
 };
 
+// One change in a pod's life (the `events` of the pods block).
+struct PodEvent {
+  Duration at{};
+  int pod = 0;               // 0-based index (1-based in the result)
+  const char* what = "";     // a string literal: "pulled", "returned", "killed", "started", "listening"
+};
+inline constexpr std::size_t kPodEventsListed = 400;
+
 struct KubeStats {
   std::int64_t readiness_total = 0, readiness_failed = 0, pulled = 0, returned = 0;
   std::int64_t liveness_total = 0, liveness_failed = 0, kills = 0;
@@ -55,6 +74,7 @@ struct KubeStats {
   int peak_unready = 0;
   std::vector<std::pair<Duration, Duration>> unavailable;  // spans with no pod ready
   std::optional<Duration> unavailable_since;
+  std::vector<PodEvent> events;  // the first kPodEventsListed
 };
 
 class KubeletRules {
@@ -68,12 +88,16 @@ class KubeletRules {
   void probe_made(ProbeKind kind);
   // A probe's result: true when it was liveness's last failure allowed (kill the pod).
   bool probe_result(int pod, ProbeKind kind, bool ok, Duration now);
-  // A liveness kill at `now`: out of the load balancer, counters reset, the next
-  // incarnation's running_from (after the back-off) and serving_from.
+  // A liveness kill at `now` (event "killed", after "pulled" when the pod was
+  // still in the load balancer): out of the load balancer, counters reset, the
+  // next incarnation's running_from (after the back-off) and serving_from.
   const PodLife& kill(int pod, Duration now);
-  // The pod's container runs again: without a readiness probe it is ready.
+  // The pod's container runs again (event "started"): without a readiness probe it is ready.
   void container_running(int pod, Duration now);
+  // In or out of the load balancer; with a readiness probe an event ("returned", "pulled").
   void set_ready(int pod, bool ready, Duration now);
+  // A world's own event in the pod's life (`what`: a string literal, e.g. "listening").
+  void note(int pod, const char* what, Duration now);
   // The load balancer: the pod for request `id`, or -1 when none is ready.
   int route(std::uint64_t id) const;
   bool serving(int pod, Duration now) const { return now >= life(pod).serving_from; }

@@ -77,5 +77,43 @@ TEST(KubeletRules, TheBalancerSendsToTheHomePodOrAnotherReadyOneAndRefusesWithNo
   EXPECT_EQ(block["readiness"]["pulled"], 3);
 }
 
+TEST(KubeletRules, EveryChangeInAPodsLifeIsAnEventWithItsTimeItsOneBasedPodAndItsName) {
+  const Settings s = probed();
+  KubeletRules k(s, 2);
+  k.probe_result(1, ProbeKind::readiness, false, 1s);
+  k.probe_result(1, ProbeKind::readiness, false, 2s);  // pulled
+  k.kill(1, 3s);                                       // killed (already out: no second "pulled")
+  k.container_running(1, 3s);                          // started (with a readiness probe: still out)
+  k.note(1, "listening", 8s);                          // the world's own
+  k.probe_result(1, ProbeKind::readiness, true, 9s);
+  k.probe_result(1, ProbeKind::readiness, true, 10s);  // returned
+  const auto events = k.pods_json(11s)["events"];
+  const nlohmann::json expected = {{2.0, 2, "pulled"},  {3.0, 2, "killed"},   {3.0, 2, "started"},
+                                   {8.0, 2, "listening"}, {10.0, 2, "returned"}};
+  EXPECT_EQ(events, expected);
+  EXPECT_EQ(k.stats().pulled, 1);
+  EXPECT_EQ(k.stats().returned, 1);
+}
+
+TEST(KubeletRules, AKillOfAPodStillInTheLoadBalancerIsAPullThenAKillAsReadinessPulledCountsIt) {
+  const Settings s = probed();
+  KubeletRules k(s, 1);
+  k.kill(0, 4s);  // liveness was faster than readiness
+  EXPECT_EQ(k.pods_json(5s)["events"], (nlohmann::json{{4.0, 1, "pulled"}, {4.0, 1, "killed"}}));
+  EXPECT_EQ(k.stats().pulled, 1);
+}
+
+TEST(KubeletRules, WithoutAReadinessProbeAKilledPodsEventsAreKilledAndStartedOnlyAndTheListIsCapped) {
+  Settings s = probed();
+  s.readiness = ProbeSpec{};  // off: in the load balancer while its container runs
+  KubeletRules k(s, 1);
+  k.kill(0, 1s);
+  k.container_running(0, 1s);
+  EXPECT_TRUE(k.life(0).ready);
+  EXPECT_EQ(k.pods_json(2s)["events"], (nlohmann::json{{1.0, 1, "killed"}, {1.0, 1, "started"}}));
+  for (int i = 0; i < 500; ++i) k.note(0, "listening", 2s);
+  EXPECT_EQ(k.pods_json(3s)["events"].size(), kPodEventsListed);
+}
+
 }  // namespace
 }  // namespace lockbench

@@ -10,14 +10,6 @@
 
 namespace lockbench::real {
 
-namespace {
-constexpr std::size_t kEventsListed = 400;
-}  // namespace
-
-void Kubelet::note(int pod, const char* what) {
-  if (events_.size() < kEventsListed) events_.push_back({to_s(now()), pod + 1, what});
-}
-
 Kubelet::Kubelet(const Settings& s, double scale, PodFleet& fleet, Clock::time_point epoch, std::size_t pods)
     : s_(s),
       fleet_(fleet),
@@ -105,12 +97,9 @@ void Kubelet::probe_loop(int pod, ProbeKind kind) {
       if (!probing_) return;
       if (rules_.life(pod).incarnation != incarnation) continue;  // killed meanwhile: its answer is dropped
     }
-    const bool was_ready = rules_.life(pod).ready;
-    const bool kill = rules_.probe_result(pod, kind, ok, now());
-    if (was_ready != rules_.life(pod).ready) note(pod, was_ready ? "pulled" : "returned");
+    const bool kill = rules_.probe_result(pod, kind, ok, now());  // the rules note "pulled", "returned"
     if (kill) {
-      rules_.kill(pod, now());
-      note(pod, "killed");
+      rules_.kill(pod, now());  // and "killed"
       kill_due_[static_cast<std::size_t>(pod)] = 1;
       cv_.notify_all();
       continue;
@@ -145,8 +134,7 @@ void Kubelet::container_loop(int pod) {
       cv_.wait(lock, [&] { return over_; });
       return;
     }
-    rules_.container_running(pod, now());
-    note(pod, "started");
+    rules_.container_running(pod, now());  // the rules note "started"
     lock.unlock();
     const auto forked = Clock::now();
     std::string error;
@@ -159,7 +147,7 @@ void Kubelet::container_loop(int pod) {
     if (error.empty()) {
       up_[i] = 1;  // killed meanwhile: kill_due_ is set, the next turn kills it
       start_s_.push_back(to_s(Clock::now() - forked));
-      note(pod, "listening");
+      rules_.note(pod, "listening", now());
     } else {
       ++restart_errors_;
       last_restart_error_ = error;
@@ -202,7 +190,6 @@ nlohmann::json Kubelet::block() {
   j["process_start_s"] = {{"count", start_s_.size()},
                           {"mean", start_s_.empty() ? 0.0 : sum / static_cast<double>(start_s_.size())},
                           {"max", max}};
-  j["events"] = events_;
   j["restart_errors"] = restart_errors_;
   if (!last_restart_error_.empty()) j["last_restart_error"] = last_restart_error_;
   return j;

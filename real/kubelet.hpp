@@ -67,8 +67,9 @@ class Kubelet {
   void no_answer(const Route& r);
   void stop_probing();  // joins the probe threads; no kill or restart from here on
   void end();           // joins every thread (the restarted pods die with their forking thread)
-  // The result's `pods` block (measured times, with `events`: when each pod was
-  // pulled, returned, killed, started and listening), and the readiness probes' counts.
+  // The result's `pods` block (measured times; its `events`, when each pod was
+  // pulled, returned, killed, started and listening, are the rules' with this
+  // world's "listening"), and the readiness probes' counts.
   nlohmann::json block();
   ProbeStats readiness_counts();
 
@@ -92,8 +93,6 @@ class Kubelet {
   std::int64_t restart_errors_ = 0;   // GUARDED_BY(mu_)
   std::string last_restart_error_;    // GUARDED_BY(mu_)
   std::vector<double> start_s_;       // GUARDED_BY(mu_): each restart's fork until listening, measured
-  nlohmann::json events_ = nlohmann::json::array();  // GUARDED_BY(mu_): the first kEventsListed [t_s, pod, what]
-  void note(int pod, const char* what);  // EXCLUSIVE_LOCKS_REQUIRED(mu_)
   std::vector<std::thread> probe_threads_, container_threads_;
 };
 

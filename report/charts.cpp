@@ -1,4 +1,5 @@
-// The six charts of report.html, drawn from configured views (fields.hpp). Each writes its data and a gnuplot script,
+// The charts of report.html (six; pods ready over time when a run had probes acting; the safe envelope with a
+// plan), drawn from configured views (fields.hpp). Each writes its data and a gnuplot script,
 // runs gnuplot and reads the SVG back; absent data becomes a sentence instead.
 #include <algorithm>
 #include <cctype>
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/kubelet.hpp"
 #include "report/charts.hpp"
 #include "report/fields.hpp"
 #include "report/repetitions.hpp"
@@ -508,6 +510,135 @@ Chart timeline_chart(const std::vector<json>& views, ChartWriter& w) {
   return c;
 }
 
+// Pods ready over time: one panel per run whose pods' lives changed (pods.events).
+// A panel is about 900 px wide: at most this many, so the chart stays a few tens of KB.
+constexpr std::size_t kPodPanelsMax = 9;
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& x : items) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+Chart pods_chart(const std::vector<json>& views, ChartWriter& w) {
+  Chart c{"pods_ready.svg", "Pods ready over time", "", "", ""};
+  std::vector<Panel> panels;
+  std::vector<std::string> calm, left_out;
+  bool capped = false, timeline = false;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const json& r = views[i];
+    const auto lanes = pod_lanes(r);
+    if (!lanes) continue;
+    // The run's number as in the per-run detail, and what tells the cascade's runs apart.
+    std::string name = fmt::format("run {}: {} ({})", i + 1, str(r, "strategy", "?"), world_label(r));
+    const std::string liveness = str(r, "pods.liveness.probe", "off");
+    name += liveness == "off" ? ", no liveness probe"
+            : liveness.find("db=off") != std::string::npos ? ", liveness without db" : ", liveness with db";
+    if (r.contains("recovery")) name += ", partner fault window";
+    if (const json* cb = find(r, "settings.circuit-breaker"); cb != nullptr && cb->is_string() && *cb != "off")
+      name += ", circuit breaker";
+    const auto ready = [](const PodSpan& s) { return s.state == PodState::ready; };
+    if (lanes->marks.empty() && std::all_of(lanes->spans.begin(), lanes->spans.end(), ready)) {
+      calm.push_back(fmt::format("{} ({})", i + 1, str(r, "strategy", "?")));
+      continue;
+    }
+    if (panels.size() == kPodPanelsMax) {
+      left_out.push_back(std::to_string(i + 1));
+      continue;
+    }
+    capped = capped || lanes->capped;
+    const std::size_t k = panels.size();
+    std::string spans, marks;
+    bool state_seen[3] = {false, false, false}, kill_seen = false, restart_seen = false;
+    for (const auto& s : lanes->spans) {
+      spans += fmt::format("{} {} {} {}\n", s.from_s, s.until_s, s.pod, static_cast<int>(s.state));
+      state_seen[static_cast<int>(s.state)] = true;
+    }
+    for (const auto& m : lanes->marks) {
+      marks += fmt::format("{} {} {}\n", m.t_s, m.pod, m.killed ? 0 : 1);
+      (m.killed ? kill_seen : restart_seen) = true;
+    }
+    std::string plots;
+    // The run's pool behind the lanes, on the right axis: what the probes were borrowing from.
+    double active_max = 0;
+    if (const json* tl = find(r, "timeline"); tl != nullptr && tl->is_array() && !tl->empty()) {
+      std::vector<std::vector<double>> samples;
+      for (const auto& x : *tl) samples.push_back({num_or(x, "t_s", 0), num_or(x, "active", 0)});
+      std::string data;
+      for (const auto& x : thin_by_max(samples, kTimelinePanelPointsMax)) {
+        data += fmt::format("{} {}\n", x[0], x[1]);
+        active_max = std::max(active_max, x[1]);
+      }
+      plots += fmt::format("{} using 1:2 axes x1y2 with steps lw 1.5 lc rgb '#b8c2cc' title {}, ",
+                           q(w.data(fmt::format("pods_{}_pool.dat", k), data).string()), q("pool active (right axis)"));
+      timeline = true;
+    }
+    const std::string file = w.data(fmt::format("pods_{}.dat", k), spans).string();
+    static const char* state_names[] = {"ready", "pulled or starting", "down (back-off)"};
+    static const char* state_colors[] = {"#59a14f", "#f28e2b", "#e15759"};
+    for (int st = 0; st < 3; ++st)
+      if (state_seen[st])
+        plots += fmt::format("{} using 1:($4=={}?$3:1/0):($2-$1):(0) with vectors nohead lw 9 lc rgb '{}' title {}, ",
+                             q(file), st, state_colors[st], q(state_names[st]));
+    if (!marks.empty()) {
+      const std::string mfile = w.data(fmt::format("pods_{}_marks.dat", k), marks).string();
+      if (kill_seen)
+        plots += fmt::format("{} using 1:($3==0?$2+0.38:1/0) with points pt 2 ps 1.2 lw 2 lc rgb '#b00020' "
+                             "title 'killed', ",
+                             q(mfile));
+      if (restart_seen)
+        plots += fmt::format("{} using 1:($3==1?$2-0.38:1/0) with points pt 9 ps 1 lc rgb 'black' title 'restarted', ",
+                             q(mfile));
+    }
+    std::string ytics = "set ytics (";
+    for (int p = 1; p <= lanes->pods; ++p) ytics += fmt::format("{}'pod {}' {}", p > 1 ? ", " : "", p, p);
+    ytics += ")\n";
+    // The right axis marks 0 and the pool's size only: the line reads against them.
+    const double size = num_or(r, "pool.size", 0);
+    const double top = std::max(1.0, std::max(size, active_max));
+    const std::string pre =
+        ytics + fmt::format("set xrange [0:{}]\nset yrange [0.3:{}]\nset y2range [0:{}]\n", lanes->end_s,
+                            lanes->pods + 1.3, top * 1.1) +
+        (plots.find("axes x1y2") != std::string::npos
+             ? fmt::format("set y2tics ({}, {})\nset y2label 'pool active' offset -2,0\n", 0, top)
+             : std::string("unset y2tics\nunset y2label\n"));
+    panels.push_back({name, plots.substr(0, plots.size() - 2), pre});
+  }
+  if (panels.empty()) {
+    c.missing = "In every run with probes acting, every pod stayed ready throughout (no event in pods.events).";
+    return c;
+  }
+  c.caption =
+      "One panel per run whose pods changed (probes acting: --readiness, --liveness; the run's number as in the "
+      "per-run detail), one lane per pod: green while it is in the load balancer, orange while readiness keeps it "
+      "out (pulled, or starting again after a restart), red from a liveness kill until kubelet starts it again "
+      "(the back-off). A red cross above a lane marks each kill, a black triangle below it each restart (its "
+      "container started again). Time in configured seconds, the axis of the pool chart.";
+  if (timeline) c.caption += " The grey steps behind the lanes are the run's active pool connections (right axis).";
+  if (!calm.empty())
+    c.caption += " Runs whose pods stayed ready throughout, not drawn: " + joined(calm) + ".";
+  if (!left_out.empty())
+    c.caption += fmt::format(" Only the first {} runs with events are drawn; left out: {}.", kPodPanelsMax,
+                             joined(left_out));
+  if (capped)
+    c.caption += fmt::format(" A result lists only its first {} events: its lanes end at the last one.",
+                             kPodEventsListed);
+  // One panel per row, the whole width for the time axis (as the pool chart's),
+  // the key at the right; lanes need no grid, the pool line has the right axis.
+  // Margins in pixels: a title above each panel, its time axis below.
+  const int height = static_cast<int>(panels.size()) * 215 + 20;
+  const double px = 1.0 / height;
+  std::string body = fmt::format("set multiplot layout {},1 margins 0.07,0.74,{:.4f},{:.4f} spacing 0,{:.4f}\n",
+                                 panels.size(), 45 * px, 1 - 30 * px, 70 * px);
+  body += "unset grid\nset xlabel 'time (s)' offset 0,0.8\n"
+          "set key outside right top vertical Left reverse font ',10' samplen 1.5\n";
+  for (const auto& p : panels)
+    body += fmt::format("{}set title {} offset 0,-0.5\nplot {}\n", p.pre, q(p.title), p.plots);
+  body += "unset multiplot\n";
+  w.draw(c, panel_preamble(w.svg(c), c.title, height) + body);
+  return c;
+}
+
 // Stacked bars drawn as boxes so each segment keeps its own legend entry.
 // segments[k] = name, values[i][k] = height of segment k on bar i.
 std::string stacked_bars(ChartWriter& w, const std::string& prefix, const std::vector<std::string>& bars,
@@ -722,6 +853,59 @@ Chart race_chart(const std::vector<json>& results, ChartWriter& w) {
 
 }  // namespace
 
+std::optional<PodLanes> pod_lanes(const json& result) {
+  const json* events = find(result, "pods.events");
+  if (events == nullptr || !events->is_array()) return std::nullopt;
+  PodLanes out;
+  if (const json* by_pod = find(result, "pods.requests_by_pod"); by_pod != nullptr && by_pod->is_array())
+    out.pods = static_cast<int>(by_pod->size());
+  if (out.pods == 0) out.pods = static_cast<int>(num_or(result, "settings.pods", 1));
+  for (const auto& e : *events)
+    if (e.is_array() && e.size() >= 3 && e[1].is_number()) out.pods = std::max(out.pods, e[1].get<int>());
+  const bool readiness = str(result, "pods.readiness.probe", "off") != "off";
+  out.capped = events->size() >= kPodEventsListed;
+  double last = 0;
+  for (const auto& e : *events)
+    if (e.is_array() && !e.empty() && e[0].is_number()) last = std::max(last, e[0].get<double>());
+  out.end_s = std::max(last, num_or(result, "duration_s", 0));
+  if (const json* tl = find(result, "timeline"); tl != nullptr && tl->is_array() && !tl->empty())
+    out.end_s = std::max(out.end_s, num_or(tl->back(), "t_s", 0));
+  if (out.capped) out.end_s = last;
+  std::vector<PodState> state(static_cast<std::size_t>(out.pods), PodState::ready);
+  std::vector<double> since(static_cast<std::size_t>(out.pods), 0.0);
+  std::vector<std::vector<PodSpan>> lanes(static_cast<std::size_t>(out.pods));
+  // Ends the pod's current span at t; a span of the state the lane just had
+  // (across a change of no length: killed and started at once) goes on.
+  const auto close = [&](int pod, double t) {
+    const auto p = static_cast<std::size_t>(pod - 1);
+    if (t > since[p]) {
+      auto& lane = lanes[p];
+      if (!lane.empty() && lane.back().state == state[p] && lane.back().until_s == since[p]) lane.back().until_s = t;
+      else lane.push_back({pod, since[p], t, state[p]});
+    }
+    since[p] = std::max(since[p], t);
+  };
+  for (const auto& e : *events) {
+    if (!e.is_array() || e.size() < 3 || !e[0].is_number() || !e[1].is_number() || !e[2].is_string()) continue;
+    const double t = e[0].get<double>();
+    const int pod = e[1].get<int>();
+    const std::string what = e[2].get<std::string>();
+    if (pod < 1 || pod > out.pods) continue;
+    PodState next = state[static_cast<std::size_t>(pod - 1)];
+    if (what == "pulled") next = PodState::out;
+    else if (what == "returned") next = PodState::ready;
+    else if (what == "killed") next = PodState::down;
+    else if (what == "started") next = readiness ? PodState::out : PodState::ready;
+    if (what == "killed" || what == "started") out.marks.push_back({pod, t, what == "killed"});
+    if (next == state[static_cast<std::size_t>(pod - 1)]) continue;
+    close(pod, t);
+    state[static_cast<std::size_t>(pod - 1)] = next;
+  }
+  for (int pod = 1; pod <= out.pods; ++pod) close(pod, out.end_s);
+  for (auto& lane : lanes) out.spans.insert(out.spans.end(), lane.begin(), lane.end());
+  return out;
+}
+
 EnvelopeDrawing envelope_drawing(const json& envelope, const std::string& svg_file, const std::string& data_file) {
   EnvelopeDrawing d;
   d.data = "# partner_p99_s highest_rate_per_s, one block per strategy\n";
@@ -770,8 +954,11 @@ std::vector<Chart> make_charts(const std::vector<json>& results, const fs::path&
   ChartWriter w(charts_dir, options);
   const auto groups = group_by_strategy(results);
   std::vector<Chart> charts = {throughput_chart(results, groups, w), p99_chart(results, groups, w),
-                               timeline_chart(results, w),           time_split_chart(results, w),
-                               violations_chart(results, w),         race_chart(results, w)};
+                               timeline_chart(results, w)};
+  // Pods ready over time beside the pool chart, when a run had probes acting.
+  if (std::any_of(results.begin(), results.end(), [](const json& r) { return pod_lanes(r).has_value(); }))
+    charts.push_back(pods_chart(results, w));
+  for (auto* chart : {time_split_chart, violations_chart, race_chart}) charts.push_back(chart(results, w));
   if (options.plan.is_object() && options.plan.contains("envelope")) charts.push_back(envelope_chart(options.plan, w));
   return charts;
 }

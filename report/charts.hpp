@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,34 @@ std::string run_gnuplot(const std::string& gnuplot, const std::filesystem::path&
 // indentation, and coordinates in path data and transforms are rounded to a
 // tenth of a pixel (charts are 960 px wide). Text is never touched.
 std::string tidy_svg(const std::string& svg);
+
+// One run's pods over time, from its pods.events (core/kubelet.hpp) in
+// configured seconds: each pod's lane as spans of one state, and the marks
+// where liveness killed a pod and where kubelet restarted it. A pod is ready
+// until an event says otherwise (the pods at a run's start were running
+// before it): "pulled" -> out, "returned" -> ready, "killed" -> down,
+// "started" -> out while readiness has to pass first, else ready;
+// "listening" changes no state.
+enum class PodState : int { ready = 0, out = 1, down = 2 };
+struct PodSpan {
+  int pod = 0;  // 1-based
+  double from_s = 0, until_s = 0;
+  PodState state = PodState::ready;
+};
+struct PodMark {
+  int pod = 0;  // 1-based
+  double t_s = 0;
+  bool killed = false;  // else restarted (its container started again)
+};
+struct PodLanes {
+  int pods = 0;
+  double end_s = 0;     // where the lanes end: the run's end, or the last event when the list was cut
+  bool capped = false;  // the result listed only its first events: nothing is known after the last
+  std::vector<PodSpan> spans;  // in time order per pod; spans of zero length are left out
+  std::vector<PodMark> marks;
+};
+// nullopt when the result has no pods.events (probes not acting).
+std::optional<PodLanes> pod_lanes(const nlohmann::json& result);
 
 // A series of (t, values...) samples thinned to at most `points_max` rows:
 // consecutive rows are merged in equal runs, each keeping its first t and the

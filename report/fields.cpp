@@ -185,6 +185,10 @@ json configured_view(const json& result) {
       scale_at(row, "t_s", 1 / f);
       scale_at(row, "dt_s", 1 / f);
     }
+  // A real run's pods.events are measured: [t_s, pod, what] in configured seconds, as the timeline.
+  if (json* evs = const_cast<json*>(find(v, "pods.events")); evs != nullptr && evs->is_array())
+    for (auto& e : *evs)
+      if (e.is_array() && !e.empty() && e[0].is_number()) e[0] = e[0].get<double>() / f;
   if (json* evs = const_cast<json*>(find(v, "trace.events")); evs != nullptr && evs->is_array())
     for (auto& e : *evs) {
       scale_at(e, "start_ms", 1 / f);

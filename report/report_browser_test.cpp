@@ -50,15 +50,24 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithEveryChartAndNoConsoleError) {
   const fs::path dir = fs::temp_directory_path() / ("lockbench_browser_test_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  write_report(fixtures::sweep(), dir / "report");
+  auto results = fixtures::sweep();
+  // A run with probes acting: its pods' lanes (pods ready over time) join the charts.
+  results.push_back(fixtures::with_pod_events(fixtures::held_tx(20)));
+  write_report(results, dir / "report");
   const fs::path page = dir / "report" / "report.html";
 
   const std::string html = slurp(page);
-  for (const char* chart : {"throughput", "p99", "pool_timeline", "time_split", "violations", "race"}) {
+  for (const char* chart : {"throughput", "p99", "pool_timeline", "pods_ready", "time_split", "violations", "race"}) {
     const auto figure = html.find(std::string("<figure id=\"chart-") + chart + "\">");
     ASSERT_NE(figure, std::string::npos) << chart;
     EXPECT_LT(html.find("<svg", figure), html.find("</figure>", figure)) << chart << " has no inlined SVG";
   }
+  // The pods chart: a lane per pod, the kill marked, the pool's active line behind.
+  const auto pods = html.find("<figure id=\"chart-pods_ready\">");
+  const std::string pods_figure = html.substr(pods, html.find("</figure>", pods) - pods);
+  for (const char* text : {"<text>pod 1</text>", "<text>pod 2</text>", "<text>killed</text>",
+                           "<text>restarted</text>", "<text>pool active (right axis)</text>"})
+    EXPECT_NE(pods_figure.find(text), std::string::npos) << text;
   // The sequence diagrams are drawn, not shown as Mermaid source.
   for (const char* id : {"sequence-race", "sequence-pool"}) {
     const auto figure = html.find(std::string("<figure id=\"") + id + "\"");

@@ -173,6 +173,15 @@ TEST(ResultSchema, ThePodsAndRecoveryBlocksValidateAndOneWithoutItsRequiredField
   json untyped = r;
   untyped["recovery"]["recovery_s"] = "soon";
   EXPECT_EQ(errors_of(schema, untyped).size(), 1u);
+  // Each change in a pod's life, [t_s, pod, what], as the real runner's (core/kubelet.hpp).
+  ASSERT_FALSE(r["pods"]["events"].empty());
+  EXPECT_EQ(r["pods"]["events"][0].size(), 3u);
+  json no_events = r;
+  no_events["pods"].erase("events");
+  EXPECT_EQ(errors_of(schema, no_events), std::vector<std::string>{"result.pods: missing 'events'"});
+  json bad_event = r;
+  bad_event["pods"]["events"][0] = {{"t_s", 1.0}};
+  EXPECT_EQ(errors_of(schema, bad_event).size(), 1u);
 }
 
 TEST(ResultSchema, JsonOutputIsAnArrayForOneResultAsForMany) {

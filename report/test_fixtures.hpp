@@ -209,6 +209,25 @@ inline json row_lease(double offered_per_s) {
   return r;
 }
 
+// A run on 2 pods with Kubernetes' probes acting (a 60 s run): readiness pulls
+// pod 2 at 10 s, liveness kills it at 30 s, kubelet starts it again at once, its
+// application listens at 40 s and readiness returns it at 45 s; pod 1 stays ready.
+// pods.events as core/kubelet.hpp writes them.
+inline json with_pod_events(json r) {
+  r["duration_s"] = 60;
+  r["settings"]["pods"] = 2;
+  const std::string probe = "period=10s,timeout=1s,failure-threshold=3,success-threshold=1,initial-delay=0,db=on";
+  r["pods"] = {{"readiness", {{"probe", probe}, {"total", 12}, {"failed", 4}, {"pulled", 1}, {"returned", 1}}},
+               {"liveness", {{"probe", probe}, {"total", 12}, {"failed", 3}, {"kills", 1}}},
+               {"restarts", 1},
+               {"requests_by_pod", {30, 20}},
+               {"requests_lost", 5},
+               {"unavailable_s", 0},
+               {"events", {{10.0, 2, "pulled"}, {30.0, 2, "killed"}, {30.0, 2, "started"}, {40.0, 2, "listening"},
+                           {45.0, 2, "returned"}}}};
+  return r;
+}
+
 // A small sweep: held-tx, advisory-xact:try and row-lease at four loads, and
 // the `none` race: what `lockbench sweep` + `report` would see.
 inline std::vector<json> sweep() {

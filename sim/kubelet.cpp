@@ -24,6 +24,9 @@
 //               ready it is refused (503, `rejected`, counted in pods.refused).
 //               Without a readiness probe a pod is ready while its container
 //               runs, so a request may reach an application still starting: refused.
+//   events      the rules note "pulled", "returned", "killed", "started"; the
+//               application answering at serving_from is "listening", as the
+//               real runner notes a restarted process that listens.
 // The pods at the run's start were running before it: ready, serving.
 #include <string>
 
@@ -158,6 +161,7 @@ void SimWorld::on_pod_serving(void* self, std::uint64_t arg) {
   auto& w = *static_cast<SimWorld*>(self);
   const int index = index_of(arg);
   if (number_of(arg) != w.kube_->life(index).incarnation) return;
+  w.kube_->note(index, "listening", w.now());  // the application answers (the real runner's word)
   Pod& pod = *w.pods_[static_cast<std::size_t>(index)];
   pod.start_probes();  // the counting probe, when --readiness does not replace it
   pod.start_background();

@@ -3,6 +3,11 @@
 // orderings with wide margins, never timings.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/kubelet.hpp"
 #include "sim/run_sim.hpp"
 
 namespace lockbench {
@@ -76,6 +81,50 @@ TEST(SimProbes, AKilledPodIsRestartedAfterKubeletsBackOffAndServesAgain) {
   // Restarted pods come back: readiness returns them to the load balancer.
   EXPECT_GT(r["pods"]["readiness"]["returned"].get<std::int64_t>(), 0);
   EXPECT_GT(r["requests"]["ok"].get<std::int64_t>(), 0);
+}
+
+// pods.events: the rules' names (core/kubelet.hpp), as the real runner writes
+// them, one per change, in time order, each pod's in the order of its life.
+TEST(SimProbes, EveryKillRestartAndReadinessChangeIsAnEventOfItsPodInTimeOrder) {
+  const auto r = run_sim(with_spring_default_probes(incident("held-tx", 300s)));
+  const auto& events = r["pods"]["events"];
+  ASSERT_TRUE(events.is_array());
+  ASSERT_LT(events.size(), kPodEventsListed);  // all of them: the counts below hold
+  std::map<std::string, std::int64_t> n;
+  double last = 0;
+  std::vector<std::string> state(3, "ready");  // running before the run started
+  for (const auto& e : events) {
+    ASSERT_EQ(e.size(), 3u);
+    const double t = e[0].get<double>();
+    const int pod = e[1].get<int>();
+    const std::string what = e[2].get<std::string>();
+    EXPECT_GE(t, last);
+    last = t;
+    ASSERT_TRUE(pod >= 1 && pod <= 3) << e;
+    ++n[what];
+    std::string& st = state[static_cast<std::size_t>(pod - 1)];
+    // Each pod's life: pulled -> killed -> started -> listening -> returned, or pulled -> returned.
+    if (what == "pulled") EXPECT_EQ(st, "ready") << e;
+    else if (what == "killed") EXPECT_NE(st, "killed") << e;
+    else if (what == "started") EXPECT_EQ(st, "killed") << e;
+    else if (what == "listening") EXPECT_EQ(st, "started") << e;
+    else if (what == "returned") EXPECT_TRUE(st == "pulled" || st == "listening") << e;
+    else ADD_FAILURE() << "unknown event " << e;
+    st = what == "returned" ? "ready" : what;
+  }
+  EXPECT_EQ(n["killed"], pods(r, "restarts"));
+  EXPECT_GE(n["killed"], 2);
+  EXPECT_LE(n["started"], n["killed"]);  // a kill near the end may restart after the run
+  EXPECT_GE(n["started"], n["killed"] - 1);
+  EXPECT_LE(n["listening"], n["started"]);
+  EXPECT_GE(n["listening"], 1);
+  EXPECT_EQ(n["pulled"], r["pods"]["readiness"]["pulled"].get<std::int64_t>());
+  EXPECT_EQ(n["returned"], r["pods"]["readiness"]["returned"].get<std::int64_t>());
+}
+
+TEST(SimProbes, ARunWhosePodsStayReadyHasNoEvents) {
+  const auto r = run_sim(with_spring_default_probes(incident("row-lease")));
+  EXPECT_EQ(r["pods"]["events"], nlohmann::json::array());
 }
 
 // ---- readiness: the load balancer

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -99,6 +100,20 @@ TEST(RealProbes, RowLeaseUnderTheSameLoadAndProbesRestartsNoPod) {
   expect_every_request_counted(r);
 }
 
+// pods.events by name, checked against the block's own counts: the rules
+// (core/kubelet.hpp) write them alike in both worlds.
+std::map<std::string, std::int64_t> events_by_name(const json& r) {
+  std::map<std::string, std::int64_t> n;
+  for (const auto& e : r["pods"]["events"]) ++n[e.at(2).get<std::string>()];
+  EXPECT_EQ(n["killed"], pods(r, "restarts")) << r["world"];
+  EXPECT_EQ(n["pulled"], r["pods"]["readiness"]["pulled"].get<std::int64_t>()) << r["world"];
+  EXPECT_EQ(n["returned"], r["pods"]["readiness"]["returned"].get<std::int64_t>()) << r["world"];
+  for (const auto& [what, _] : n)
+    EXPECT_TRUE(what == "pulled" || what == "returned" || what == "killed" || what == "started" || what == "listening")
+        << r["world"] << ": " << what;
+  return n;
+}
+
 double ratio(const json& real, const json& sim, const char* field) {
   return static_cast<double>(pods(real, field)) / static_cast<double>(std::max<std::int64_t>(1, pods(sim, field)));
 }
@@ -122,6 +137,12 @@ TEST(RealProbes, TheSimulatorAndTheRealPodsAgreeOnRestartsAndRequestsLost) {
   EXPECT_LE(ratio(real, sim, "restarts"), 2.0);
   EXPECT_NEAR(ratio(real, sim, "requests_lost"), 1.0, 0.5);
   EXPECT_EQ(requests(real, "total"), requests(sim, "total"));  // one schedule in both worlds
+  // Both worlds list the same kinds of event in their pods' lives.
+  const auto sim_events = events_by_name(sim), real_events = events_by_name(real);
+  for (const char* what : {"pulled", "killed", "started", "listening"}) {
+    EXPECT_GT(sim_events.count(what), 0u) << "sim: " << what;
+    EXPECT_GT(real_events.count(what), 0u) << "real: " << what;
+  }
 }
 
 // A partner slowdown that ends (a fault window: every call 6 s for 30 s), at 4
