@@ -154,7 +154,7 @@ void Pod::accept(const Request& r) {
   // worker cap and no accept queue; the wait forms at the pool instead. A new
   // thread needs a carrier to start: while every one is pinned, it waits.
   if (w_.settings().virtual_threads) {
-    if (w_.loop().held(owner_)) {
+    if (w_.loop().held(owner_) || !queue_.empty()) {  // after those already waiting for a carrier
       ++w_.carrier_stats().starts_waited;
       queue_.push_back(r);
       w_.loop().at(w_.now(), owner_, &Pod::on_start_next, this);  // parked until a carrier is free
