@@ -169,8 +169,8 @@ class ServePod {
   std::optional<PodWorld> world_;
   Recorder recorder_{std::chrono::seconds(1), 0};  // lock counters only: the runner measures requests
   std::array<std::atomic<std::int64_t>, 5> outcomes_{};
+  std::unique_ptr<Carriers> carriers_;  // --virtual-threads: the pod's carrier threads (real/carriers.hpp), outlives workers_
   std::optional<WorkerPool> workers_;
-  std::unique_ptr<Carriers> carriers_;  // --virtual-threads: the pod's carrier threads (real/carriers.hpp)
   std::atomic<int> background_running_{0};
   std::vector<std::thread> background_;
   const HttpLimits limits_;

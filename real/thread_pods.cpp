@@ -165,8 +165,8 @@ class ThreadPodsRun final : public RealRun {
   std::optional<RunRows> rows_guard_;
   std::vector<std::unique_ptr<Pool>> pools_;
   std::vector<std::unique_ptr<RealWorld>> worlds_;
+  std::vector<std::unique_ptr<Carriers>> carriers_;  // --virtual-threads: each pod's, outlives workers_
   std::vector<std::unique_ptr<WorkerPool>> workers_;
-  std::vector<std::unique_ptr<Carriers>> carriers_;  // --virtual-threads: each pod's (the destructor joins workers_ first)
   Completion completion_;
   std::optional<Workload> workload_;
   std::vector<Request> schedule_;
