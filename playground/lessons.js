@@ -61,6 +61,17 @@ const LESSONS = [
       'fencing enforced, because the INCR counter went back too and the second holder got the same token.',
   },
   {
+    id: 'pinning',
+    title: 'Virtual threads pinned by synchronized',
+    settings: { scenario: 'switch-primary', strategy: 'synchronized,synchronized:try', 'virtual-threads': 'on',
+      jdk: '21', carriers: '2', rate: '10', keys: '1000', 'partner-latency': 'lognormal:p50=1.5s,p99=4s',
+      duration: '1m', seed: '1' },
+    notice: 'On virtual threads (JDK 21) a request inside synchronized keeps its carrier thread through the partner ' +
+      'call, and the pod has 2: synchronized serves about 2 requests per call time (0.6 ok/s of the 10 offered) ' +
+      'and its backlog drains for minutes. A ReentrantLock (synchronized:try) does not pin: the offered load is ' +
+      'served. On JDK 24 (jdk 24) neither pins.',
+  },
+  {
     id: 'incident',
     title: 'The incident, six strategies',
     settings: { preset: 'incident', strategy: 'all', seed: '1' },
