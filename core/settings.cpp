@@ -47,21 +47,30 @@ int probe_threshold(const std::string& v, const std::string& where) {
 
 }  // namespace
 
+namespace {
+
+// A JSON object's members as pairs (strings as they are, booleans on/off, the rest as JSON).
+std::vector<std::pair<std::string, std::string>> json_pairs(const std::string& text, const std::string& name,
+                                                            const std::string& keys) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception&) {
+    throw SettingError(name + ": not valid JSON (use key=value pairs: " + keys + ")");
+  }
+  if (!j.is_object()) throw SettingError(name + ": must be an object of " + keys);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& [k, v] : j.items())
+    pairs.emplace_back(k, v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "on" : "off") : v.dump());
+  return pairs;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> key_value_pairs(const std::string& text, const std::string& name,
                                                                  const std::string& keys) {
+  if (text.starts_with("{")) return json_pairs(text, name, keys);
   std::vector<std::pair<std::string, std::string>> pairs;
-  if (!text.empty() && text.front() == '{') {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const std::exception&) {
-      throw SettingError(name + ": not valid JSON (use key=value pairs: " + keys + ")");
-    }
-    if (!j.is_object()) throw SettingError(name + ": must be an object of " + keys);
-    for (const auto& [k, v] : j.items())
-      pairs.emplace_back(k, v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "on" : "off") : v.dump());
-    return pairs;
-  }
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,7 +23,7 @@ struct StrategyInfo {
   std::unique_ptr<Strategy> (*make)();
 };
 
-const std::vector<StrategyInfo>& strategy_registry();
+std::span<const StrategyInfo> strategy_registry();
 // The row for a spec ("row-lease" gives its default variant's row). Throws
 // SettingError naming --strategy and the accepted specs.
 const StrategyInfo& strategy_info(std::string_view spec);
