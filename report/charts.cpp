@@ -520,6 +520,100 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// A pods panel's title: the run's number as in the per-run detail, and what
+// tells the cascade's runs apart.
+std::string pods_panel_title(const json& r, std::size_t i) {
+  std::string name = fmt::format("run {}: {} ({})", i + 1, str(r, "strategy", "?"), world_label(r));
+  const std::string liveness = str(r, "pods.liveness.probe", "off");
+  name += liveness == "off" ? ", no liveness probe"
+          : liveness.find("db=off") != std::string::npos ? ", liveness without db" : ", liveness with db";
+  if (r.contains("recovery")) name += ", partner fault window";
+  if (const json* cb = find(r, "settings.circuit-breaker"); cb != nullptr && cb->is_string() && *cb != "off")
+    name += ", circuit breaker";
+  return name;
+}
+
+// One run's panel: its lanes by state, its kill and restart marks, and its
+// active pool behind them on the right axis (`timeline` set when drawn).
+Panel pods_panel(const json& r, const std::string& title, const PodLanes& lanes, std::size_t k, ChartWriter& w,
+                 bool& timeline) {
+  std::string spans, marks;
+  bool state_seen[3] = {false, false, false}, kill_seen = false, restart_seen = false;
+  for (const auto& s : lanes.spans) {
+    spans += fmt::format("{} {} {} {}\n", s.from_s, s.until_s, s.pod, static_cast<int>(s.state));
+    state_seen[static_cast<int>(s.state)] = true;
+  }
+  for (const auto& m : lanes.marks) {
+    marks += fmt::format("{} {} {}\n", m.t_s, m.pod, m.killed ? 0 : 1);
+    (m.killed ? kill_seen : restart_seen) = true;
+  }
+  std::string plots;
+  // The run's pool behind the lanes, on the right axis: what the probes were borrowing from.
+  double active_max = 0;
+  if (const json* tl = find(r, "timeline"); tl != nullptr && tl->is_array() && !tl->empty()) {
+    std::vector<std::vector<double>> samples;
+    for (const auto& x : *tl) samples.push_back({num_or(x, "t_s", 0), num_or(x, "active", 0)});
+    std::string data;
+    for (const auto& x : thin_by_max(samples, kTimelinePanelPointsMax)) {
+      data += fmt::format("{} {}\n", x[0], x[1]);
+      active_max = std::max(active_max, x[1]);
+    }
+    plots += fmt::format("{} using 1:2 axes x1y2 with steps lw 1.5 lc rgb '#b8c2cc' title {}, ",
+                         q(w.data(fmt::format("pods_{}_pool.dat", k), data).string()), q("pool active (right axis)"));
+    timeline = true;
+  }
+  const std::string file = w.data(fmt::format("pods_{}.dat", k), spans).string();
+  static const char* state_names[] = {"ready", "pulled or starting", "down (back-off)"};
+  static const char* state_colors[] = {"#59a14f", "#f28e2b", "#e15759"};
+  for (int st = 0; st < 3; ++st)
+    if (state_seen[st])
+      plots += fmt::format("{} using 1:($4=={}?$3:1/0):($2-$1):(0) with vectors nohead lw 9 lc rgb '{}' title {}, ",
+                           q(file), st, state_colors[st], q(state_names[st]));
+  if (!marks.empty()) {
+    const std::string mfile = w.data(fmt::format("pods_{}_marks.dat", k), marks).string();
+    if (kill_seen)
+      plots += fmt::format("{} using 1:($3==0?$2+0.38:1/0) with points pt 2 ps 1.2 lw 2 lc rgb '#b00020' "
+                           "title 'killed', ",
+                           q(mfile));
+    if (restart_seen)
+      plots += fmt::format("{} using 1:($3==1?$2-0.38:1/0) with points pt 9 ps 1 lc rgb 'black' title 'restarted', ",
+                           q(mfile));
+  }
+  std::string ytics = "set ytics (";
+  for (int p = 1; p <= lanes.pods; ++p) ytics += fmt::format("{}'pod {}' {}", p > 1 ? ", " : "", p, p);
+  ytics += ")\n";
+  // The right axis marks 0 and the pool's size only: the line reads against them.
+  const double size = num_or(r, "pool.size", 0);
+  const double top = std::max(1.0, std::max(size, active_max));
+  const std::string pre =
+      ytics + fmt::format("set xrange [0:{}]\nset yrange [0.3:{}]\nset y2range [0:{}]\n", lanes.end_s,
+                          lanes.pods + 1.3, top * 1.1) +
+      (plots.find("axes x1y2") != std::string::npos
+           ? fmt::format("set y2tics ({}, {})\nset y2label 'pool active' offset -2,0\n", 0, top)
+           : std::string("unset y2tics\nunset y2label\n"));
+  return {title, plots.substr(0, plots.size() - 2), pre};
+}
+
+std::string pods_caption(bool timeline, const std::vector<std::string>& calm, const std::vector<std::string>& left_out,
+                         bool capped) {
+  std::string caption =
+      "One panel per run whose pods changed (probes acting: --readiness, --liveness; the run's number as in the "
+      "per-run detail), one lane per pod: green while it is in the load balancer, orange while readiness keeps it "
+      "out (pulled, or starting again after a restart), red from a liveness kill until kubelet starts it again "
+      "(the back-off). A red cross above a lane marks each kill, a black triangle below it each restart (its "
+      "container started again). Time in configured seconds, the axis of the pool chart.";
+  if (timeline) caption += " The grey steps behind the lanes are the run's active pool connections (right axis).";
+  if (!calm.empty())
+    caption += " Runs whose pods stayed ready throughout, not drawn: " + joined(calm) + ".";
+  if (!left_out.empty())
+    caption += fmt::format(" Only the first {} runs with events are drawn; left out: {}.", kPodPanelsMax,
+                           joined(left_out));
+  if (capped)
+    caption += fmt::format(" A result lists only its first {} events: its lanes end at the last one.",
+                           kPodEventsListed);
+  return caption;
+}
+
 Chart pods_chart(const std::vector<json>& views, ChartWriter& w) {
   Chart c{"pods_ready.svg", "Pods ready over time", "", "", ""};
   std::vector<Panel> panels;
@@ -529,14 +623,7 @@ Chart pods_chart(const std::vector<json>& views, ChartWriter& w) {
     const json& r = views[i];
     const auto lanes = pod_lanes(r);
     if (!lanes) continue;
-    // The run's number as in the per-run detail, and what tells the cascade's runs apart.
-    std::string name = fmt::format("run {}: {} ({})", i + 1, str(r, "strategy", "?"), world_label(r));
-    const std::string liveness = str(r, "pods.liveness.probe", "off");
-    name += liveness == "off" ? ", no liveness probe"
-            : liveness.find("db=off") != std::string::npos ? ", liveness without db" : ", liveness with db";
-    if (r.contains("recovery")) name += ", partner fault window";
-    if (const json* cb = find(r, "settings.circuit-breaker"); cb != nullptr && cb->is_string() && *cb != "off")
-      name += ", circuit breaker";
+    const std::string name = pods_panel_title(r, i);
     const auto ready = [](const PodSpan& s) { return s.state == PodState::ready; };
     if (lanes->marks.empty() && std::all_of(lanes->spans.begin(), lanes->spans.end(), ready)) {
       calm.push_back(fmt::format("{} ({})", i + 1, str(r, "strategy", "?")));
@@ -547,82 +634,13 @@ Chart pods_chart(const std::vector<json>& views, ChartWriter& w) {
       continue;
     }
     capped = capped || lanes->capped;
-    const std::size_t k = panels.size();
-    std::string spans, marks;
-    bool state_seen[3] = {false, false, false}, kill_seen = false, restart_seen = false;
-    for (const auto& s : lanes->spans) {
-      spans += fmt::format("{} {} {} {}\n", s.from_s, s.until_s, s.pod, static_cast<int>(s.state));
-      state_seen[static_cast<int>(s.state)] = true;
-    }
-    for (const auto& m : lanes->marks) {
-      marks += fmt::format("{} {} {}\n", m.t_s, m.pod, m.killed ? 0 : 1);
-      (m.killed ? kill_seen : restart_seen) = true;
-    }
-    std::string plots;
-    // The run's pool behind the lanes, on the right axis: what the probes were borrowing from.
-    double active_max = 0;
-    if (const json* tl = find(r, "timeline"); tl != nullptr && tl->is_array() && !tl->empty()) {
-      std::vector<std::vector<double>> samples;
-      for (const auto& x : *tl) samples.push_back({num_or(x, "t_s", 0), num_or(x, "active", 0)});
-      std::string data;
-      for (const auto& x : thin_by_max(samples, kTimelinePanelPointsMax)) {
-        data += fmt::format("{} {}\n", x[0], x[1]);
-        active_max = std::max(active_max, x[1]);
-      }
-      plots += fmt::format("{} using 1:2 axes x1y2 with steps lw 1.5 lc rgb '#b8c2cc' title {}, ",
-                           q(w.data(fmt::format("pods_{}_pool.dat", k), data).string()), q("pool active (right axis)"));
-      timeline = true;
-    }
-    const std::string file = w.data(fmt::format("pods_{}.dat", k), spans).string();
-    static const char* state_names[] = {"ready", "pulled or starting", "down (back-off)"};
-    static const char* state_colors[] = {"#59a14f", "#f28e2b", "#e15759"};
-    for (int st = 0; st < 3; ++st)
-      if (state_seen[st])
-        plots += fmt::format("{} using 1:($4=={}?$3:1/0):($2-$1):(0) with vectors nohead lw 9 lc rgb '{}' title {}, ",
-                             q(file), st, state_colors[st], q(state_names[st]));
-    if (!marks.empty()) {
-      const std::string mfile = w.data(fmt::format("pods_{}_marks.dat", k), marks).string();
-      if (kill_seen)
-        plots += fmt::format("{} using 1:($3==0?$2+0.38:1/0) with points pt 2 ps 1.2 lw 2 lc rgb '#b00020' "
-                             "title 'killed', ",
-                             q(mfile));
-      if (restart_seen)
-        plots += fmt::format("{} using 1:($3==1?$2-0.38:1/0) with points pt 9 ps 1 lc rgb 'black' title 'restarted', ",
-                             q(mfile));
-    }
-    std::string ytics = "set ytics (";
-    for (int p = 1; p <= lanes->pods; ++p) ytics += fmt::format("{}'pod {}' {}", p > 1 ? ", " : "", p, p);
-    ytics += ")\n";
-    // The right axis marks 0 and the pool's size only: the line reads against them.
-    const double size = num_or(r, "pool.size", 0);
-    const double top = std::max(1.0, std::max(size, active_max));
-    const std::string pre =
-        ytics + fmt::format("set xrange [0:{}]\nset yrange [0.3:{}]\nset y2range [0:{}]\n", lanes->end_s,
-                            lanes->pods + 1.3, top * 1.1) +
-        (plots.find("axes x1y2") != std::string::npos
-             ? fmt::format("set y2tics ({}, {})\nset y2label 'pool active' offset -2,0\n", 0, top)
-             : std::string("unset y2tics\nunset y2label\n"));
-    panels.push_back({name, plots.substr(0, plots.size() - 2), pre});
+    panels.push_back(pods_panel(r, name, *lanes, panels.size(), w, timeline));
   }
   if (panels.empty()) {
     c.missing = "In every run with probes acting, every pod stayed ready throughout (no event in pods.events).";
     return c;
   }
-  c.caption =
-      "One panel per run whose pods changed (probes acting: --readiness, --liveness; the run's number as in the "
-      "per-run detail), one lane per pod: green while it is in the load balancer, orange while readiness keeps it "
-      "out (pulled, or starting again after a restart), red from a liveness kill until kubelet starts it again "
-      "(the back-off). A red cross above a lane marks each kill, a black triangle below it each restart (its "
-      "container started again). Time in configured seconds, the axis of the pool chart.";
-  if (timeline) c.caption += " The grey steps behind the lanes are the run's active pool connections (right axis).";
-  if (!calm.empty())
-    c.caption += " Runs whose pods stayed ready throughout, not drawn: " + joined(calm) + ".";
-  if (!left_out.empty())
-    c.caption += fmt::format(" Only the first {} runs with events are drawn; left out: {}.", kPodPanelsMax,
-                             joined(left_out));
-  if (capped)
-    c.caption += fmt::format(" A result lists only its first {} events: its lanes end at the last one.",
-                             kPodEventsListed);
+  c.caption = pods_caption(timeline, calm, left_out, capped);
   // One panel per row, the whole width for the time axis (as the pool chart's),
   // the key at the right; lanes need no grid, the pool line has the right axis.
   // Margins in pixels: a title above each panel, its time axis below.
