@@ -87,7 +87,7 @@ std::vector<std::string> violation_kinds(const std::vector<json>& results) {
 }
 
 KindClass classify_kind(std::string_view kind) {
-  // partner-api.md: an ambiguous commit is counted, not a violation; a stale
+  // docs/reference/partner-api.md: an ambiguous commit is counted, not a violation; a stale
   // token refused is the fencing doing its job; a request overlapping its own
   // earlier attempt is the client's retry policy, not a lock failure; nor is
   // a call overlapping one its client had abandoned (overlap_abandoned: the fix
