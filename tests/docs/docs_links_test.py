@@ -15,6 +15,17 @@ must match one of its headings, slugged as GitHub slugs them. http(s), mailto
 and other links with a scheme are not checked. HTML comments are not
 rendered, so links inside them are not checked either.
 
+Paths written in backticks in prose (`docs/how-to/x.md`, `../shared/x.md`,
+`fake_partner/model/config.hpp`) are checked too: a code span that is one word
+with a '/' and starts with './', '../' or a name that exists beside the file
+or at ROOT must name a file or folder inside ROOT (a module named without its
+extension, `base/stats`, may stand for `base/stats.*`); one that leaves ROOT
+fails. An absolute path to a file fails too, unless it is a system path (/usr,
+/proc, /tmp, ...); one without an extension (`/admin/check`) is an HTTP path.
+Globs and placeholders (`*`, `<part>`, `…`, `NAME.cpp`), results/ (written by
+runs) and paths git ignores (`build/...`) are not checked; `x.hpp/.cpp` checks
+`x.hpp`.
+
 Every page under docs/ must be linked from docs/README.md or README.md.
 
 Exit status 0 when all is well; 1 with one line per problem, file:line first.
@@ -35,6 +46,10 @@ HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+CODE_SPAN_TEXT = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+PATH_WORD = re.compile(r"^(?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]*)+$")
+PLACEHOLDER = re.compile(r"(?:^|/|-)[A-Z]+(?:\.\w+)?(?:/|$)")  # scenarios/NAME.cpp, shard-I
+SYSTEM_DIRS = {"usr", "proc", "dev", "sys", "etc", "tmp", "var", "opt", "bin", "sbin", "lib", "run", "srv", "home"}
 
 
 def markdown_files(root):
@@ -117,6 +132,52 @@ def links_in(text):
             yield number, target
 
 
+def backtick_paths_in(text):
+    """(line number, path) of every code span in the prose that reads as a path."""
+    for number, line in prose_lines(text):
+        for m in CODE_SPAN_TEXT.finditer(line):
+            word = m.group(1).strip()
+            if PATH_WORD.match(word) and "//" not in word:
+                yield number, word
+
+
+def ignored_by_git(root, rel):
+    """Whether git ignores rel (a build output, results/full/): not a citation of a file in the tree."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return rel.split("/")[0].startswith("build")
+    return subprocess.run(["git", "-C", root, "check-ignore", "-q", "--no-index", rel]).returncode == 0
+
+
+def backtick_path_problem(root, path, word):
+    """Why the path `word` written in the file at path is dead or leaves the tree; None when it is fine
+    or not a path of the tree."""
+    if word.startswith("/"):
+        first = word.lstrip("/").split("/")[0]
+        if first in SYSTEM_DIRS or "." not in word.rstrip("/").split("/")[-1]:
+            return None  # /usr/bin/time; /admin/check, /actuator/health: an HTTP path, not a file
+        return f"dead path `{word}`: outside the repository"
+    here = os.path.dirname(path)
+    first = word.split("/")[0]
+    if word.startswith(("./", "../")):
+        base = here
+    elif os.path.exists(os.path.join(here, first)) and here != root:
+        base = here
+    elif os.path.exists(os.path.join(root, first)):
+        base = root
+    else:
+        return None  # application/json, host/port: not a path of the tree
+    resolved = os.path.normpath(os.path.join(base, word))
+    if os.path.relpath(resolved, root).startswith(".."):
+        return f"dead path `{word}`: outside the repository"
+    rel = os.path.relpath(resolved, root)
+    if os.path.exists(resolved) or ignored_by_git(root, rel + ("/" if word.endswith("/") else "")):
+        return None
+    folder, name = os.path.split(resolved)
+    if os.path.isdir(folder) and any(f.startswith(name + ".") for f in os.listdir(folder)):
+        return None  # a module named without its extension
+    return f"dead path `{word}`: no {rel}"
+
+
 def check(root):
     """The problems found in the tree at root, one line each."""
     root = os.path.abspath(root)
@@ -150,6 +211,13 @@ def check(root):
                 if anchor not in anchors_of(resolved, cache):
                     problems.append(f"{where}: dead link {target}: no heading #{anchor} in "
                                     f"{os.path.relpath(resolved, root)}")
+        for number, word in backtick_paths_in(text):
+            word = word.split("/.")[0] if re.search(r"\.\w+/\.\w+$", word) else word  # x.hpp/.cpp: x.hpp
+            if any(c in word for c in "*<>…") or "results/" in word or PLACEHOLDER.search(word):
+                continue
+            problem = backtick_path_problem(root, path, word)
+            if problem:
+                problems.append(f"{rel}:{number}: {problem}")
     for rel in files:
         parts = rel.split(os.sep)
         if parts[0] == "docs" and rel != os.path.join("docs", "README.md") and rel not in linked_from_index:
@@ -164,7 +232,10 @@ SELF_TEST_FILES = {
     "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n\n## Part\n\n## Part\n",
     "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
                  "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
-                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n",
+                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n\n"
+                 "See `../shared/partner-api.md` and `docs/gone.md`, not `../../outside.md` or "
+                 "`/work/shared/partner-api.md`.\n\nFine: `docs/README.md`, `../README.md`, `/admin/check`, "
+                 "`application/json`, `build/cli/lockbench`, `docs/a`, `x/NAME.cpp`, `docs/*.md`.\n",
     "docs/orphan.md": "# Nobody links here\n",
 }
 SELF_TEST_EXPECTED = [
@@ -173,14 +244,20 @@ SELF_TEST_EXPECTED = [
     "docs/a.md:7: dead link ../README.md#no-such-heading: no heading #no-such-heading",
     "docs/a.md:13: dead link none.svg",
     "docs/a.md:15: dead link gone.md",
+    "docs/a.md:17: dead path `../shared/partner-api.md`: no shared/partner-api.md",
+    "docs/a.md:17: dead path `docs/gone.md`: no docs/gone.md",
+    "docs/a.md:17: dead path `../../outside.md`: outside the repository",
+    "docs/a.md:17: dead path `/work/shared/partner-api.md`: outside the repository",
     "docs/orphan.md:1: orphan page",
 ]
 
 
 def self_test():
     """A tree with five dead links (a file, an image, an anchor, an <img>, a
-    reference definition) and an orphan must give exactly those six problems,
-    and the same tree mended must give none."""
+    reference definition), four dead backtick paths (missing, missing from the
+    root, leaving the tree, absolute) and an orphan must give exactly those ten
+    problems, beside backtick paths that are fine or no paths; and the same tree
+    mended must give none."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for rel, text in SELF_TEST_FILES.items():
@@ -209,7 +286,8 @@ def main(argv):
         for line in failures:
             print(line)
         if not failures:
-            print("self-test: dead links (file, image, anchor, <img>, reference) and an orphan page are each found")
+            print("self-test: dead links (file, image, anchor, <img>, reference), dead backtick paths (missing, "
+                  "outside the repository) and an orphan page are each found")
         return 1 if failures else 0
     if len(argv) != 2:
         print(__doc__.strip().split("\n\n")[1])
