@@ -178,7 +178,8 @@ def run(root, build):
         scratch_clone(root, build, tmp)
         for rel, blocks in found:
             ok, seconds = run_page(tmp, rel, blocks, env, timeout=300)
-            print(f"docs_run: {rel}: {len(blocks)} blocks {'ran' if ok else 'FAILED'} in {seconds:.1f} s")
+            print(f"docs_run: {rel}: {len(blocks)} block{'s' * (len(blocks) != 1)} {'ran' if ok else 'FAILED'} "
+                  f"in {seconds:.1f} s")
             if not ok:
                 failed.append(rel)
     if failed:
