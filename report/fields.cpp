@@ -11,7 +11,7 @@
 namespace lockbench::report::detail {
 
 const std::vector<std::string>& required_fields() {
-  // Only DESIGN.md's contract is required; the extras (timeline, trace,
+  // Only the contract of docs/reference/result.md is required; the extras (timeline, trace,
   // time_split_ms, faults...) are optional and each consumer says when absent.
   static const std::vector<std::string> fields = {
       "schema", "world", "scenario", "strategy", "seed", "settings", "offered_per_s", "duration_s",

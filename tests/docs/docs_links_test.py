@@ -28,6 +28,14 @@ runs) and paths git ignores (`build/...`) are not checked; `x.hpp/.cpp` checks
 
 Every page under docs/ must be linked from docs/README.md or README.md.
 
+The sources cite documents too (a comment's "docs/reference/partner-api.md
+section E", a help text): in every tracked source, script and CMake file (not
+results/, not this folder's fixtures) a *.md path must name a file of the tree
+(from ROOT or from the file's folder, or the tail of a tracked path, as
+`report/report.md` in a results directory); a bare name must be a tracked
+page's; an absolute one leaves the tree. A section letter cited with
+partner-api.md must be a section of docs/reference/partner-api.md.
+
 Exit status 0 when all is well; 1 with one line per problem, file:line first.
 """
 
@@ -178,6 +186,70 @@ def backtick_path_problem(root, path, word):
     return f"dead path `{word}`: no {rel}"
 
 
+SOURCE_FILE = re.compile(r"(\.(cpp|hpp|h|cmake|txt|sh|py|in|json|toml|ya?ml|js|html)$|^scripts/|Dockerfile)")
+MD_CITATION = re.compile(r"(?<![\w./-])((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.md)\b")
+PARTNER_SECTION = re.compile(r"partner-api\.md(?:'s)?,?\s+(?:section\s+)?([A-Z])\b|section ([A-Z]) of [\w/]*partner-api\.md")
+PARTNER_API = os.path.join("docs", "reference", "partner-api.md")
+
+
+def tracked_files(root):
+    """Every tracked file under root, relative to it (without a .git: every file but build*/ and dot folders)."""
+    if os.path.exists(os.path.join(root, ".git")):
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             check=True, capture_output=True, text=True).stdout
+        return sorted(f for f in out.split("\0") if f and os.path.isfile(os.path.join(root, f)))
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
+        found += [os.path.relpath(os.path.join(dirpath, n), root) for n in filenames]
+    return sorted(found)
+
+
+def partner_sections(root):
+    """The section letters of docs/reference/partner-api.md ("## E. Admin ..."); None without the page."""
+    path = os.path.join(root, PARTNER_API)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return {m.group(1) for m in re.finditer(r"^## ([A-Z])\. ", f.read(), re.M)}
+
+
+def citation_problems(root, files):
+    """Dead or outside *.md citations in the sources, and partner-api.md sections that do not exist."""
+    problems = []
+    pages = {os.path.basename(f) for f in files if f.endswith(".md")}
+    sections = partner_sections(root)
+    for rel in files:
+        if rel.endswith(".md") or rel.startswith("results/") or rel.startswith("tests/docs/") or not SOURCE_FILE.search(rel):
+            continue
+        try:
+            with open(os.path.join(root, rel), encoding="utf-8") as f:
+                text = f.read()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(text.split("\n"), start=1):
+            for m in MD_CITATION.finditer(line):
+                word = m.group(1)
+                if word.startswith("/"):
+                    problems.append(f"{rel}:{number}: cites {word}: outside the repository")
+                elif "/" not in word:
+                    if word not in pages:
+                        problems.append(f"{rel}:{number}: cites {word}: no such page in the repository")
+                else:
+                    here = os.path.normpath(os.path.join(os.path.dirname(os.path.join(root, rel)), word))
+                    there = os.path.normpath(os.path.join(root, word))
+                    inside = [p for p in (here, there) if not os.path.relpath(p, root).startswith("..")]
+                    if not any(os.path.exists(p) for p in inside) and not (
+                            not word.startswith(".") and any(f.endswith("/" + word) for f in files)):
+                        problems.append(f"{rel}:{number}: cites {word}: not in the repository")
+            if sections is not None:
+                for m in PARTNER_SECTION.finditer(line):
+                    letter = m.group(1) or m.group(2)
+                    if letter not in sections:
+                        problems.append(f"{rel}:{number}: cites section {letter} of {PARTNER_API}, which has none")
+    return problems
+
+
 def check(root):
     """The problems found in the tree at root, one line each."""
     root = os.path.abspath(root)
@@ -218,6 +290,7 @@ def check(root):
             problem = backtick_path_problem(root, path, word)
             if problem:
                 problems.append(f"{rel}:{number}: {problem}")
+    problems += citation_problems(root, tracked_files(root))
     for rel in files:
         parts = rel.split(os.sep)
         if parts[0] == "docs" and rel != os.path.join("docs", "README.md") and rel not in linked_from_index:
@@ -229,7 +302,7 @@ SELF_TEST_FILES = {
     "README.md": "# Top\n\n[docs](docs/README.md), [ok](docs/a.md#a-heading-with-code), "
                  "[web](https://example.com/none)\n\n```\n[in code](nowhere.md)\n```\n"
                  "<!-- [in a comment](nowhere.md) -->\n`[in a span](nowhere.md)`\n",
-    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n\n## Part\n\n## Part\n",
+    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n- [contract](reference/partner-api.md)\n\n## Part\n\n## Part\n",
     "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
                  "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
                  "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n\n"
@@ -237,6 +310,10 @@ SELF_TEST_FILES = {
                  "`/work/shared/partner-api.md`.\n\nFine: `docs/README.md`, `../README.md`, `/admin/check`, "
                  "`application/json`, `build/cli/lockbench`, `docs/a`, `x/NAME.cpp`, `docs/*.md`.\n",
     "docs/orphan.md": "# Nobody links here\n",
+    "docs/reference/partner-api.md": "# Contract\n\n## A. One\n\n## E. Admin\n",
+    "src/x.cpp": "// see /work/shared/DESIGN.md and DESIGN.md, and docs/gone.md\n"
+                 "// fine: README.md, docs/README.md, ../docs/a.md, docs/reference/partner-api.md section E\n"
+                 "// docs/reference/partner-api.md Z is no section\n",
 }
 SELF_TEST_EXPECTED = [
     "docs/a.md:3: dead link missing.md",
@@ -248,6 +325,10 @@ SELF_TEST_EXPECTED = [
     "docs/a.md:17: dead path `docs/gone.md`: no docs/gone.md",
     "docs/a.md:17: dead path `../../outside.md`: outside the repository",
     "docs/a.md:17: dead path `/work/shared/partner-api.md`: outside the repository",
+    "src/x.cpp:1: cites /work/shared/DESIGN.md: outside the repository",
+    "src/x.cpp:1: cites DESIGN.md: no such page",
+    "src/x.cpp:1: cites docs/gone.md: not in the repository",
+    "src/x.cpp:3: cites section Z of docs/reference/partner-api.md",
     "docs/orphan.md:1: orphan page",
 ]
 
@@ -255,8 +336,9 @@ SELF_TEST_EXPECTED = [
 def self_test():
     """A tree with five dead links (a file, an image, an anchor, an <img>, a
     reference definition), four dead backtick paths (missing, missing from the
-    root, leaving the tree, absolute) and an orphan must give exactly those ten
-    problems, beside backtick paths that are fine or no paths; and the same tree
+    root, leaving the tree, absolute), four bad citations in a source (outside,
+    no such page, missing, no such partner-api.md section) and an orphan must
+    give exactly those fourteen problems, beside backtick paths that are fine or no paths; and the same tree
     mended must give none."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -272,6 +354,7 @@ def self_test():
             failures.append(f"self-test: expected {len(SELF_TEST_EXPECTED)} problems, got {problems}")
         # Mend it: the same checker must now find nothing.
         os.remove(os.path.join(tmp, "docs", "orphan.md"))
+        os.remove(os.path.join(tmp, "src", "x.cpp"))
         with open(os.path.join(tmp, "docs", "a.md"), "w", encoding="utf-8") as f:
             f.write("# A heading with `code`\n\n[good](../README.md#top)\n")
         mended = check(tmp)
@@ -287,7 +370,7 @@ def main(argv):
             print(line)
         if not failures:
             print("self-test: dead links (file, image, anchor, <img>, reference), dead backtick paths (missing, "
-                  "outside the repository) and an orphan page are each found")
+                  "outside the repository), bad citations in sources and an orphan page are each found")
         return 1 if failures else 0
     if len(argv) != 2:
         print(__doc__.strip().split("\n\n")[1])
@@ -296,7 +379,7 @@ def main(argv):
     for line in problems:
         print(line)
     if not problems:
-        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page")
+        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page; no source cites a page outside the repository")
     return 1 if problems else 0
 
 
