@@ -227,7 +227,11 @@ def citation_problems(root, files):
                 text = f.read()
         except (UnicodeDecodeError, OSError):
             continue
+        if ".md" not in text:
+            continue
         for number, line in enumerate(text.split("\n"), start=1):
+            if ".md" not in line:
+                continue
             for m in MD_CITATION.finditer(line):
                 word = m.group(1)
                 if word.startswith("/"):
