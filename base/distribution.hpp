@@ -45,7 +45,7 @@ struct Distribution {
   static Distribution parse(std::string_view spec, std::string_view setting);
   std::string to_string() const;
 
-  // Partner configuration form (partner-api.md section C):
+  // Partner configuration form (docs/reference/partner-api.md section C):
   // {"dist":"fixed","ms":50} {"dist":"uniform","min_ms","max_ms"}
   // {"dist":"exponential","mean_ms"} {"dist":"lognormal","p50_ms","p99_ms","cap_ms"?}
   // from_json throws SettingError naming `setting`.

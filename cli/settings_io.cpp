@@ -284,7 +284,7 @@ std::vector<SettingDef> make_defs() {
                        "a failed attempt takes a token, a success gives token-ratio back, retries only above max-tokens/2",
        [](S& s, const std::string& v) { s.retry_budget = parse_retry_budget(v, "--retry-budget"); }, N,
        "off|on|KEY=VALUE,...", [](const S& s) { return retry_budget_text(s.retry_budget); }},
-      {"partner-faults", "partner faults per endpoint, JSON (partner-api.md D), e.g. {\"auth0.link\":[{\"kind\":\"error\",\"p\":0.5,\"status\":503}]}",
+      {"partner-faults", "partner faults per endpoint, JSON (docs/reference/partner-api.md D), e.g. {\"auth0.link\":[{\"kind\":\"error\",\"p\":0.5,\"status\":503}]}",
        [](S& s, const std::string& v) {
          nlohmann::json j;
          try {

@@ -77,7 +77,7 @@ constexpr std::array<Outcome, 5> kOutcomes = {Outcome::ok, Outcome::conflict, Ou
                                               Outcome::rejected, Outcome::error};
 std::string_view outcome_name(Outcome);
 
-// Where one request's time went (DESIGN.md, measurement rules).
+// Where one request's time went (docs/reference/result.md, measurement rules).
 struct TimeSplit {
   Duration queue{};      // waiting for a worker
   Duration pool_wait{};  // waiting for a connection

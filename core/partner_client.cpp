@@ -7,7 +7,7 @@
 namespace lockbench {
 
 namespace {
-// partner-api.md G: retry timeouts, resets, 429 and 5xx, and payments' 409
+// docs/reference/partner-api.md G: retry timeouts, resets, 429 and 5xx, and payments' 409
 // idempotency_key_in_use (the same key still in flight). A 409 from the identity
 // API ("Specified identity already exists") proves the effect happened, so it is
 // never retried. A garbled answer is not retried either: the effect may have happened.

@@ -1,4 +1,4 @@
-// The service's partner client policy (partner-api.md section G), written once
+// The service's partner client policy (docs/reference/partner-api.md section G), written once
 // over World::partner_attempt so both worlds retry the same way.
 #pragma once
 

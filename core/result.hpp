@@ -1,4 +1,4 @@
-// The result contract (DESIGN.md): one JSON object per run, the same from both worlds.
+// The result contract (docs/reference/result.md, docs/result.schema.json): one JSON object per run, the same from both worlds.
 #pragma once
 
 #include <string>

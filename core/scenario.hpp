@@ -103,7 +103,7 @@ class Scenario {
   // Default: nothing to record.
   virtual Task<void> compensate(RequestCtx& cx, Conn& c, const Plan& p);
 
-  // The partner's reset document for this run (partner-api.md E).
+  // The partner's reset document for this run (docs/reference/partner-api.md E).
   virtual nlohmann::json partner_reset(const Settings& s) const = 0;
   // What the service's database holds, in the shape the partner's
   // POST /admin/check takes as {"service": ...}: rows that the run changed or

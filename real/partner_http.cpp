@@ -76,7 +76,7 @@ httplib::Headers headers_of(const PartnerCall& call, Duration read_timeout) {
   return headers;
 }
 
-// The call as the partner's API takes it (partner-api.md): Auth0's JSON, Stripe's form encoding.
+// The call as the partner's API takes it (docs/reference/partner-api.md): Auth0's JSON, Stripe's form encoding.
 httplib::Result send_call(httplib::Client& client, const PartnerCall& call, const httplib::Headers& headers) {
   const std::string user = "/api/v2/users/" + PartnerHttp::encode_segment(call.subject);
   // Stripe's form encoding: amount, currency and metadata[...] as a body.

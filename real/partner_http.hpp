@@ -24,7 +24,7 @@ class PartnerHttp {
   // One attempt: an answer (any status), or failure connect | timeout | reset | bad_response.
   PartnerReply attempt(const PartnerCall& call);
 
-  // Admin API (partner-api.md E). Each throws std::runtime_error with the reason
+  // Admin API (docs/reference/partner-api.md E). Each throws std::runtime_error with the reason
   // when the partner cannot be reached or answers other than 2xx.
   void reset(const nlohmann::json& doc);
   void configure(const nlohmann::json& config);

@@ -21,7 +21,7 @@
 
 namespace lockbench::real {
 
-// The run's partner configuration as a merge patch (partner-api.md E): its
+// The run's partner configuration as a merge patch (docs/reference/partner-api.md E): its
 // latency and apply_at, its faults per endpoint (endpoints without faults this
 // run get null, removed), its fencing mode.
 nlohmann::json partner_config(const Settings& s);

@@ -11,7 +11,7 @@
 namespace lockbench::report::detail {
 
 const std::vector<std::string>& required_fields() {
-  // Only DESIGN.md's contract is required; the extras (timeline, trace,
+  // Only the contract of docs/reference/result.md is required; the extras (timeline, trace,
   // time_split_ms, faults...) are optional and each consumer says when absent.
   static const std::vector<std::string> fields = {
       "schema", "world", "scenario", "strategy", "seed", "settings", "offered_per_s", "duration_s",
@@ -87,7 +87,7 @@ std::vector<std::string> violation_kinds(const std::vector<json>& results) {
 }
 
 KindClass classify_kind(std::string_view kind) {
-  // partner-api.md: an ambiguous commit is counted, not a violation; a stale
+  // docs/reference/partner-api.md: an ambiguous commit is counted, not a violation; a stale
   // token refused is the fencing doing its job; a request overlapping its own
   // earlier attempt is the client's retry policy, not a lock failure; nor is
   // a call overlapping one its client had abandoned (overlap_abandoned: the fix

@@ -13,7 +13,7 @@ namespace lockbench::report::detail {
 
 using nlohmann::json;
 
-// Contract fields (DESIGN.md "Result contract"), as dotted paths.
+// Contract fields (docs/reference/result.md), as dotted paths.
 const std::vector<std::string>& required_fields();
 
 // The partner violation kinds every report shows a column for, even at 0.

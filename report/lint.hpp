@@ -1,7 +1,7 @@
 // `lockbench lint`: checks a configuration on paper before anyone runs it.
 //  1. Can a lease be stolen from live work? The worst-case window of one
 //     partner call is the sum of every attempt's connect and read timeouts plus
-//     every backoff (partner-api.md G); the critical section makes
+//     every backoff (docs/reference/partner-api.md G); the critical section makes
 //     `calls_in_critical_section` of them; a lease TTL at or below that window
 //     can expire while its owner is still working.
 //  2. Will the pool be exhausted? Little's law: a strategy that holds a

@@ -29,7 +29,7 @@ struct ReportOptions {
 };
 
 // Reads result JSON files (each file: one result object or an array of them)
-// and checks every contract field of DESIGN.md. Throws lockbench::SettingError
+// and checks every contract field of docs/reference/result.md. Throws lockbench::SettingError
 // with one line such as
 //   "results/a.json: missing field 'pool.hold_ms.p99'"
 // for an unreadable file, bad JSON, a wrong schema or a missing field.

@@ -1,4 +1,4 @@
-// Hand-built results following the contract (DESIGN.md + the extra fields the
+// Hand-built results following the contract (docs/reference/result.md + the extra fields the
 // report reads), shaped like what each strategy produces: a `none` hot-key run
 // with a captured race, a `held-tx` run that exhausts its pool, a `row-lease`
 // run with stolen leases. Numbers are invented but consistent (ok <= total,

@@ -10,7 +10,7 @@
 //   read    SELECT count(*) FROM claims WHERE customer_id = $1: > 0 = already
 //           claimed, nothing to do (the service answers "already claimed")
 //   partner POST /v1/customers/c<k>/balance_transactions amount=-2500,
-//           metadata[reward]=welcome (partner-api.md B: a credit is negative)
+//           metadata[reward]=welcome (docs/reference/partner-api.md B: a credit is negative)
 //   store   INSERT INTO claims VALUES ($1, 'welcome', $credit_id). Under the
 //           unique key a second claim's INSERT fails (unique_violation, 23505):
 //           the request answers 500 and its transaction rolls back, but its credit

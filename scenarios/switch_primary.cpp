@@ -1,5 +1,5 @@
 // switch-primary: promote one identity to primary at an identity provider
-// (partner-api.md A). There is no single call: unlink the target identity from
+// (docs/reference/partner-api.md A). There is no single call: unlink the target identity from
 // the current primary, then link the old primary under the target. Two
 // promotions of one person that interleave split it over two users: the
 // double-link race of the first article.

@@ -87,7 +87,7 @@ TEST(BypassShare, TakesAboutTheGivenShareOfRequestsReproducibly) {
 
 // Every strategy that excludes on switch-primary, the fenced leases under an
 // enforcing partner included: the bypass sends no token, which an enforcing
-// partner (partner-api.md F) does not refuse.
+// partner (docs/reference/partner-api.md F) does not refuse.
 const char* const kExcluding[] = {"held-tx:wait", "advisory-xact:try", "advisory-session:pinned", "row-lease",
                                   "row-lease:renew", "row-lease:fenced", "redis-lease:fenced", "synchronized:wait"};
 

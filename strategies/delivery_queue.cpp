@@ -22,7 +22,7 @@ struct Poll {
   std::int64_t undone = -1;  // rows not done, as the claim saw them (-1: unknown)
 };
 
-// Exponential backoff with full jitter, as the partner client's (partner-api.md G).
+// Exponential backoff with full jitter, as the partner client's (docs/reference/partner-api.md G).
 Duration backoff(RequestCtx& cx, std::int64_t attempts) {
   const Settings& s = cx.settings();
   const double ceiling_ms = std::min(to_ms(s.retry_backoff_cap), to_ms(s.retry_backoff_base) *

@@ -1,4 +1,4 @@
-// The partner's configuration document (partner-api.md section E) and the
+// The partner's configuration document (docs/reference/partner-api.md section E) and the
 // reset document, parsed into typed settings once, so the hot path never
 // looks at JSON.
 #pragma once

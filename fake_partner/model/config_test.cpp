@@ -1,4 +1,5 @@
 // The configuration document: defaults, merge, refusal of bad values.
+#include <fstream>
 #include <set>
 
 #include "fake_partner/model/test_support.hpp"
@@ -161,6 +162,28 @@ TEST(FaultKinds, EveryKindHasANameOfItsOwn) {
   EXPECT_EQ(fault_kind_name(FaultPlan::Kind::none), "none");
   EXPECT_EQ(fault_kind_name(FaultPlan::Kind::garbage), "garbage");
   EXPECT_EQ(names.size(), kFaultKindCount);
+}
+
+// examples/partner.json, which docs/how-to/fake-partner.md starts the server
+// with, is accepted as it stands and sets every part of the document.
+TEST(Config, TheShippedExampleIsAcceptedAndSetsEveryPart) {
+  std::ifstream in(LOCKBENCH_SOURCE_DIR "/examples/partner.json");
+  ASSERT_TRUE(in) << "examples/partner.json is missing";
+  const json doc = json::parse(in);
+  const Config c = Config::from_json(doc);
+  std::set<std::string> given, all;
+  for (const auto& [k, v] : doc.items()) given.insert(k);
+  for (const auto& [k, v] : c.to_json().items()) all.insert(k);
+  EXPECT_EQ(given, all);
+  EXPECT_EQ(c.seed, 1u);
+  EXPECT_EQ(c.rate_limit.size, 100);
+  EXPECT_EQ(c.script.size(), 1u);
+  EXPECT_EQ(c.faults[index_of(Endpoint::auth0_unlink)].size(), 1u);
+  EXPECT_DOUBLE_EQ(c.faults[index_of(Endpoint::auth0_unlink)][0].p, 0.01);
+  // A bad value in it would be refused with its path, as fake_partner --config refuses it.
+  json bad = doc;
+  bad["latency"]["auth0.link"]["p50_ms"] = -1;
+  EXPECT_THROW((void)Config::from_json(bad), SettingError);
 }
 
 }  // namespace

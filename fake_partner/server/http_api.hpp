@@ -2,7 +2,7 @@
 //
 // Requests become typed partner::Call + Tags (or a 4xx with the partner's
 // error body), typed Replies become status, headers and JSON. Admin endpoints
-// (section E of partner-api.md) are answered here at once: they never wait
+// (section E of docs/reference/partner-api.md) are answered here at once: they never wait
 // and never fault. The Asio server only moves bytes and runs the timers.
 #pragma once
 

@@ -29,7 +29,7 @@ partner::Config load_config(const std::string& path) {
   text << in.rdbuf();
   const auto doc = nlohmann::json::parse(text.str(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    throw SettingError("--config: '" + path + "' is not a JSON object (see partner-api.md section E)");
+    throw SettingError("--config: '" + path + "' is not a JSON object (see docs/reference/partner-api.md section E)");
   }
   try {
     return partner::Config::from_json(doc);
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   std::string idle_timeout = "60s";
   app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();
   app.add_option("--bind", options.bind_address, "address to listen on")->capture_default_str();
-  app.add_option("--config", config_path, "JSON configuration document (partner-api.md section E)");
+  app.add_option("--config", config_path, "JSON configuration document (docs/reference/partner-api.md section E)");
   app.add_option("--seed", seed, "seed for latencies and faults (overrides the config's)");
   app.add_option("--max-connections", options.max_connections,
                  "client connections; at the limit the oldest idle one is closed to make room")

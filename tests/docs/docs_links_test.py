@@ -15,7 +15,26 @@ must match one of its headings, slugged as GitHub slugs them. http(s), mailto
 and other links with a scheme are not checked. HTML comments are not
 rendered, so links inside them are not checked either.
 
+Paths written in backticks in prose (`docs/how-to/x.md`, `../shared/x.md`,
+`fake_partner/model/config.hpp`) are checked too: a code span that is one word
+with a '/' and starts with './', '../' or a name that exists beside the file
+or at ROOT must name a file or folder inside ROOT (a module named without its
+extension, `base/stats`, may stand for `base/stats.*`); one that leaves ROOT
+fails. An absolute path to a file fails too, unless it is a system path (/usr,
+/proc, /tmp, ...); one without an extension (`/admin/check`) is an HTTP path.
+Globs and placeholders (`*`, `<part>`, `…`, `NAME.cpp`), results/ (written by
+runs) and paths git ignores (`build/...`) are not checked; `x.hpp/.cpp` checks
+`x.hpp`.
+
 Every page under docs/ must be linked from docs/README.md or README.md.
+
+The sources cite documents too (a comment's "docs/reference/partner-api.md
+section E", a help text): in every tracked source, script and CMake file (not
+results/, not this folder's fixtures) a *.md path must name a file of the tree
+(from ROOT or from the file's folder, or the tail of a tracked path, as
+`report/report.md` in a results directory); a bare name must be a tracked
+page's; an absolute one leaves the tree. A section letter cited with
+partner-api.md must be a section of docs/reference/partner-api.md.
 
 Exit status 0 when all is well; 1 with one line per problem, file:line first.
 """
@@ -35,6 +54,10 @@ HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+CODE_SPAN_TEXT = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+PATH_WORD = re.compile(r"^(?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]*)+$")
+PLACEHOLDER = re.compile(r"(?:^|/|-)[A-Z]+(?:\.\w+)?(?:/|$)")  # scenarios/NAME.cpp, shard-I
+SYSTEM_DIRS = {"usr", "proc", "dev", "sys", "etc", "tmp", "var", "opt", "bin", "sbin", "lib", "run", "srv", "home"}
 
 
 def markdown_files(root):
@@ -117,6 +140,120 @@ def links_in(text):
             yield number, target
 
 
+def backtick_paths_in(text):
+    """(line number, path) of every code span in the prose that reads as a path."""
+    for number, line in prose_lines(text):
+        for m in CODE_SPAN_TEXT.finditer(line):
+            word = m.group(1).strip()
+            if PATH_WORD.match(word) and "//" not in word:
+                yield number, word
+
+
+def ignored_by_git(root, rel):
+    """Whether git ignores rel (a build output, results/full/): not a citation of a file in the tree."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return rel.split("/")[0].startswith("build")
+    return subprocess.run(["git", "-C", root, "check-ignore", "-q", "--no-index", rel]).returncode == 0
+
+
+def backtick_path_problem(root, path, word):
+    """Why the path `word` written in the file at path is dead or leaves the tree; None when it is fine
+    or not a path of the tree."""
+    if word.startswith("/"):
+        first = word.lstrip("/").split("/")[0]
+        if first in SYSTEM_DIRS or "." not in word.rstrip("/").split("/")[-1]:
+            return None  # /usr/bin/time; /admin/check, /actuator/health: an HTTP path, not a file
+        return f"dead path `{word}`: outside the repository"
+    here = os.path.dirname(path)
+    first = word.split("/")[0]
+    if word.startswith(("./", "../")):
+        base = here
+    elif os.path.exists(os.path.join(here, first)) and here != root:
+        base = here
+    elif os.path.exists(os.path.join(root, first)):
+        base = root
+    else:
+        return None  # application/json, host/port: not a path of the tree
+    resolved = os.path.normpath(os.path.join(base, word))
+    if os.path.relpath(resolved, root).startswith(".."):
+        return f"dead path `{word}`: outside the repository"
+    rel = os.path.relpath(resolved, root)
+    if os.path.exists(resolved) or ignored_by_git(root, rel + ("/" if word.endswith("/") else "")):
+        return None
+    folder, name = os.path.split(resolved)
+    if os.path.isdir(folder) and any(f.startswith(name + ".") for f in os.listdir(folder)):
+        return None  # a module named without its extension
+    return f"dead path `{word}`: no {rel}"
+
+
+SOURCE_FILE = re.compile(r"(\.(cpp|hpp|h|cmake|txt|sh|py|in|json|toml|ya?ml|js|html)$|^scripts/|Dockerfile)")
+MD_CITATION = re.compile(r"(?<![\w./-])((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.md)\b")
+PARTNER_SECTION = re.compile(r"partner-api\.md(?:'s)?,?\s+(?:section\s+)?([A-Z])\b|section ([A-Z]) of [\w/]*partner-api\.md")
+PARTNER_API = os.path.join("docs", "reference", "partner-api.md")
+
+
+def tracked_files(root):
+    """Every tracked file under root, relative to it (without a .git: every file but build*/ and dot folders)."""
+    if os.path.exists(os.path.join(root, ".git")):
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             check=True, capture_output=True, text=True).stdout
+        return sorted(f for f in out.split("\0") if f and os.path.isfile(os.path.join(root, f)))
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
+        found += [os.path.relpath(os.path.join(dirpath, n), root) for n in filenames]
+    return sorted(found)
+
+
+def partner_sections(root):
+    """The section letters of docs/reference/partner-api.md ("## E. Admin ..."); None without the page."""
+    path = os.path.join(root, PARTNER_API)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return {m.group(1) for m in re.finditer(r"^## ([A-Z])\. ", f.read(), re.M)}
+
+
+def citation_problems(root, files):
+    """Dead or outside *.md citations in the sources, and partner-api.md sections that do not exist."""
+    problems = []
+    pages = {os.path.basename(f) for f in files if f.endswith(".md")}
+    sections = partner_sections(root)
+    for rel in files:
+        if rel.endswith(".md") or rel.startswith("results/") or rel.startswith("tests/docs/") or not SOURCE_FILE.search(rel):
+            continue
+        try:
+            with open(os.path.join(root, rel), encoding="utf-8") as f:
+                text = f.read()
+        except (UnicodeDecodeError, OSError):
+            continue
+        if ".md" not in text:
+            continue
+        for number, line in enumerate(text.split("\n"), start=1):
+            if ".md" not in line:
+                continue
+            for m in MD_CITATION.finditer(line):
+                word = m.group(1)
+                if word.startswith("/"):
+                    problems.append(f"{rel}:{number}: cites {word}: outside the repository")
+                elif "/" not in word:
+                    if word not in pages:
+                        problems.append(f"{rel}:{number}: cites {word}: no such page in the repository")
+                else:
+                    here = os.path.normpath(os.path.join(os.path.dirname(os.path.join(root, rel)), word))
+                    there = os.path.normpath(os.path.join(root, word))
+                    inside = [p for p in (here, there) if not os.path.relpath(p, root).startswith("..")]
+                    if not any(os.path.exists(p) for p in inside) and not (
+                            not word.startswith(".") and any(f.endswith("/" + word) for f in files)):
+                        problems.append(f"{rel}:{number}: cites {word}: not in the repository")
+            if sections is not None:
+                for m in PARTNER_SECTION.finditer(line):
+                    letter = m.group(1) or m.group(2)
+                    if letter not in sections:
+                        problems.append(f"{rel}:{number}: cites section {letter} of {PARTNER_API}, which has none")
+    return problems
+
+
 def check(root):
     """The problems found in the tree at root, one line each."""
     root = os.path.abspath(root)
@@ -150,6 +287,14 @@ def check(root):
                 if anchor not in anchors_of(resolved, cache):
                     problems.append(f"{where}: dead link {target}: no heading #{anchor} in "
                                     f"{os.path.relpath(resolved, root)}")
+        for number, word in backtick_paths_in(text):
+            word = word.split("/.")[0] if re.search(r"\.\w+/\.\w+$", word) else word  # x.hpp/.cpp: x.hpp
+            if any(c in word for c in "*<>…") or "results/" in word or PLACEHOLDER.search(word):
+                continue
+            problem = backtick_path_problem(root, path, word)
+            if problem:
+                problems.append(f"{rel}:{number}: {problem}")
+    problems += citation_problems(root, tracked_files(root))
     for rel in files:
         parts = rel.split(os.sep)
         if parts[0] == "docs" and rel != os.path.join("docs", "README.md") and rel not in linked_from_index:
@@ -161,11 +306,18 @@ SELF_TEST_FILES = {
     "README.md": "# Top\n\n[docs](docs/README.md), [ok](docs/a.md#a-heading-with-code), "
                  "[web](https://example.com/none)\n\n```\n[in code](nowhere.md)\n```\n"
                  "<!-- [in a comment](nowhere.md) -->\n`[in a span](nowhere.md)`\n",
-    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n\n## Part\n\n## Part\n",
+    "docs/README.md": "# Docs\n\n- [a](a.md)\n- [same page](#docs)\n- [contract](reference/partner-api.md)\n\n## Part\n\n## Part\n",
     "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
                  "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
-                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n",
+                 "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n\n"
+                 "See `../shared/partner-api.md` and `docs/gone.md`, not `../../outside.md` or "
+                 "`/work/shared/partner-api.md`.\n\nFine: `docs/README.md`, `../README.md`, `/admin/check`, "
+                 "`application/json`, `build/cli/lockbench`, `docs/a`, `x/NAME.cpp`, `docs/*.md`.\n",
     "docs/orphan.md": "# Nobody links here\n",
+    "docs/reference/partner-api.md": "# Contract\n\n## A. One\n\n## E. Admin\n",
+    "src/x.cpp": "// see /work/shared/DESIGN.md and DESIGN.md, and docs/gone.md\n"
+                 "// fine: README.md, docs/README.md, ../docs/a.md, docs/reference/partner-api.md section E\n"
+                 "// docs/reference/partner-api.md Z is no section\n",
 }
 SELF_TEST_EXPECTED = [
     "docs/a.md:3: dead link missing.md",
@@ -173,14 +325,25 @@ SELF_TEST_EXPECTED = [
     "docs/a.md:7: dead link ../README.md#no-such-heading: no heading #no-such-heading",
     "docs/a.md:13: dead link none.svg",
     "docs/a.md:15: dead link gone.md",
+    "docs/a.md:17: dead path `../shared/partner-api.md`: no shared/partner-api.md",
+    "docs/a.md:17: dead path `docs/gone.md`: no docs/gone.md",
+    "docs/a.md:17: dead path `../../outside.md`: outside the repository",
+    "docs/a.md:17: dead path `/work/shared/partner-api.md`: outside the repository",
+    "src/x.cpp:1: cites /work/shared/DESIGN.md: outside the repository",
+    "src/x.cpp:1: cites DESIGN.md: no such page",
+    "src/x.cpp:1: cites docs/gone.md: not in the repository",
+    "src/x.cpp:3: cites section Z of docs/reference/partner-api.md",
     "docs/orphan.md:1: orphan page",
 ]
 
 
 def self_test():
     """A tree with five dead links (a file, an image, an anchor, an <img>, a
-    reference definition) and an orphan must give exactly those six problems,
-    and the same tree mended must give none."""
+    reference definition), four dead backtick paths (missing, missing from the
+    root, leaving the tree, absolute), four bad citations in a source (outside,
+    no such page, missing, no such partner-api.md section) and an orphan must
+    give exactly those fourteen problems, beside backtick paths that are fine or no paths; and the same tree
+    mended must give none."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for rel, text in SELF_TEST_FILES.items():
@@ -195,6 +358,7 @@ def self_test():
             failures.append(f"self-test: expected {len(SELF_TEST_EXPECTED)} problems, got {problems}")
         # Mend it: the same checker must now find nothing.
         os.remove(os.path.join(tmp, "docs", "orphan.md"))
+        os.remove(os.path.join(tmp, "src", "x.cpp"))
         with open(os.path.join(tmp, "docs", "a.md"), "w", encoding="utf-8") as f:
             f.write("# A heading with `code`\n\n[good](../README.md#top)\n")
         mended = check(tmp)
@@ -209,7 +373,8 @@ def main(argv):
         for line in failures:
             print(line)
         if not failures:
-            print("self-test: dead links (file, image, anchor, <img>, reference) and an orphan page are each found")
+            print("self-test: dead links (file, image, anchor, <img>, reference), dead backtick paths (missing, "
+                  "outside the repository), bad citations in sources and an orphan page are each found")
         return 1 if failures else 0
     if len(argv) != 2:
         print(__doc__.strip().split("\n\n")[1])
@@ -218,7 +383,7 @@ def main(argv):
     for line in problems:
         print(line)
     if not problems:
-        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page")
+        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page; no source cites a page outside the repository")
     return 1 if problems else 0
 
 
