@@ -208,13 +208,28 @@ TEST(RealSafety, TwoRealRunsInOneDatabaseAtTheSameTimeNeverMeet) {
   a.partner_latency = Distribution::fixed(100);
   Settings b = a;
   b.partner_url = second_partner.url();
+  test::PrivatePartner first_partner;  // a's own: its arrivals say when a is in its calls
+  ASSERT_FALSE(first_partner.url().empty()) << "fake_partner did not start";
+  a.partner_url = first_partner.url();
   json ra, rb;
   std::string ea, eb;
+  std::atomic<bool> a_over{false}, b_over{false};
+  bool a_running_at_b_first_call = false;
   {
-    Joined first([&] { ra = run_guarded(a, ea); });
-    std::this_thread::sleep_for(500ms);
-    Joined second([&] { rb = run_guarded(b, eb); });
+    Joined first([&] {
+      ra = run_guarded(a, ea);
+      a_over = true;
+    });
+    testing::wait_for([&] { return a_over.load() || test::partner_arrivals(first_partner.url()) >= 1; }, 30s);
+    Joined second([&] {
+      rb = run_guarded(b, eb);
+      b_over = true;
+    });
+    // The runs meet in time (same database, same keys): b's first call arrives while a still runs.
+    testing::wait_for([&] { return b_over.load() || test::partner_arrivals(second_partner.url()) >= 1; }, 30s);
+    a_running_at_b_first_call = !a_over.load();
   }
+  EXPECT_TRUE(a_running_at_b_first_call) << "the runs did not overlap: a ended before b's first call";
   for (const json* r : {&ra, &rb}) {
     ASSERT_TRUE(r->is_object()) << ea << eb;
     EXPECT_EQ((*r)["complete"], true);
