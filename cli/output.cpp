@@ -11,11 +11,11 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/settings_io.hpp"
 #include "core/prometheus.hpp"
-#include "fake_partner/model/check.hpp"
 #include "report/repetitions.hpp"
 
 namespace fs = std::filesystem;
@@ -46,128 +46,13 @@ const char* stop_signal_name() { return g_stop_signal == SIGINT ? "SIGINT" : "SI
 
 namespace {
 
-std::string num(double v, int precision = 1) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
-}
-
-double d(const json& j, std::initializer_list<const char*> path) {
-  const json* p = &j;
-  for (const char* k : path) {
-    if (!p->is_object() || !p->contains(k)) return 0;
-    p = &(*p)[k];
-  }
-  return p->is_number() ? p->get<double>() : 0;
-}
-
-std::int64_t other_violations(const json& r) {
-  std::int64_t n = 0;
-  if (r.contains("partner") && r["partner"].contains("violations"))
-    for (auto it = r["partner"]["violations"].begin(); it != r["partner"]["violations"].end(); ++it)
-      // overlap_person has a column of its own; notes are not violations (the oracle's list).
-      if (it.key() != "overlap_person" && partner::is_violation_kind(it.key()) && it.value().is_number())
-        n += it.value().get<std::int64_t>();
-  return n;
-}
-
 std::string safe_name(std::string s) {
   for (auto& c : s)
     if (c == ':' || c == '/' || c == ' ') c = '_';
   return s;
 }
 
-bool partner_unavailable(const json& r) {
-  return r.contains("partner") && r["partner"].is_object() && !r["partner"].value("available", true);
-}
-
-// "unavailable" where the partner's checks could not be read: never a 0.
-std::string check_cell(const json& r, std::int64_t n) { return partner_unavailable(r) ? "unavailable" : std::to_string(n); }
-
 }  // namespace
-
-void print_table(std::ostream& out, const std::vector<json>& results) {
-  if (results.empty()) return;
-  struct Col {
-    std::string head;
-    bool left;
-  };
-  const std::vector<Col> cols = {{"strategy", true},  {"ok", false},       {"conflict", false}, {"pool_to", false},
-                                 {"rejected", false}, {"error", false},    {"ok/s", false},     {"ceiling/s", false},
-                                 {"ok p50 ms", false}, {"ok p99 ms", false}, {"all p99 ms", false},   {"pool util", false}, {"probe fail", false},
-                                 {"overlaps", false}, {"violations", false}, {"steals", false}, {"unlock fail", false},
-                                 {"leaked", false}};
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : results) {
-    // Little's law caps only a strategy that holds its connection through the
-    // partner calls; for the others pool / hold is a capacity nobody reaches.
-    const bool holds = r["prediction"].value("configured_ceiling_per_s", json()).is_number();
-    const auto& ceiling = holds ? r["prediction"]["littles_law_ceiling_per_s"] : json();
-    rows.push_back({r.value("strategy", "?"),
-                    std::to_string(r["requests"].value("ok", 0)),
-                    std::to_string(r["requests"].value("conflict", 0)),
-                    std::to_string(r["requests"].value("pool_timeout", 0)),
-                    std::to_string(r["requests"].value("rejected", 0)),
-                    std::to_string(r["requests"].value("error", 0)),
-                    num(d(r, {"throughput_ok_per_s"}), 2),
-                    ceiling.is_number() ? num(ceiling.get<double>(), 2) : "-",
-                    num(d(r, {"latency_ok_ms", "p50"})),
-                    num(d(r, {"latency_ok_ms", "p99"})),
-                    num(d(r, {"latency_ms", "p99"})),
-                    num(100 * d(r, {"pool", "utilization"}), 0) + "%",
-                    std::to_string(static_cast<std::int64_t>(d(r, {"probe", "failed"}))) + "/" +
-                        std::to_string(static_cast<std::int64_t>(d(r, {"probe", "total"}))),
-                    check_cell(r, static_cast<std::int64_t>(d(r, {"partner", "violations", "overlap_person"}))),
-                    check_cell(r, other_violations(r)),
-                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "lease_steals"}))),
-                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "unlock_failures"}))),
-                    std::to_string(static_cast<std::int64_t>(d(r, {"locks", "leaked"})))});
-  }
-  std::vector<std::size_t> width(cols.size());
-  for (std::size_t c = 0; c < cols.size(); ++c) {
-    width[c] = cols[c].head.size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  const auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      out << (c ? "  " : "");
-      if (cols[c].left) out << std::left << std::setw(static_cast<int>(width[c])) << cells[c];
-      else out << std::right << std::setw(static_cast<int>(width[c])) << cells[c];
-    }
-    out << "\n";
-  };
-  std::vector<std::string> heads;
-  for (const auto& c : cols) heads.push_back(c.head);
-  line(heads);
-  for (const auto& row : rows) line(row);
-  out << std::left;
-
-  const json& first = results.front();
-  const double scale = first.value("time_scale", 1.0);
-  out << "\nworld " << first.value("world", "?") << ", scenario " << first.value("scenario", "?") << ", seed "
-      << first.value("seed", 0) << ", offered " << num(d(first, {"offered_per_s"}), 2) << "/s, pool "
-      << static_cast<int>(d(first, {"pool", "size"}));
-  const int pods = first["settings"].value("pods", 1);
-  if (pods > 1) out << " (" << pods << " pods)";
-  if (scale != 1.0)
-    out << ", time scale " << scale << "\n(figures are measured wall times and rates: at the configured scale, times x"
-        << num(1 / scale, 0) << ", rates /" << num(1 / scale, 0) << "; offered " << num(d(first, {"offered_per_s"}) * scale, 2)
-        << "/s configured)";
-  out << "\n";
-  out << "ceiling/s = Little's law, for strategies that hold a connection through the partner calls: pool size /\n"
-         "measured mean connection hold. ok p50/p99 = latency of ok requests,\n"
-         "all p99 = of every request (from its intended start). overlaps = mutating partner calls for one person in\n"
-         "flight at once (the lock did not exclude). violations = every other partner check (split, lost promotion, ...).\n";
-  for (const auto& r : results) {
-    const auto& p = r["prediction"];
-    if (p.contains("configured_ceiling_per_s") && p["configured_ceiling_per_s"].is_number()) {
-      out << "  " << r.value("strategy", "?") << ": holds a connection through the partner calls: "
-          << static_cast<int>(d(r, {"pool", "size"})) << " / " << num(d(p, {"configured_hold_ms"}) / 1000, 3)
-          << " s = " << num(p["configured_ceiling_per_s"].get<double>(), 2) << " req/s predicted, "
-          << num(d(r, {"throughput_ok_per_s"}), 2) << " ok/s measured\n";
-    }
-  }
-}
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/shards.hpp"
+#include "cli/table.hpp"
 #include "core/settings.hpp"
 #include "report/report.hpp"
 
@@ -25,9 +26,6 @@ bool stop_requested();
 int interrupted_exit_code();  // 130 (SIGINT) or 143 (SIGTERM)
 const char* stop_signal_name();
 
-// One row per result: outcomes, ok/s beside the Little's-law ceiling,
-// latency, pool, and what the partner saw.
-void print_table(std::ostream& out, const std::vector<nlohmann::json>& results);
 
 // Results with repetitions (report/repetitions.hpp): one row per set of
 // repetitions, each figure as "mean ± half-width of its 95 % interval", with

@@ -45,11 +45,13 @@ std::int64_t count_locks(pqxx::connection& db, const std::string& pids) {
 
 // Waits (until the arrivals end) for a moment when pod `i` is inside a partner
 // call, so that the fault strikes while it holds its lock or lease; the count then.
-int await_partner_call(FaultEnv& e, std::size_t i) {
+// `gauge` is the pod's /lockbench/pool figure waited on: "in_partner" (any call)
+// or "in_first_call" (a request's first call: the holder then has a next one).
+int await_partner_call(FaultEnv& e, std::size_t i, const char* gauge = "in_partner") {
   int in_partner = 0;
   while (e.clock.now() < e.clock.last_chance(e.s.duration)) {
     if (const auto j = get_json(e.fleet.url_of(i), kPathPool, std::chrono::milliseconds(200)))
-      if ((in_partner = j->value("in_partner", 0)) > 0) break;
+      if ((in_partner = j->value(gauge, 0)) > 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   return in_partner;
@@ -225,8 +227,10 @@ void PauseFault::watch_until_freed() {
 void PauseFault::strike() {
   const auto i = static_cast<std::size_t>(e_.s.pause_pod - 1);
   if (!e_.clock.wait_until(*e_.s.pause_at)) return;
-  // As a crash does, the pause waits for a moment when the pod is inside a partner call.
-  const int in_partner = await_partner_call(e_, i);
+  // As a crash does, the pause waits for a moment when the pod is inside a partner call,
+  // here the first of its request's calls: a holder woken after a steal always has
+  // its next call to make (which fencing refuses), never only a reply to read.
+  const int in_partner = await_partner_call(e_, i, "in_first_call");
   pids_ = pid_array(backends_of(e_, i));
   pause_ = {{"pod", e_.s.pause_pod}, {"in_partner_at_pause", in_partner}};
   open_session_and_settings();

@@ -1,7 +1,9 @@
 // The real world's faults on process pods (--pod-mode process), as objects:
 //
 //   PauseFault  SIGSTOP of pod --pause-at T:POD at its first partner call from
-//               T on, SIGCONT --pause-for later; measures what the frozen pod
+//               T on that is a request's first call (step 1 of a promotion, or
+//               a call outside one: the holder then always has a next call),
+//               SIGCONT --pause-for later; measures what the frozen pod
 //               keeps locked (its sessions' locks, by identity, until freed)
 //   CrashFault  kill -9 of pod --crash-at T:POD inside a partner call; measures
 //               what the dead pod keeps blocked (its sessions' locks until

@@ -54,11 +54,19 @@ class PodWorld final : public World {
   Task<void> sleep(RequestCtx& cx, Duration d) override { return inner_.sleep(cx, d); }
   Task<ConnHandle> acquire(RequestCtx& cx) override { return inner_.acquire(cx); }
   Task<PartnerReply> partner_attempt(RequestCtx& cx, const PartnerCall& call) override {
+    // A request's first call: step 1 of a promotion, or a call outside one. The
+    // pause fault strikes there, so that the frozen holder always has a next call.
+    const bool first = call.op_step <= 1;
     in_partner_.fetch_add(1);
+    if (first) in_first_call_.fetch_add(1);
     struct Done {
       std::atomic<int>& n;
-      ~Done() { n.fetch_sub(1); }
-    } done{in_partner_};
+      std::atomic<int>* first;
+      ~Done() {
+        n.fetch_sub(1);
+        if (first) first->fetch_sub(1);
+      }
+    } done{in_partner_, first ? &in_first_call_ : nullptr};
     co_return co_await inner_.partner_attempt(cx, call);
   }
   bool requests_over() override { return inner_.requests_over(); }
@@ -78,10 +86,12 @@ class PodWorld final : public World {
     return inner_.kv_lease_extend(cx, key, owner, ttl);
   }
   int in_partner() const { return in_partner_.load(); }
+  int in_first_call() const { return in_first_call_.load(); }
 
  private:
   RealWorld& inner_;
   std::atomic<int> in_partner_{0};
+  std::atomic<int> in_first_call_{0};  // of in_partner_, those in a request's first call
 };
 
 // A positive decimal header, or nullopt.
@@ -357,7 +367,8 @@ void ServePod::route_lockbench() {
   });
   svr_.Get(kPathPool, [this](const httplib::Request&, httplib::Response& res) {
     const PoolSample now = pool_->sample();
-    const json j = {{"active", now.active}, {"pending", now.pending}, {"idle", now.idle}, {"in_partner", world_->in_partner()}};
+    const json j = {{"active", now.active}, {"pending", now.pending}, {"idle", now.idle}, {"in_partner", world_->in_partner()},
+                    {"in_first_call", world_->in_first_call()}};
     res.set_content(j.dump(), "application/json");
   });
   svr_.Post(kPathRequestsOver, [this](const httplib::Request& req, httplib::Response& res) { requests_over(req, res); });

@@ -24,7 +24,8 @@
 //                                    (hikaricp_connections_*{pool="podN"})
 //   GET  /lockbench/info             {"run", "scenario", "strategy", "pod", "pid", "settings"
 //                                    (Settings::to_json: what the pod was started with)}
-//   GET  /lockbench/pool             {"active", "pending", "idle", "in_partner"} (cheap)
+//   GET  /lockbench/pool             {"active", "pending", "idle", "in_partner", "in_first_call"} (cheap;
+//                                    in_first_call: of in_partner, those in step 1 or outside a promotion)
 //   GET  /lockbench/stats            the pool's figures, lock counters, backend pids,
 //                                    side effects (core/side_effects.hpp's json()) and
 //                                    background_running, for the runner's result

@@ -23,6 +23,11 @@ json compact_result(json result, std::size_t details_max) {
   result.erase("trace");
   result.erase("timeline");
   result.erase("latency_histogram_ms");  // read only by merge, of full runner results
+  // No timestamp, no commit: a refresh of results/ with unchanged figures changes no file.
+  if (auto p = result.find("provenance"); p != result.end() && p->is_object()) {
+    p->erase("created_at");
+    p->erase("git_commit");
+  }
   if (auto p = result.find("partner"); p != result.end() && p->is_object())
     if (auto d = p->find("details"); d != p->end() && d->is_array() && d->size() > details_max)
       d->erase(d->begin() + static_cast<std::ptrdiff_t>(details_max), d->end());

@@ -6,6 +6,9 @@
 //     the runners of one real run, which it reads from full results) are dropped;
 //   - `partner.details` (the partner's examples of each violation) keeps its
 //     first `details_max` (none: the committed reports list them); `partner.details_total` still counts them all;
+//   - `provenance.created_at` and `provenance.git_commit` are dropped: a
+//     refresh of results/ (scripts/demo --update-reference) with unchanged
+//     figures changes no committed result;
 //   - `detail` is set to "compact", so the result says what it lacks and a
 //     second compaction changes nothing.
 // A full result has no `detail` field (or "full"). The report reads compact

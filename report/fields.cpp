@@ -233,6 +233,11 @@ bool holds_connection(const json& result) {
   return num(result, "prediction.configured_ceiling_per_s").has_value();
 }
 
+std::optional<double> ceiling_per_s(const json& result) {
+  if (!holds_connection(result)) return std::nullopt;
+  return num(result, "prediction.littles_law_ceiling_per_s");
+}
+
 std::vector<StrategyGroup> group_by_strategy(const std::vector<json>& results) {
   std::vector<StrategyGroup> groups;
   for (const auto& r : results) {

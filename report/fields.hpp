@@ -80,6 +80,12 @@ bool has_faults(const json& result);
 // (set only for strategies that hold a connection during the call).
 std::optional<bool> strategy_fact(const json& result, std::string_view fact);
 bool holds_connection(const json& result);
+// The Little's-law ceiling every output shows (report, console table, charts):
+// pool size / measured mean connection hold (prediction.littles_law_ceiling_per_s),
+// for a strategy that holds its connection during the call; nullopt for the
+// others. prediction.configured_ceiling_per_s (from the configured hold) is a
+// prediction made before the run, shown beside it only as such.
+std::optional<double> ceiling_per_s(const json& result);
 
 // Strategy names in first-seen order, each with its results sorted by offered load.
 struct StrategyGroup {

@@ -162,9 +162,9 @@ std::string pool_cell(const json& r) {
 }
 
 std::string ceiling_cell(const json& r) {
-  const auto ceiling = num(r, "prediction.littles_law_ceiling_per_s");
+  const auto ceiling = ceiling_per_s(r);
   const auto ok = num(r, "throughput_ok_per_s");
-  if (!holds_connection(r) || !ceiling || !ok) return "– (no connection held during the call)";
+  if (!ceiling || !ok) return "– (no connection held during the call)";
   return fmt::format("{} of {} ({})", fmt(ok, 2), fmt(ceiling, 2), pct(*ok, *ceiling));
 }
 
@@ -323,7 +323,7 @@ std::string world_paragraph(const std::vector<const Headline*>& in, const Repeti
     if (excl && pool) clean.push_back(h->strategy), clean_ok.push_back(ok), clean_interval.push_back(interval);
     if (excl && !pool) {
       dry.push_back(h->strategy), dry_ok.push_back(ok);
-      if (auto c = num(r, "prediction.littles_law_ceiling_per_s"); c && *c > 0 && holds_connection(r))
+      if (auto c = ceiling_per_s(r); c && *c > 0)
         dry_ratio.push_back(100 * ok / *c);
       dry_timeouts += pool_timeouts(r);
       dry_probes += num_or(r, "probe.failed", 0);
@@ -677,7 +677,7 @@ std::string capacity_at_headline(const StrategyGroup& g, const std::vector<Headl
     const json& r = *h.run;
     std::string one =
         fmt::format("{}: {} of {}", world_label(r), fmt(num(r, "throughput_ok_per_s"), 2), fmt(num(r, "offered_per_s")));
-    if (auto ceiling = num(r, "prediction.littles_law_ceiling_per_s"); ceiling && holds_connection(r))
+    if (auto ceiling = ceiling_per_s(r))
       one += fmt::format(" (ceiling {})", fmt(ceiling, 2));
     cap += (cap.empty() ? "" : "; ") + one;
   }

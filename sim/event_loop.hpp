@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/assert.hpp"
 #include "base/units.hpp"
 
 namespace lockbench::sim {
@@ -149,7 +150,10 @@ struct Sleep {
   Duration d;
   int owner;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { loop.resume_at(loop.now() + d, owner, h); }
+  void await_suspend(std::coroutine_handle<> h) {
+    LOCKBENCH_ASSERT(d >= Duration::zero(), "a negative wait");
+    loop.resume_at(loop.now() + d, owner, h);
+  }
   void await_resume() const noexcept {}
 };
 

@@ -1,5 +1,7 @@
 #include "sim/event_loop.hpp"
 
+#include "core/task.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,6 +36,29 @@ TEST(EventLoop, RunsEventsInTimeOrderAndEqualTimesInInsertionOrder) {
   EXPECT_EQ(log.seen[3].first, 3u);
   EXPECT_EQ(loop.now(), 20ms);
   EXPECT_EQ(loop.events_run(), 4u);
+}
+
+// Invariants (base/assert.hpp): virtual time never runs back, a wait is never negative.
+TEST(EventLoopDeathTest, AnEventScheduledInThePastStopsTheSimulatorWithItsPlace) {
+  EventLoop loop;
+  Log log{&loop, {}};
+  loop.at(20ms, kGlobal, &note, &log, 1);
+  ASSERT_TRUE(loop.run(Duration::max(), 100));
+  loop.at(20ms, kGlobal, &note, &log, 2);  // now is fine
+  EXPECT_DEATH(loop.at(19ms, kGlobal, &note, &log, 3), "invariant broken at .*event_loop\\.cpp:[0-9]+: an event scheduled in the past");
+  const int stream = loop.new_stream();
+  EXPECT_DEATH(loop.at_stream(stream, 5ms, kGlobal, &note, &log, 4), "an event scheduled in the past");
+}
+
+Task<void> sleep_for_loop(EventLoop& loop, Duration d) { co_await Sleep{loop, d, kGlobal}; }
+
+TEST(EventLoopDeathTest, ANegativeWaitStopsTheSimulator) {
+  EXPECT_DEATH(
+      {
+        EventLoop loop;
+        spawn(sleep_for_loop(loop, -1ms), [](std::exception_ptr) {});
+      },
+      "invariant broken at .*event_loop\\.hpp:[0-9]+: a negative wait");
 }
 
 // Each event schedules up to two more, with delays that repeat (they take lanes)

@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "base/assert.hpp"
 #include "sim/pod_root.hpp"
 #include "sim/sim_world.hpp"
 
@@ -117,6 +118,8 @@ SimConn* Pod::replace_if_old(SimConn* c) {
 }
 
 void Pod::give_back(SimConn* c) {
+  LOCKBENCH_ASSERT(active_ > 0, "a connection returned to a pool that has none lent");
+  LOCKBENCH_ASSERT(std::find(idle_.begin(), idle_.end(), c) == idle_.end(), "a connection returned twice to the pool");
   c = replace_if_old(c);
   if (!waiters_.empty()) {
     const Waiter w = waiters_.front();

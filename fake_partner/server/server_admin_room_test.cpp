@@ -98,14 +98,19 @@ TEST(FakePartnerAdminRoom, WithEveryConnectionBusyTheAdminReserveServesAdminOnly
     auto res = c.Post("/admin/reset", kReset.dump(), "application/json");
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 200);
-  }  // its connection closes: not counted below
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }  // its connection closes: not counted below (the server's side of it is gone)
+  ASSERT_TRUE(wait_until([&] { return server_sockets(server.port()).open == 0; }));
   std::vector<std::future<void>> busy;
   for (int i = 0; i < 20; ++i)
     busy.push_back(std::async(std::launch::async, [port = server.port()] {
       raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n", std::chrono::milliseconds(3000));
     }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every busy call has arrived
+  // Every busy call has arrived: 20 connections open, each request read (no connection of the
+  // test's own, which would take a place).
+  ASSERT_TRUE(wait_until([&] {
+    const ServerSockets s = server_sockets(server.port());
+    return s.open == 20 && s.unread == 0;
+  }));
 
   // An API call on a reserve connection: 503, and the busy calls were not evicted.
   const auto api = raw_exchange(server.port(), "GET /api/v2/users/auth0%7Cu2 HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -172,16 +172,20 @@ TEST_F(FakePartner, ChargeWithMissingOrBadParametersIs400) {
 }
 
 TEST_F(FakePartner, IdempotencyKeysAnswerInFlight409ReplayAndMismatch400) {
-  start({{"latency", {{"stripe.charge", {{"dist", "fixed"}, {"ms", 1500}}}}}});
+  start({{"latency", {{"stripe.charge", {{"dist", "fixed"}, {"ms", 3000}}}}}});
   const httplib::Headers key = {{"Idempotency-Key", "k1"}};
   const std::string params = "amount=2500&currency=eur&metadata%5Border_id%5D=o1";
   auto first = std::async(std::launch::async, [&] {
     httplib::Client c("127.0.0.1", port());
-    c.set_read_timeout(5, 0);
+    c.set_read_timeout(10, 0);
     auto r = c.Post("/v1/charges", key, params, "application/x-www-form-urlencoded");
     return r ? std::make_pair(r->status, r->body) : std::make_pair(0, std::string());
   });
-  std::this_thread::sleep_for(300ms);  // well inside the first call's 1.5 s, even on a loaded machine
+  // The first call is in flight (the partner counts it), inside its 3 s: the second one meets it.
+  ASSERT_TRUE(wait_until([&] {
+    auto m = http().Get("/admin/metrics");
+    return m && m->status == 200 && json::parse(m->body, nullptr, false).value("inflight", 0) >= 1;
+  }));
   auto res = http().Post("/v1/charges", key, params, "application/x-www-form-urlencoded");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 409);

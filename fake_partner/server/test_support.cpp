@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -188,6 +191,26 @@ RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chro
   r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   close(fd);
   return r;
+}
+
+ServerSockets server_sockets(std::uint16_t port) {
+  ServerSockets s;
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // the header
+  char local[64], state[8], queues[64];
+  while (std::getline(tcp, line)) {
+    // "  sl  local_address rem_address   st tx_queue:rx_queue ..."; addresses are hex ADDR:PORT.
+    if (std::sscanf(line.c_str(), "%*s %63s %*s %7s %63s", local, state, queues) != 3) continue;
+    const char* colon = std::strchr(local, ':');
+    if (!colon || std::strtoul(colon + 1, nullptr, 16) != port) continue;  // the server's side only
+    const std::string st = state;
+    if (st != "01" && st != "08") continue;  // ESTABLISHED, CLOSE_WAIT
+    ++s.open;
+    const char* rx = std::strchr(queues, ':');
+    if (rx && std::strtoul(rx + 1, nullptr, 16) > 0) ++s.unread;
+  }
+  return s;
 }
 
 void send_and_reset(std::uint16_t port, const std::string& bytes) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 #include <sys/types.h>
 #include <vector>
 
@@ -51,6 +52,28 @@ struct RawResult {
   std::chrono::milliseconds elapsed{0};
   int reads = 0;  // recv() calls that returned data
 };
+
+// The server's side of its TCP connections on 127.0.0.1:`port`, as the kernel
+// sees them (/proc/net/tcp), so that a test can wait for connections to open,
+// be read or close without opening one of its own (which would count):
+// open: ESTABLISHED or CLOSE_WAIT (the peer closed, the server not yet);
+// unread: of those, the ones with received bytes the server has not read.
+struct ServerSockets {
+  int open = 0;
+  int unread = 0;
+};
+ServerSockets server_sockets(std::uint16_t port);
+
+// Polls `done` every 5 ms until it holds (true) or `deadline` passed (false).
+template <class F>
+bool wait_until(F done, std::chrono::milliseconds deadline = std::chrono::seconds(30)) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 // Connects, sends `request` (optionally shutting down our write side), then
 // reads until EOF, reset or `timeout`.

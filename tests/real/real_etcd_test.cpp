@@ -5,6 +5,7 @@
 // one line (exit 2), on process pods (`lockbench serve`) a kill -9 and a
 // SIGSTOP of the holder, and a kill -9 of the leader of a three-member etcd
 // (scripts/etcd start-cluster, a cluster of the test's own).
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -14,7 +15,9 @@
 #include "real/run_real.hpp"
 #include "real/etcd_store.hpp"
 #include "tests/cli/run_command.hpp"
+#include "tests/real/private_partner.hpp"
 #include "tests/real/test_env.hpp"
+#include "tests/real/partner_arrivals.hpp"
 
 namespace lockbench {
 namespace real_etcd_test {
@@ -50,6 +53,23 @@ std::int64_t violation(const json& r, const char* kind) { return r["partner"]["v
 
 // Keys under "lockbench/" left in the test server (every run deletes its own).
 std::int64_t lockbench_keys() { return real::EtcdStore(test_etcd(), "lockbench/", 2s).keys(); }
+
+// The name of the member a cluster at `url` says is its leader ("" when none answers or none leads).
+std::string etcd_leader_name(const std::string& url) {
+  const auto r = run_command(
+      "python3 -c '\n"
+      "import json, sys, urllib.request as u\n"
+      "def post(p):\n"
+      "    return json.load(u.urlopen(u.Request(sys.argv[1] + p, data=b\"{}\"), timeout=2))\n"
+      "try:\n"
+      "    st = post(\"/v3/maintenance/status\")\n"
+      "    names = {m[\"ID\"]: m[\"name\"] for m in post(\"/v3/cluster/member/list\")[\"members\"]}\n"
+      "    print(names.get(st.get(\"leader\"), \"\"))\n"
+      "except Exception:\n"
+      "    print(\"\")\n"
+      "' " + url);
+  return r.status == 0 ? r.out.substr(0, r.out.find('\n')) : "";
+}
 
 json run_pods(const std::string& args) {
   const auto r = run_command(std::string(LOCKBENCH_BIN) + " run --world real --quiet --json --db " + test::test_db() +
@@ -200,17 +220,13 @@ TEST(RealEtcdPods, AHolderStoppedPastItsTtlIsStolenAndOnlyTheFencedVariantIsRefu
 
   // The woken holder's next call carries a revision below the thief's: refused. (Its call in flight
   // when it froze has landed already: fencing cannot undo that half of the promotion.) The pause
-  // strikes whichever of the request's two calls is in flight; when it is the last one, the holder
-  // has no next call to be refused (1 run in 10 on CI), so up to three runs are made.
-  int rejected = 0, runs = 0;
-  while (rejected == 0 && runs < 3) {
-    const json fenced = run_pods(common + "--strategy etcd-lease:fenced");
-    ++runs;
-    ASSERT_TRUE(fenced.contains("locks"));
-    EXPECT_GE(fenced["locks"]["lease_steals"].get<int>(), 1);
-    rejected = fenced["partner"]["violations"].value("stale_token_rejected", 0);
-  }
-  EXPECT_GE(rejected, 1) << "no stale call refused in " << runs << " runs";
+  // strikes a request's first call (real/faults.hpp), so the holder always has that next call: one
+  // run, no retry.
+  const json fenced = run_pods(common + "--strategy etcd-lease:fenced");
+  ASSERT_TRUE(fenced.contains("locks"));
+  EXPECT_GE(fenced["faults"]["pause"]["in_partner_at_pause"].get<int>(), 1);
+  EXPECT_GE(fenced["locks"]["lease_steals"].get<int>(), 1);
+  EXPECT_GE(fenced["partner"]["violations"].value("stale_token_rejected", 0), 1) << fenced["partner"].dump();
 }
 
 TEST(RealEtcdLeaderChange, AKilledLeaderPausesTheRunButLetsNoSecondHolderInAndHandsNoTokenOutTwice) {
@@ -228,11 +244,32 @@ TEST(RealEtcdLeaderChange, AKilledLeaderPausesTheRunButLetsNoSecondHolderInAndHa
   s.duration = 5s;
   s.partner_latency = Distribution::fixed(300);
   s.lease_ttl = 30s;  // no steal from the TTL: only the leader change could let a second holder in
-  // The leader (never the member the run talks to) dies 2 s in, mid-run, while a lease is held.
+  // A partner of the test's own: its arrivals say when the run holds a lease (a call is made only
+  // under one), whatever the host's speed.
+  test::PrivatePartner partner;
+  ASSERT_FALSE(partner.url().empty()) << "fake_partner did not start";
+  s.partner_url = partner.url();
+  // The leader (never the member the run talks to) dies once the run's first call arrived, mid-run,
+  // while a lease is held; then the test waits for the cluster's new leader and for the run's next
+  // call after it: the run paused and went on.
+  std::atomic<bool> run_over{false};
+  std::string killed_name, leader_after;
+  std::int64_t calls_at_kill = -1, calls_after_election = -1;
+  bool killed_mid_run = false;
   std::thread killer([&] {
-    std::this_thread::sleep_for(2s);
+    if (!testing::wait_for([&] { return run_over.load() || test::partner_arrivals(partner.url()) >= 1; }, 30s)) return;
+    if (run_over.load()) return;
+    calls_at_kill = test::partner_arrivals(partner.url());
     const auto killed = run_command(script + " kill-leader " + dir + "/c");
     EXPECT_EQ(killed.status, 0) << killed.err;
+    killed_name = killed.out.substr(0, killed.out.find('\n'));
+    killed_mid_run = !run_over.load();
+    testing::wait_for([&] {
+      leader_after = etcd_leader_name(url);
+      return run_over.load() || (!leader_after.empty() && leader_after != killed_name);
+    }, 30s);
+    testing::wait_for([&] { return run_over.load() || test::partner_arrivals(partner.url()) > calls_at_kill; }, 30s);
+    calls_after_election = test::partner_arrivals(partner.url());
   });
   json r;
   try {
@@ -240,9 +277,17 @@ TEST(RealEtcdLeaderChange, AKilledLeaderPausesTheRunButLetsNoSecondHolderInAndHa
   } catch (const std::exception& e) {
     ADD_FAILURE() << e.what();
   }
+  run_over = true;
   killer.join();
   run_command(script + " stop " + dir + "/c");
   std::system(("rm -rf " + dir).c_str());
+  // The pause happened: a leader died while the run was in its calls, another member took over,
+  // and the run made calls after that (the leader change paused it; it did not end it).
+  EXPECT_TRUE(killed_mid_run) << "the run ended before the leader was killed";
+  EXPECT_FALSE(killed_name.empty());
+  EXPECT_FALSE(leader_after.empty());
+  EXPECT_NE(leader_after, killed_name);
+  EXPECT_GT(calls_after_election, calls_at_kill) << "no call after the leader change";
   ASSERT_TRUE(r.contains("locks"));
   EXPECT_GT(locks(r, "acquired"), 2);
   EXPECT_EQ(locks(r, "lease_steals"), 0);

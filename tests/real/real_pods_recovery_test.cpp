@@ -11,6 +11,7 @@
 //    TCP keepalives or not (its kernel still answers), and only the server's
 //    idle_in_transaction_session_timeout frees the key during the pause.
 // Every run is a few seconds long and every command is under `timeout`.
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -23,6 +24,7 @@
 
 #include "real/pg_conn.hpp"
 #include "tests/cli/run_command.hpp"
+#include "tests/real/partner_arrivals.hpp"
 #include "tests/real/private_partner.hpp"
 #include "tests/real/test_env.hpp"
 
@@ -154,14 +156,20 @@ TEST_F(RealPodsRecovery, AKilledPartnerGivesTheVerdictUnavailableWithEveryCountN
   LOCKBENCH_NEED_PARTNER();
   test::PrivatePartner partner;
   ASSERT_FALSE(partner.url().empty()) << "fake_partner did not start";
+  // The partner dies once the run's calls reach it (not a fixed time from before the run: a busy
+  // host may take longer than that to start the pods).
+  std::atomic<bool> run_over{false}, killed_mid_run{false};
   std::thread killer([&] {
-    std::this_thread::sleep_for(2s);
+    testing::wait_for([&] { return run_over.load() || test::partner_arrivals(partner.url()) >= 1; }, 30s);
+    killed_mid_run = !run_over.load();
     partner.kill9();
   });
   const json r = run_json(test::test_db(), partner.url(),
                           "--pods 2 --pod-mode process --strategy row-lease --rate 10 --duration 4s --keys 5 "
                           "--partner-latency fixed:100ms --partner-connect-timeout 200ms --partner-read-timeout 500ms");
+  run_over = true;
   killer.join();
+  EXPECT_TRUE(killed_mid_run) << "the run ended before its partner was killed";
   ASSERT_TRUE(r.contains("partner"));
   EXPECT_EQ(r["partner"]["available"], false);
   EXPECT_EQ(r["partner"]["verdict"], "unavailable");

@@ -18,6 +18,8 @@
 
 #include "real/run_real.hpp"
 #include "real/leftovers.hpp"
+#include "tests/cli/run_command.hpp"
+#include "partner_arrivals.hpp"
 #include "private_partner.hpp"
 #include "test_env.hpp"
 
@@ -152,11 +154,35 @@ TEST(RealSafety, TwoRealRunsOnOneServerAtTheSameTimeBothCompleteCleanly) {
   b.partner_url = second_partner.url();
   json ra, rb;
   std::string ea, eb;
+  // a makes calls of a partner of its own, so that its arrivals say when it holds its locks.
+  test::PrivatePartner first_partner;
+  ASSERT_FALSE(first_partner.url().empty()) << "fake_partner did not start";
+  a.partner_url = first_partner.url();
+  std::atomic<bool> a_over{false}, b_over{false};
+  bool a_in_calls_when_b_started = false, a_running_at_b_first_call = false;
+  std::int64_t a_calls_at_b_first_call = -1;
   {
-    Joined first([&] { ra = run_guarded(a, ea); });
-    std::this_thread::sleep_for(1500ms);  // b prepares while a's sessions hold their locks
-    Joined second([&] { rb = run_guarded(b, eb); });
+    Joined first([&] {
+      ra = run_guarded(a, ea);
+      a_over = true;
+    });
+    // b prepares while a's sessions hold their locks: once a's first call arrived (a holds a lock
+    // through each one), not a fixed time from before a, which a busy host may spend preparing.
+    testing::wait_for([&] { return a_over.load() || test::partner_arrivals(first_partner.url()) >= 1; }, 30s);
+    a_in_calls_when_b_started = !a_over.load();
+    Joined second([&] {
+      rb = run_guarded(b, eb);
+      b_over = true;
+    });
+    // The overlap the test is about: b's first call arrives while a still runs.
+    testing::wait_for([&] { return b_over.load() || test::partner_arrivals(second_partner.url()) >= 1; }, 30s);
+    a_running_at_b_first_call = !a_over.load();
+    a_calls_at_b_first_call = test::partner_arrivals(first_partner.url());
   }
+  EXPECT_TRUE(a_in_calls_when_b_started) << "a ended before it made a call";
+  EXPECT_TRUE(a_running_at_b_first_call) << "the runs did not overlap: a ended before b's first call";
+  ASSERT_TRUE(ra.is_object()) << ea;
+  EXPECT_GT(test::partner_arrivals(first_partner.url()), a_calls_at_b_first_call);  // a called on beside b
   for (const json* r : {&ra, &rb}) {
     ASSERT_TRUE(r->is_object()) << ea << eb;
     EXPECT_EQ((*r)["complete"], true);
@@ -182,13 +208,28 @@ TEST(RealSafety, TwoRealRunsInOneDatabaseAtTheSameTimeNeverMeet) {
   a.partner_latency = Distribution::fixed(100);
   Settings b = a;
   b.partner_url = second_partner.url();
+  test::PrivatePartner first_partner;  // a's own: its arrivals say when a is in its calls
+  ASSERT_FALSE(first_partner.url().empty()) << "fake_partner did not start";
+  a.partner_url = first_partner.url();
   json ra, rb;
   std::string ea, eb;
+  std::atomic<bool> a_over{false}, b_over{false};
+  bool a_running_at_b_first_call = false;
   {
-    Joined first([&] { ra = run_guarded(a, ea); });
-    std::this_thread::sleep_for(500ms);
-    Joined second([&] { rb = run_guarded(b, eb); });
+    Joined first([&] {
+      ra = run_guarded(a, ea);
+      a_over = true;
+    });
+    testing::wait_for([&] { return a_over.load() || test::partner_arrivals(first_partner.url()) >= 1; }, 30s);
+    Joined second([&] {
+      rb = run_guarded(b, eb);
+      b_over = true;
+    });
+    // The runs meet in time (same database, same keys): b's first call arrives while a still runs.
+    testing::wait_for([&] { return b_over.load() || test::partner_arrivals(second_partner.url()) >= 1; }, 30s);
+    a_running_at_b_first_call = !a_over.load();
   }
+  EXPECT_TRUE(a_running_at_b_first_call) << "the runs did not overlap: a ended before b's first call";
   for (const json* r : {&ra, &rb}) {
     ASSERT_TRUE(r->is_object()) << ea << eb;
     EXPECT_EQ((*r)["complete"], true);
