@@ -278,20 +278,24 @@ HttpResponse render_reply(const partner::Reply& reply) {
 }
 
 std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, Duration now) {
-  auto target = parse_target(request.target);
+  const auto target = parse_target(request.target);
   if (!target) return bad_request(request, "invalid_uri", "Malformed request target (bad percent-encoding).");
+  return handle(request, *target, now);
+}
+
+std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, const Target& target, Duration now) {
   // A model bug must cost one answer, not the server and every call in flight.
   try {
-    if (!target->segments.empty() && target->segments[0] == "admin") return handle_admin(request, *target, now);
+    if (!target.segments.empty() && target.segments[0] == "admin") return handle_admin(request, target, now);
     // /metrics, where Prometheus looks by convention: the same text as /admin/metrics?format=prometheus.
-    if (target->segments.size() == 1 && target->segments[0] == "metrics") {
+    if (target.segments.size() == 1 && target.segments[0] == "metrics") {
       if (request.method != "GET") return method_not_allowed(request, "GET");
       HttpResponse r;
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       r.body = partner_.metrics_prometheus();
       return r;
     }
-    return handle_api(request, *target, now);
+    return handle_api(request, target, now);
   } catch (const std::exception& e) {
     return error(500, "internal_error", e.what(), request.target);
   }

@@ -106,6 +106,8 @@ class HttpApi {
 
   // Admin requests and bad input are answered now; API calls arrive at the model.
   std::variant<HttpResponse, Pending> handle(const HttpRequest& request, Duration now);
+  // The same on the target the server has already normalised (its guards read it): parsed once per request.
+  std::variant<HttpResponse, Pending> handle(const HttpRequest& request, const Target& target, Duration now);
   // The effect happens (unless the fault is before it); returns the answer to send.
   HttpResponse execute(std::uint64_t call_id, Duration now);
   // The answer left as planned (lost = false), or the client gave up or the

@@ -179,7 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (auto refused = admin_refusal(request, *target, server_.options.admin_hosts)) return write_answer(std::move(*refused));
     if (target->segments == std::vector<std::string>{"admin", "server"}) return write_answer(server_stats_answer(request));
-    auto routed = server_.api.handle(request, arrived);
+    auto routed = server_.api.handle(request, *target, arrived);
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
     call_ = std::get<Pending>(routed);
     answer_due_ = arrived + call_->delay;
