@@ -241,7 +241,9 @@ Outcomes run_all(const std::vector<Settings>& runs, const std::vector<std::strin
         if (show_steps && !parallel && !line_drawn)
           std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << label_of(i) << "\n";
         // One progress line cannot show parallel runs.
-        return run_one(runs[i], progress_plan(runs[i], i, runs.size(), varied[i]),
+        Settings one = runs[i];
+        one.force_partner_reset = claim.force;  // --force: also a partner another live run is using
+        return run_one(one, progress_plan(runs[i], i, runs.size(), varied[i]),
                        parallel ? ProgressMode::off : progress);
       },
       [&](std::size_t k, json&& r) {
@@ -456,7 +458,8 @@ class RunCommand final : public Subcommand {
                          "Real runs are sequential")
         ->type_name("N");
     app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N");
-    app_->add_flag("--force", claim_.force, "replace a result of other settings that --out holds (refused otherwise)")
+    app_->add_flag("--force", claim_.force, "replace a result of other settings that --out holds, and reset a partner "
+                                            "another live run is using (both refused otherwise)")
         ->group(output_group());
     app_->add_option("--fail-on", fail_on_,
                      "CI thresholds: exit 1 when a run breaks one, e.g. 'violations>0,pool_timeouts>0,p99>2s' "
@@ -527,7 +530,8 @@ class SweepCommand final : public Subcommand {
     app_->add_flag("--resume", resume_,
                    "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");
     app_->add_flag("--force", claim_.force,
-                   "--out holds results of other settings: remove them first (refused otherwise)")
+                   "--out holds results of other settings: remove them first; reset a partner another live run is "
+                   "using (both refused otherwise)")
         ->group(output_group());
     app_->add_option("--shard", shard_text_,
                      "run only slice I of N of the sweep's plan (I from 0 to N-1; slices of about equal estimated "

@@ -201,6 +201,9 @@ struct Settings {
   double time_scale = 1;
   std::string db_url;
   std::string partner_url;
+  // run/sweep --force: reset the partner even while another run is live on it
+  // (real/partner_http.hpp's set_run). Not a setting of the run: never in its result.
+  bool force_partner_reset = false;
   // redis-lease's store: redis://HOST:PORT (real world); in the simulator a
   // model with this round trip, and a failover at redis_failover_at that loses
   // the writes of the last redis_replication_lag (asynchronous replication).

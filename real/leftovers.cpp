@@ -128,7 +128,10 @@ std::string this_host() {
 }
 
 RunRecord::RunRecord(const std::string& url, std::int64_t run, const std::string& run_id)
-    : conn_(open_session(url, application_name(run_id, "record"))), run_(run) {
+    : url_(url),
+      session_name_(application_name(run_id, "record")),
+      conn_(open_session(url_, session_name_)),
+      run_(run) {
   pqxx::nontransaction tx(*conn_);
   tx.exec_params0(
       "INSERT INTO lockbench.runs (run, run_id, host, pid) VALUES ($1, $2, $3, $4) "
@@ -137,16 +140,28 @@ RunRecord::RunRecord(const std::string& url, std::int64_t run, const std::string
   heartbeat_ = std::thread([this] { beat(); });
 }
 
+bool RunRecord::beat_once() {
+  try {
+    if (!conn_) {
+      conn_ = open_session(url_, session_name_);
+      ++reconnects_;
+    }
+    pqxx::nontransaction tx(*conn_);
+    const pqxx::result r = tx.exec_params("UPDATE lockbench.runs SET heartbeat_at = now() WHERE run = $1", run_);
+    if (r.affected_rows() == 0) lost_ = true;  // reclaimed by another runner, or deleted: never written again
+    return true;
+  } catch (const std::exception&) {
+    conn_.reset();  // terminated or broken: a new session, now or at the next beat
+    return false;
+  }
+}
+
 void RunRecord::beat() {
   std::unique_lock lock(mu_);
   while (!stop_cv_.wait_for(lock, kHeartbeatPeriod, [this] { return stop_; })) {
     lock.unlock();
-    try {
-      pqxx::nontransaction tx(*conn_);
-      tx.exec_params0("UPDATE lockbench.runs SET heartbeat_at = now() WHERE run = $1", run_);
-    } catch (const std::exception&) {
-      // A lost session: the record stays, its heartbeat ages; the pid still proves us alive here.
-    }
+    // A lost session is opened again at once; if the server is down, at the next beat (the pid still proves us alive here).
+    if (!lost_.load() && !beat_once()) beat_once();
     lock.lock();
   }
 }
@@ -158,15 +173,22 @@ RunRecord::~RunRecord() {
   }
   stop_cv_.notify_all();
   heartbeat_.join();
-  // The rows go with the record, whatever way the run ended (they are usually gone already).
-  try {
-    pqxx::work tx(*conn_);
-    tx.exec_params0("DELETE FROM lockbench.rows WHERE run = $1", run_);
-    tx.exec_params0("DELETE FROM lockbench.runs WHERE run = $1", run_);
-    tx.commit();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lockbench: could not remove this run's record from lockbench.runs (run %lld): %s\n",
-                 static_cast<long long>(run_), redact_secrets(e.what()).c_str());
+  // The rows go with the record, whatever way the run ended (they are usually gone already);
+  // on a new session when the heartbeat's was lost since its last beat.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      if (!conn_) conn_ = open_session(url_, session_name_);
+      pqxx::work tx(*conn_);
+      tx.exec_params0("DELETE FROM lockbench.rows WHERE run = $1", run_);
+      tx.exec_params0("DELETE FROM lockbench.runs WHERE run = $1", run_);
+      tx.commit();
+      return;
+    } catch (const std::exception& e) {
+      conn_.reset();
+      if (attempt == 1)
+        std::fprintf(stderr, "lockbench: could not remove this run's record from lockbench.runs (run %lld): %s\n",
+                     static_cast<long long>(run_), redact_secrets(e.what()).c_str());
+    }
   }
 }
 

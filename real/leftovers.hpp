@@ -19,6 +19,7 @@
 // the rows of the run that took them.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -75,7 +76,11 @@ inline constexpr std::chrono::seconds kHeartbeatStale{30};
 // after they are deleted: made by the constructor (which throws DbError), its
 // heartbeat kept on a session of its own ("lockbench/<run-id>/record"),
 // deleted by the destructor together with the run's rows, whatever way the
-// run ends.
+// run ends. A heartbeat whose session was lost (terminated, a server restart)
+// opens it again at once, so that a live run always has its record session
+// (reclaim_dead_runs never takes it for gone). A heartbeat that finds the
+// record itself gone (another runner reclaimed it, or it was deleted by hand)
+// sets lost(): the run stops with an error (RealRun::run).
 class RunRecord {
  public:
   RunRecord(const std::string& url, std::int64_t run, const std::string& run_id);
@@ -83,10 +88,18 @@ class RunRecord {
   RunRecord(const RunRecord&) = delete;
   RunRecord& operator=(const RunRecord&) = delete;
 
+  bool lost() const { return lost_.load(); }
+  std::int64_t run() const { return run_; }
+  int reconnects() const { return reconnects_.load(); }
+
  private:
   void beat();
+  bool beat_once();  // false when the session failed
+  const std::string url_, session_name_;
   std::unique_ptr<pqxx::connection> conn_;  // used by the heartbeat thread only, then by the destructor
   std::int64_t run_;
+  std::atomic<bool> lost_{false};
+  std::atomic<int> reconnects_{0};
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stop_ = false;  // GUARDED_BY(mu_)

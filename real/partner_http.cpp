@@ -203,15 +203,44 @@ nlohmann::json PartnerHttp::admin(const char* method, const std::string& path, c
   else if (m == "PUT") res = c.Put(path.c_str(), text, "application/json");
   else res = c.Post(path.c_str(), text, "application/json");
   if (!res) throw std::runtime_error(m + " " + path + ": " + failure_text(res.error()));
-  if (res->status < 200 || res->status >= 300)
-    throw std::runtime_error(m + " " + path + " answered " + std::to_string(res->status) + ": " + res->body);
+  if (res->status < 200 || res->status >= 300) {
+    // The partner's own words when it gave them ({"message": ...}), not its whole JSON.
+    const auto err = nlohmann::json::parse(res->body, nullptr, false);
+    const bool worded = err.is_object() && err.contains("message") && err["message"].is_string();
+    throw std::runtime_error(m + " " + path + " answered " + std::to_string(res->status) + ": " +
+                             (worded ? err["message"].get<std::string>() : res->body));
+  }
   if (res->body.empty()) return nlohmann::json::object();
   auto j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(m + " " + path + " answered something that is not JSON");
   return j;
 }
 
-void PartnerHttp::reset(const nlohmann::json& doc) { admin("POST", "/admin/reset", &doc); }
+void PartnerHttp::reset(const nlohmann::json& doc) {
+  if (run_.empty()) return static_cast<void>(admin("POST", "/admin/reset", &doc));
+  nlohmann::json named = doc;
+  named["run"] = run_;
+  if (force_) named["force"] = true;
+  admin("POST", "/admin/reset", &named);
+}
+
+void PartnerHttp::set_run(std::string run, bool force) {
+  run_ = std::move(run);
+  force_ = force;
+}
+
+void PartnerHttp::run_done() noexcept {
+  if (run_.empty()) return;
+  try {
+    const nlohmann::json body = {{"run", run_}};
+    admin("POST", "/admin/run-done", &body);
+  } catch (const std::exception&) {
+    // A partner gone or older: the run stays live there for kLiveWindow after its last call.
+  }
+  run_.clear();
+}
+
+PartnerHttp::~PartnerHttp() { run_done(); }
 void PartnerHttp::configure(const nlohmann::json& config) { admin("PUT", "/admin/config", &config); }
 nlohmann::json PartnerHttp::check(const std::optional<nlohmann::json>& service) {
   if (!service) return admin("POST", "/admin/check", nullptr);

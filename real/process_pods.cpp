@@ -449,7 +449,10 @@ void ProcessPodsRun::prepare_rows() {
     }
     reclaimed_ = reclaim_dead_runs(*c);
     report_reclaimed(reclaimed_, redact_secrets(s_.db_url));
-    if (!external_) record_.emplace(s_.db_url, run_key_, runner_run_id());
+    if (!external_) {
+      record_.emplace(s_.db_url, run_key_, runner_run_id());
+      watch_record(&*record_);
+    }
     seed_rows(*c, run_key_, scenario_->tables(), s_.keys);
   } catch (const SettingError&) {
     throw;
@@ -461,6 +464,7 @@ void ProcessPodsRun::prepare_rows() {
 void ProcessPodsRun::prepare_partner() {
   partner_.emplace(s_.partner_url, s_.partner_connect_timeout, s_.partner_read_timeout);
   if (!leader_) return;
+  partner_->set_run(partner_run_name(runner_run_id()), s_.force_partner_reset);  // another live run's partner: refused
   try {
     partner_->reset(scenario_->partner_reset(s_));
     partner_->configure(partner_config(s_));
@@ -709,12 +713,24 @@ void ProcessPodsRun::end_background_work() {
   httplib::Headers control;  // the pods' --control-token, when they were given one (serve.hpp)
   if (const char* token = std::getenv(kControlTokenEnv); token != nullptr && *token != '\0')
     control.emplace("Authorization", std::string("Bearer ") + token);
+  std::vector<std::string> refused;
   for (std::size_t i = 0; i < n_pods_; ++i) {
     httplib::Client c(url_of(i));
     c.set_connection_timeout(std::chrono::seconds(2));
     c.set_read_timeout(std::chrono::seconds(10));
     c.set_write_timeout(std::chrono::seconds(10));
-    c.Post(kPathRequestsOver, control, "", "text/plain");
+    const auto res = c.Post(kPathRequestsOver, control, "", "text/plain");
+    // A pod that refuses (403: another token, or not a loopback peer) would keep its pollers until its drain
+    // limit, and the run would wait for them: an error, not a silent wait. A pod gone (killed) is not asked.
+    if (res && res->status != 200)
+      refused.push_back(url_of(i) + " answered " + std::to_string(res->status) + " (" + one_line(res->body) + ")");
+  }
+  if (!refused.empty()) {
+    std::string all;
+    for (const auto& r : refused) all += (all.empty() ? "" : "; ") + r;
+    throw SettingError("--targets: POST " + std::string(kPathRequestsOver) + " refused: " + all +
+                       ". Give the runner the pods' control token in " + kControlTokenEnv +
+                       " (or run it on their host)");
   }
   const auto until = Clock::now() + s_.outbox_drain_limit + std::chrono::seconds(10);
   for (std::size_t i = 0; i < n_pods_; ++i)

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <thread>
 
 #include "base/redact.hpp"
 #include "real/faults.hpp"
+#include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/run_real.hpp"
 #include "scenarios/registry.hpp"
@@ -74,11 +76,24 @@ nlohmann::json RealRun::run() {
   start_background();
   dispatch();
   drain();
-  return finish();
+  nlohmann::json result = finish();
+  const RunRecord* record = record_watch_.load();
+  if (record_lost_.load() || (record != nullptr && record->lost()))
+    throw std::runtime_error(
+        "this run's record in lockbench.runs (run " + std::to_string(record ? record->run() : 0) +
+        ") was deleted while it ran: another runner took it for gone and reclaimed its rows, or it was deleted by "
+        "hand. Its rows and its partner checks cannot be trusted: the run stopped at " +
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now()).count()) +
+        " s and its result is not written");
+  return result;
 }
 
 bool RealRun::stop_requested() {
   if (!stopping_.load() && hooks_.should_stop && hooks_.should_stop()) stopping_ = true;
+  if (const RunRecord* record = record_watch_.load(); !stopping_.load() && record != nullptr && record->lost()) {
+    record_lost_ = true;
+    stopping_ = true;
+  }
   return stopping_.load();
 }
 

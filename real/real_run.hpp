@@ -54,6 +54,7 @@
 namespace lockbench::real {
 
 class PartnerHttp;
+class RunRecord;
 
 // True when the run's pods are HTTP services (process mode or --targets).
 bool pods_over_http(const Settings& s);
@@ -103,6 +104,9 @@ class RealRun {
   // The summary's fields every real result has; `pool` and `partner` must outlive it.
   RunSummary summary(const PoolStats& pool, const nlohmann::json& partner);
 
+  // The run's record (real/leftovers.hpp), once made: a record found gone stops the run, and run() throws.
+  void watch_record(const RunRecord* record) { record_watch_ = record; }
+
   const Settings& configured_;
   const RunHooks& hooks_;
   const Settings s_;  // scaled, world "real"
@@ -114,6 +118,8 @@ class RealRun {
  private:
   Clock::time_point epoch_ = Clock::now();
   std::atomic<bool> stopping_{false};
+  std::atomic<const RunRecord*> record_watch_{nullptr};
+  std::atomic<bool> record_lost_{false};
   std::atomic<std::int64_t> done_{0}, ok_{0};
   std::mutex probe_mu_;
   ProbeStats probe_;  // GUARDED_BY(probe_mu_)

@@ -58,6 +58,7 @@ class RealWorld final : public World {
   bool requests_over() override { return requests_over_.load(); }
   // run_real: every request has finished (the strategy's background may end).
   void end_requests() { requests_over_.store(true); }
+  void begin_requests() { requests_over_.store(false); }  // a long-lived pod's next run (lockbench serve)
   // std::mutex + condition_variable over a map key -> holding request: a
   // ReentrantLock per key (unfair: a woken waiter may lose to a newcomer).
   Task<LockResult> local_lock(RequestCtx& cx, Key key, LockMode mode) override;

@@ -10,10 +10,15 @@
 #include "base/random.hpp"
 #include "base/redact.hpp"
 #include "fake_partner/model/call.hpp"
+#include "real/leftovers.hpp"
 #include "real/pg_conn.hpp"
 #include "real/pod_protocol.hpp"
 
 namespace lockbench::real {
+
+std::string partner_run_name(const std::string& run_id) {
+  return run_id + " (host " + this_host() + " pid " + std::to_string(::getpid()) + ")";
+}
 
 nlohmann::json partner_config(const Settings& s) {
   nlohmann::json latency = s.partner_latency.to_json();

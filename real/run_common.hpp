@@ -25,6 +25,8 @@ namespace lockbench::real {
 // latency and apply_at, its faults per endpoint (endpoints without faults this
 // run get null, removed), its fencing mode.
 nlohmann::json partner_config(const Settings& s);
+// How a run names itself to the partner (PartnerHttp::set_run): "RUN-ID (host H pid P)".
+std::string partner_run_name(const std::string& run_id);
 
 // The result's partner block: {available: true, calls, violations, max_inflight_per_person, details
 // (the first 200), episodes, corrupted_ms_max, corrupted_ms_total, notes}. `service`: what the

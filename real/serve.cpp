@@ -13,6 +13,9 @@
 #include <csignal>
 #include <cstdio>
 #include <future>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -26,6 +29,7 @@
 #include "base/redact.hpp"
 #include "real/faults.hpp"
 #include "real/http_guard.hpp"
+#include "real/management_server.hpp"
 #include "real/leftovers.hpp"
 #include "real/partner_http.hpp"
 #include "real/pool.hpp"
@@ -143,6 +147,8 @@ class ServePod {
   void prepare_schema();
   void open_pool();
   void start_background();
+  void background_worker(int i);
+  void resume_background();
   void route();
   void route_ops();
   void route_health(httplib::Server& server);
@@ -152,6 +158,9 @@ class ServePod {
                                   const std::string& key_text);
   std::pair<Outcome, TimeSplit> serve_on_a_worker(const Request& r, Duration arrived);
   void readiness(const httplib::Request& req, httplib::Response& res);
+  Duration readiness_cap() const;
+  ManagementAnswer readiness_answer(const std::optional<std::string>& timeout_ms);
+  std::string metrics_text();
   void metrics(httplib::Response& res);
   void requests_over(const httplib::Request& req, httplib::Response& res);
   json stats();
@@ -182,12 +191,13 @@ class ServePod {
   std::unique_ptr<Carriers> carriers_;  // --virtual-threads: the pod's carrier threads (real/carriers.hpp), outlives workers_
   std::optional<WorkerPool> workers_;
   std::atomic<int> background_running_{0};
+  std::mutex background_mu_;  // a worker's end for good, and its start again
   std::vector<std::thread> background_;
+  std::vector<std::unique_ptr<std::atomic<bool>>> background_done_;
   const HttpLimits limits_;
   GuardedServer svr_{limits_};
-  std::unique_ptr<GuardedServer> management_;
+  std::unique_ptr<ManagementServer> management_;
   int management_port_ = -1;
-  std::thread management_thread_;
   std::atomic<bool> stopping_{false}, signalled_{false};
   std::thread leak_checker_, stopper_;
 };
@@ -204,7 +214,10 @@ ServePod::ServePod(const Settings& configured, const ServeOptions& o)
 
 // The background work joined on every way out (a SettingError included).
 ServePod::~ServePod() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(background_mu_);  // no resume_background() after this
+    stopping_ = true;
+  }
   if (leak_checker_.joinable()) leak_checker_.join();
   if (real_world_) real_world_->end_requests();
   for (auto& t : background_)
@@ -287,23 +300,57 @@ void ServePod::open_pool() {
 void ServePod::start_background() {
   const int n = strategy_->background_workers(s_);
   background_running_ = n;
-  for (int i = 0; i < n; ++i)
-    background_.emplace_back([this, i] {
-      RequestCtx cx(*world_, recorder_, s_, background_request(o_.pod - 1, s_.pods, i));
-      try {
-        run_sync(strategy_->background(cx, *scenario_));
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lockbench serve %s: background worker %d stopped: %s\n", pool_name_.c_str(), i,
-                     one_line(e.what()).c_str());
-      }
-      background_running_.fetch_sub(1);
-    });
+  for (int i = 0; i < n; ++i) {
+    background_done_.push_back(std::make_unique<std::atomic<bool>>(false));
+    background_.emplace_back([this, i] { background_worker(i); });
+  }
   leak_checker_ = std::thread([this] {
     while (!stopping_.load()) {
       pool_->check_leaks();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
+}
+
+// One background worker: the strategy's background work until it ends by
+// itself. It ends for good only when the requests are still over, decided
+// under background_mu_, where resume_background() decides what to start.
+void ServePod::background_worker(int i) {
+  for (;;) {
+    RequestCtx cx(*world_, recorder_, s_, background_request(o_.pod - 1, s_.pods, i));
+    try {
+      run_sync(strategy_->background(cx, *scenario_));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lockbench serve %s: background worker %d stopped: %s\n", pool_name_.c_str(), i,
+                   one_line(e.what()).c_str());
+    }
+    {
+      std::lock_guard lock(background_mu_);
+      if (real_world_->requests_over() || stopping_.load()) {
+        background_done_[static_cast<std::size_t>(i)]->store(true);
+        background_running_.fetch_sub(1);
+        return;
+      }
+    }
+    // Requests go on (a new run's came while this one was ending, or the work failed): again, not in a tight loop.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// A long-lived pod (--targets) serves run after run: the first request after
+// a requests-over starts the background work again (issue #42: runs 2 and 3
+// delivered half of their outbox, their pollers gone since run 1).
+void ServePod::resume_background() {
+  std::lock_guard lock(background_mu_);
+  if (!real_world_->requests_over() || stopping_.load()) return;
+  real_world_->begin_requests();
+  for (std::size_t i = 0; i < background_.size(); ++i) {
+    if (!background_done_[i]->load()) continue;  // still draining: it sees the new run and goes on
+    background_[i].join();
+    background_done_[i]->store(false);
+    background_running_.fetch_add(1);
+    background_[i] = std::thread([this, i] { background_worker(static_cast<int>(i)); });
+  }
 }
 
 // ---- routes
@@ -414,6 +461,7 @@ void ServePod::handle_op(const httplib::Request& req, httplib::Response& res, st
                          const std::string& key_text) {
   std::optional<Request> r = parse_op(req, res, sc, key_text);
   if (!r) return;
+  if (real_world_->requests_over()) resume_background();
   const Duration arrived = pool_->now();
   r->intended = arrived;
   const auto [out, split] = serve_on_a_worker(*r, arrived);
@@ -451,18 +499,22 @@ std::pair<Outcome, TimeSplit> ServePod::serve_on_a_worker(const Request& r, Dura
 // Spring Boot's readiness: the DataSource health indicator borrows a connection,
 // within --probe-timeout or the probe's own timeout (kPathReadiness's
 // kParamTimeoutMs: the runner's kubelet sends its probe's, so a borrow gives up
-// when kubelet does, as in the simulator).
-void ServePod::readiness(const httplib::Request& req, httplib::Response& res) {
+// when kubelet does, as in the simulator). Never longer than the pod's own
+// configured bound (`readiness_cap`), whatever timeout_ms asks: 8 probes of
+// timeout_ms=999999 held 8 threads for 16 minutes (#42).
+Duration ServePod::readiness_cap() const {
+  return std::max(s_.probe_timeout, s_.readiness.on ? s_.readiness.timeout : Duration{0});
+}
+
+ManagementAnswer ServePod::readiness_answer(const std::optional<std::string>& timeout_ms) {
   Duration wait = s_.probe_timeout;
-  if (req.has_param(kParamTimeoutMs)) {
-    const std::string v = req.get_param_value(kParamTimeoutMs);
-    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) {
-      res.status = 400;
-      res.set_content(std::string(kParamTimeoutMs) + ": a whole number of milliseconds from 0 to 999999\n", "text/plain");
-      return;
-    }
+  if (timeout_ms) {
+    const std::string& v = *timeout_ms;
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+      return {400, "text/plain", std::string(kParamTimeoutMs) + ": a whole number of milliseconds from 0 to 999999\n"};
     wait = std::chrono::milliseconds(std::stoll(v));
   }
+  wait = std::min(wait, readiness_cap());
   bool up = false;
   try {
     if (PgConn* c = pool_->borrow(wait)) {
@@ -472,11 +524,19 @@ void ServePod::readiness(const httplib::Request& req, httplib::Response& res) {
     }
   } catch (const std::exception&) {
   }
-  res.status = up ? 200 : 503;
-  res.set_content(up ? R"({"status":"UP"})" : R"({"status":"DOWN"})", "application/json");
+  return {up ? 200 : 503, "application/json", up ? R"({"status":"UP"})" : R"({"status":"DOWN"})"};
 }
 
-void ServePod::metrics(httplib::Response& res) {
+void ServePod::readiness(const httplib::Request& req, httplib::Response& res) {
+  const auto a = readiness_answer(req.has_param(kParamTimeoutMs) ? std::optional(req.get_param_value(kParamTimeoutMs))
+                                                                 : std::nullopt);
+  res.status = a.status;
+  res.set_content(a.body, a.content_type);
+}
+
+void ServePod::metrics(httplib::Response& res) { res.set_content(metrics_text(), "text/plain; version=0.0.4"); }
+
+std::string ServePod::metrics_text() {
   const PoolSample now = pool_->sample();
   const PoolStats st = pool_->stats();
   std::ostringstream m;
@@ -489,7 +549,7 @@ void ServePod::metrics(httplib::Response& res) {
   m << "# HELP lockbench_partner_calls_in_flight Requests inside a partner call\n"
     << "# TYPE lockbench_partner_calls_in_flight gauge\n"
     << "lockbench_partner_calls_in_flight{pool=\"" << pool_name_ << "\"} " << world_->in_partner() << '\n';
-  res.set_content(m.str(), "text/plain; version=0.0.4");
+  return m.str();
 }
 
 // The runner's load is over: the background work may end once nothing is due.
@@ -552,22 +612,48 @@ int ServePod::listen_port() {
   return port;
 }
 
-// The management port: health and metrics on threads of their own, so that
-// probes answer while every request thread is taken (a flood, a slow client).
+// The management port: health and metrics on a listener of their own, so that
+// probes answer while every request thread is taken (a flood, a slow client)
+// and no client of the management port itself can starve it
+// (real/management_server.hpp: one polling thread reads every request head;
+// liveness is answered there, readiness and metrics on 4 workers).
 void ServePod::start_management() {
   if (o_.management_port < 0) return;
-  management_ = std::make_unique<GuardedServer>(limits_);
-  management_->new_task_queue = [] { return new httplib::ThreadPool(8); };
-  management_->set_keep_alive_max_count(100);
-  route_health(*management_);
-  management_port_ = o_.management_port == 0
-                         ? management_->bind_to_any_port(o_.host)
-                         : (management_->bind_to_port(o_.host, o_.management_port) ? o_.management_port : -1);
-  if (management_port_ <= 0)
-    throw SettingError("--management-port: cannot listen on " + o_.host + ":" + std::to_string(o_.management_port));
-  management_thread_ = std::thread([this] { management_->listen_after_bind(); });
-  // Running before anything may stop it (stop() before listen would be lost).
-  for (int i = 0; i < 2000 && !management_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // timeout_ms from the query string, as httplib would give it.
+  const auto timeout_ms = [](std::string_view query) -> std::optional<std::string> {
+    const std::string key = std::string(kParamTimeoutMs) + "=";
+    for (std::size_t pos = 0; pos <= query.size();) {
+      const std::size_t amp = std::min(query.find('&', pos), query.size());
+      const std::string_view pair = query.substr(pos, amp - pos);
+      if (pair.rfind(key, 0) == 0) return std::string(pair.substr(key.size()));
+      if (pair == kParamTimeoutMs) return std::string();
+      pos = amp + 1;
+    }
+    return std::nullopt;
+  };
+  std::map<std::string, ManagementRoute> routes;
+  routes[kPathReadiness] = {[this, timeout_ms](std::string_view q) {
+                              VirtualThread vt(carriers_.get(), false);
+                              return readiness_answer(timeout_ms(q));
+                            },
+                            false};
+  // On virtual threads liveness waits for a carrier like every request (and
+  // times out while all are pinned, as in the JVM): a worker's, not the poller's.
+  routes[kPathLiveness] = {[this](std::string_view) {
+                             VirtualThread vt(carriers_.get(), false);
+                             return ManagementAnswer{200, "application/json", R"({"status":"UP"})"};
+                           },
+                           carriers_ == nullptr};
+  routes["/metrics"] = {[this](std::string_view) { return ManagementAnswer{200, "text/plain; version=0.0.4", metrics_text()}; },
+                        false};
+  try {
+    management_ = std::make_unique<ManagementServer>(o_.host, o_.management_port, std::move(routes));
+  } catch (const std::exception& e) {
+    throw SettingError("--management-port: cannot listen on " + o_.host + ":" + std::to_string(o_.management_port) +
+                       ": " + e.what());
+  }
+  management_port_ = management_->port();
+  management_->start();
 }
 
 void ServePod::serve_until_stopped(int port) {
@@ -585,10 +671,7 @@ void ServePod::serve_until_stopped(int port) {
   std::fflush(stdout);
   svr_.listen_after_bind();
   if (svr_.is_running()) svr_.stop();  // wake the stopper if the server ended by itself
-  if (management_) {
-    management_->stop();
-    management_thread_.join();
-  }
+  if (management_) management_->stop();
   if (!signalled_.load()) pthread_kill(stopper_.native_handle(), SIGTERM);
   stopper_.join();
 }

@@ -242,6 +242,7 @@ void ThreadPodsRun::prepare_database(pqxx::connection& c) {
 
 void ThreadPodsRun::prepare_partner() {
   partner_.emplace(s_.partner_url, s_.partner_connect_timeout, s_.partner_read_timeout);
+  partner_->set_run(partner_run_name(run_id_), s_.force_partner_reset);  // another live run's partner: refused
   try {
     partner_->reset(scenario_->partner_reset(s_));
     partner_->configure(partner_config(s_));
@@ -261,6 +262,7 @@ void ThreadPodsRun::find_pooler(pqxx::connection& c) {
 void ThreadPodsRun::record_and_seed(pqxx::connection& c) {
   try {
     record_.emplace(s_.db_url, run_key_, run_id_);
+    watch_record(&*record_);
   } catch (const std::exception& e) {
     throw SettingError(db_line("cannot record this run in lockbench.runs at", e));
   }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <arpa/inet.h>
+#include <cctype>
+
 #include <charconv>
 #include <cstdio>
 #include <exception>
@@ -275,27 +278,51 @@ HttpResponse render_reply(const partner::Reply& reply) {
 }
 
 std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, Duration now) {
-  auto target = parse_target(request.target);
+  const auto target = parse_target(request.target);
   if (!target) return bad_request(request, "invalid_uri", "Malformed request target (bad percent-encoding).");
+  return handle(request, *target, now);
+}
+
+std::variant<HttpResponse, Pending> HttpApi::handle(const HttpRequest& request, const Target& target, Duration now) {
   // A model bug must cost one answer, not the server and every call in flight.
   try {
-    if (!target->segments.empty() && target->segments[0] == "admin") return handle_admin(request, *target, now);
+    if (!target.segments.empty() && target.segments[0] == "admin") return handle_admin(request, target, now);
     // /metrics, where Prometheus looks by convention: the same text as /admin/metrics?format=prometheus.
-    if (target->segments.size() == 1 && target->segments[0] == "metrics") {
+    if (target.segments.size() == 1 && target.segments[0] == "metrics") {
       if (request.method != "GET") return method_not_allowed(request, "GET");
       HttpResponse r;
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       r.body = partner_.metrics_prometheus();
       return r;
     }
-    return handle_api(request, *target, now);
+    return handle_api(request, target, now);
   } catch (const std::exception& e) {
     return error(500, "internal_error", e.what(), request.target);
   }
 }
 
+std::optional<HttpResponse> HttpApi::refuse_reset(const HttpRequest& request, const std::string& run, bool force,
+                                                  Duration now) const {
+  if (!live_ || live_->done || live_->run == run || force) return std::nullopt;
+  const Duration active = std::max(live_->reset_at, live_->last_call);
+  if (now - active >= kLiveWindow) return std::nullopt;  // silent that long: its runner is gone
+  const auto seconds = [](Duration d) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(d).count());
+    return std::string(text);
+  };
+  return error(409, "run_live",
+               "reset refused: run " + live_->run + " is live on this partner (reset " + seconds(now - live_->reset_at) +
+                   " ago, its last call " + seconds(now - live_->last_call) + " ago); a reset for " +
+                   (run.empty() ? std::string("an unnamed run") : "run " + run) +
+                   " would spoil its checks. Wait until it ends (or " + seconds(kLiveWindow) +
+                   " after its last call), or reset anyway with --force (\"force\": true)",
+               request.target);
+}
+
 std::variant<HttpResponse, Pending> HttpApi::handle_api(const HttpRequest& request, const Target& target,
                                                         Duration now) {
+  if (live_) live_->last_call = now;  // the live run's traffic (or anyone's: the partner cannot tell them apart)
   auto mapped = map_api_request(request, target);
   if (auto* response = std::get_if<HttpResponse>(&mapped)) return std::move(*response);
   const auto& api = std::get<ApiRequest>(mapped);
@@ -381,42 +408,168 @@ std::string_view trimmed(std::string_view v) {
   return v;
 }
 
-// "127.0.0.1:8080" -> "127.0.0.1", "[::1]:80" -> "[::1]".
-std::string_view host_name(std::string_view host) {
-  host = trimmed(host);
-  if (!host.empty() && host.front() == '[') return host.substr(0, host.find(']') + 1);
-  return host.substr(0, host.find(':'));
+bool is_tchar(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-// A DNS-rebinding page reaches us under its own domain name; an address
-// literal (or localhost) is a Host no page of another origin sends.
-bool address_host(std::string_view name) {
-  if (iequals(name, "localhost") || (name.size() > 2 && name.front() == '[' && name.back() == ']')) return true;
-  int dots = 0;
-  for (const char c : name) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return false;
+bool is_token(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar); }
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Dotted-quad IPv4 as inet_aton reads none of its other forms: four decimal
+// parts 0..255, no leading zero ("010.1.1.1" is octal to some resolvers).
+bool ipv4_literal(std::string_view s) {
+  int parts = 0;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t dot = std::min(s.find('.', pos), s.size());
+    const std::string_view part = s.substr(pos, dot - pos);
+    if (!all_digits(part) || part.size() > 3 || (part.size() > 1 && part.front() == '0')) return false;
+    if (std::stoi(std::string(part)) > 255) return false;
+    ++parts;
+    if (dot == s.size()) break;
+    pos = dot + 1;
   }
-  return dots == 3;
+  return parts == 4;
+}
+
+// A DNS name (RFC 1123): labels of letters, digits and '-', 1..63 bytes, not
+// starting or ending with '-'; at most 253 bytes; its last label not all digits
+// (else it is a malformed address: "999.999.999.999").
+bool dns_name(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t pos = 0;
+  std::string_view last;
+  while (true) {
+    const std::size_t dot = std::min(s.find('.', pos), s.size());
+    const std::string_view label = s.substr(pos, dot - pos);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (const char c : label)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
+    last = label;
+    if (dot == s.size()) break;
+    pos = dot + 1;
+  }
+  return !all_digits(last);
 }
 }  // namespace
 
-std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts) {
-  if (request.target.rfind("/admin/", 0) != 0 && request.target != "/admin") return std::nullopt;
-  const std::string_view host = host_name(request.header("Host").value_or(""));
-  const bool allowed = address_host(host) || std::any_of(admin_hosts.begin(), admin_hosts.end(),
-                                                          [&](const std::string& h) { return iequals(h, host); });
+std::optional<Authority> parse_host_header(const HttpRequest& request) {
+  std::optional<std::string_view> value;
+  for (const auto& [k, v] : request.headers) {
+    if (!iequals(k, "Host")) continue;
+    if (value) return std::nullopt;  // given twice: which one a proxy read is anyone's guess
+    value = v;
+  }
+  if (!value) return std::nullopt;
+  const std::string_view h = trimmed(*value);
+  Authority out;
+  std::string_view port;
+  if (!h.empty() && h.front() == '[') {
+    const std::size_t close = h.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    const std::string inner(h.substr(1, close - 1));
+    in6_addr a6{};
+    if (inet_pton(AF_INET6, inner.c_str(), &a6) != 1) return std::nullopt;  // "[evil.com]"
+    out.host = std::string(h.substr(0, close + 1));
+    out.address = true;
+    const std::string_view rest = h.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return std::nullopt;
+      port = rest.substr(1);
+      if (port.empty()) return std::nullopt;
+    }
+  } else {
+    const std::size_t colon = h.find(':');
+    const std::string_view name = h.substr(0, colon);
+    if (colon != std::string_view::npos) {
+      port = h.substr(colon + 1);
+      if (port.empty()) return std::nullopt;
+    }
+    if (ipv4_literal(name)) {
+      out.address = true;
+    } else if (!dns_name(name)) {
+      return std::nullopt;  // userinfo, a path, spaces, "999.999.999.999", a trailing dot
+    }
+    out.host = std::string(name);
+  }
+  if (!port.empty() && (!all_digits(port) || port.size() > 5 || std::stoi(std::string(port)) > 65535)) return std::nullopt;
+  return out;
+}
+
+std::optional<MediaType> parse_media_type(std::string_view value) {
+  value = trimmed(value);
+  const std::size_t semi = std::min(value.find(';'), value.size());
+  const std::string_view essence = value.substr(0, semi);
+  const std::size_t slash = essence.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  MediaType m;
+  const std::string_view type = essence.substr(0, slash), subtype = essence.substr(slash + 1);
+  if (!is_token(type) || !is_token(subtype)) return std::nullopt;  // "application/json, text/plain" has a space
+  for (const char c : type) m.type += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char c : subtype) m.subtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Parameters: *( OWS ";" OWS token "=" ( token / quoted-string ) ), RFC 9110 section 8.3.1.
+  std::string_view rest = value.substr(semi);
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // the ';'
+    rest = trimmed(rest);
+    const std::size_t eq = rest.find('=');
+    if (eq == std::string_view::npos || !is_token(rest.substr(0, eq))) return std::nullopt;
+    rest.remove_prefix(eq + 1);
+    std::size_t end = 0;
+    if (!rest.empty() && rest.front() == '"') {
+      for (end = 1; end < rest.size() && rest[end] != '"'; ++end)
+        if (rest[end] == '\\') ++end;
+      if (end >= rest.size()) return std::nullopt;
+      ++end;
+    } else {
+      end = std::min(rest.find(';'), rest.size());
+      if (!is_token(trimmed(rest.substr(0, end)))) return std::nullopt;
+    }
+    rest = trimmed(rest.substr(end));
+    if (!rest.empty() && rest.front() != ';') return std::nullopt;
+  }
+  return m;
+}
+
+bool guarded_target(const Target& target) {
+  if (target.segments.empty()) return false;
+  // Compared as a lenient server would read it: any case, trailing dots and spaces dropped ("/ADMIN./reset").
+  std::string first;
+  for (const char c : target.segments.front()) first += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!first.empty() && (first.back() == '.' || first.back() == ' ' || first.back() == '\t')) first.pop_back();
+  return first == "admin" || first == "metrics";
+}
+
+std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const Target& target,
+                                          const std::vector<std::string>& admin_hosts) {
+  if (!guarded_target(target)) return std::nullopt;
+  const auto host = parse_host_header(request);
+  const bool allowed = host && (host->address || iequals(host->host, "localhost") ||
+                                std::any_of(admin_hosts.begin(), admin_hosts.end(),
+                                            [&](const std::string& h) { return iequals(h, host->host); }));
   if (!allowed)
     return HttpApi::error(403, "forbidden_host",
-                          "The admin endpoints answer a Host that is an IP address or localhost, or a name given "
-                          "with --admin-host.",
+                          "/admin/* and /metrics answer one Host header that is an IP address or localhost, or a "
+                          "name given with --admin-host.",
                           request.target);
   if (request.method == "GET" || request.method == "HEAD") return std::nullopt;
-  const std::string_view type = trimmed(request.header("Content-Type").value_or(""));
-  if (!iequals(trimmed(type.substr(0, type.find(';'))), "application/json"))
+  int types = 0;
+  for (const auto& [k, v] : request.headers) types += iequals(k, "Content-Type") ? 1 : 0;
+  const auto type = types == 1 ? parse_media_type(request.header("Content-Type").value_or("")) : std::nullopt;
+  if (!type || type->type != "application" || type->subtype != "json")
     return HttpApi::error(415, "unsupported_media_type",
-                          "Admin requests other than GET need Content-Type: application/json.", request.target);
+                          "Admin requests other than GET need one Content-Type: application/json.", request.target);
   return std::nullopt;
+}
+
+std::optional<HttpResponse> admin_refusal(const HttpRequest& request, const std::vector<std::string>& admin_hosts) {
+  const auto target = parse_target(request.target);
+  if (!target) return HttpApi::error(400, "invalid_uri", "Malformed request target.", request.target);
+  return admin_refusal(request, *target, admin_hosts);
 }
 
 std::optional<HttpResponse> framing_refusal(const std::vector<std::string>& transfer_encodings, bool has_content_length) {
@@ -443,14 +596,36 @@ HttpResponse HttpApi::handle_admin(const HttpRequest& request, const Target& tar
       if (method != "POST") return method_not_allowed(request, "POST");
       auto body = admin_body(request, bad);
       if (!body) return bad;
+      // "run": who resets (a runner names its run); "force": even while another run is live.
+      const json run = body->contains("run") ? (*body)["run"] : json("");
+      const json force = body->contains("force") ? (*body)["force"] : json(false);
+      if (!run.is_string() || run.get_ref<const std::string&>().size() > 200)
+        return error(400, "invalid_setting", "reset.run: expected the resetting run's name, a string of at most 200 bytes",
+                     request.target);
+      if (!force.is_boolean()) return error(400, "invalid_setting", "reset.force: expected true or false", request.target);
+      body->erase("run");
+      body->erase("force");
+      if (auto refused = refuse_reset(request, run.get<std::string>(), force.get<bool>(), now)) return *refused;
       const auto spec = partner::ResetSpec::from_json(*body);
       partner_.reset(spec, now);
+      if (run.get_ref<const std::string&>().empty()) live_.reset();
+      else live_ = LiveRun{run.get<std::string>(), now, now, false};
       // Listed plus generated: a range costs nothing until its members are touched.
       const auto range = [](const auto& r) { return r ? r->count : std::int64_t{0}; };
       return json_response({{"ok", true},
                             {"persons", static_cast<std::int64_t>(spec.persons.size()) + range(spec.person_range)},
                             {"orders", static_cast<std::int64_t>(spec.orders.size()) + range(spec.order_range)},
                             {"accounts", static_cast<std::int64_t>(spec.accounts.size()) + range(spec.account_range)}});
+    }
+    if (is({"admin", "run-done"})) {  // the run that reset the partner is over: another may reset it at once
+      if (method != "POST") return method_not_allowed(request, "POST");
+      auto body = admin_body(request, bad);
+      if (!body) return bad;
+      const json run = body->contains("run") ? (*body)["run"] : json();
+      if (!run.is_string()) return error(400, "invalid_setting", "run-done.run: expected the run's name", request.target);
+      const bool ours = live_ && live_->run == run.get_ref<const std::string&>();
+      if (ours) live_->done = true;
+      return json_response({{"ok", true}, {"was_live", ours}});
     }
     if (is({"admin", "config"})) {
       if (method == "GET") return json_response(partner_.config().to_json());

@@ -216,6 +216,40 @@ TEST(HttpApiAdmin, CheckWithTheServicesViewComparesBothSidesAndNoBodyKeepsTodays
   admin(api, "POST", "/admin/check", R"({"servce": {}})", 400);
 }
 
+// Issue #42: a second run reset the partner under a live run, silently spoiling its checks.
+TEST(HttpApiAdmin, AResetForAnotherRunWhileOneIsLiveIsRefusedNamingItUnlessForced) {
+  partner::Partner model(partner::Config::from_json({{"latency", {{"*", {{"dist", "fixed"}, {"ms", 0}}}}}}));
+  HttpApi api(model);
+  using std::chrono::milliseconds;
+  const auto at = [&](const char* target, const std::string& body, Duration now) {
+    return std::get<HttpResponse>(api.handle(req("POST", target, body), now));
+  };
+  const auto call = [&](Duration now) { api.handle(req("GET", "/api/v2/users/auth0%7Cu1"), now); };
+  const Duration t0{0};
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "A (host h pid 1)"})j", t0).status, 200);
+  call(t0 + std::chrono::seconds(5));
+  // Run B, 6 s in: A reset and called within the live window.
+  const auto refused = at("/admin/reset", R"j({"run": "B (host h pid 2)"})j", t0 + std::chrono::seconds(6));
+  EXPECT_EQ(refused.status, 409);
+  const std::string message = nlohmann::json::parse(refused.body)["message"];
+  EXPECT_NE(message.find("run A (host h pid 1) is live"), std::string::npos) << message;
+  EXPECT_NE(message.find("--force"), std::string::npos) << message;
+  EXPECT_EQ(at("/admin/reset", "{}", t0 + std::chrono::seconds(6)).status, 409);  // an unnamed reset too
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "A (host h pid 1)"})j", t0 + std::chrono::seconds(7)).status, 200);  // its own
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "B (host h pid 2)", "force": true})j", t0 + std::chrono::seconds(8)).status, 200);
+  // B is live now; once it says it is done, C resets at once.
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "C"})j", t0 + std::chrono::seconds(9)).status, 409);
+  EXPECT_EQ(nlohmann::json::parse(at("/admin/run-done", R"j({"run": "A (host h pid 1)"})j", t0 + std::chrono::seconds(9)).body)["was_live"], false);
+  EXPECT_EQ(nlohmann::json::parse(at("/admin/run-done", R"j({"run": "B (host h pid 2)"})j", t0 + std::chrono::seconds(9)).body)["was_live"], true);
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "C"})j", t0 + std::chrono::seconds(9)).status, 200);
+  // A runner killed with kill -9 never says it is done: the partner is free kLiveWindow after its last call.
+  call(t0 + std::chrono::seconds(10));
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "D"})j", t0 + std::chrono::seconds(10) + HttpApi::kLiveWindow - milliseconds(1)).status, 409);
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "D"})j", t0 + std::chrono::seconds(10) + HttpApi::kLiveWindow).status, 200);
+  EXPECT_EQ(at("/admin/reset", R"j({"run": 7})j", t0).status, 400);
+  EXPECT_EQ(at("/admin/reset", R"j({"run": "E", "force": "yes"})j", t0).status, 400);
+}
+
 TEST(AdminGuard, ACrossOriginTextPostIsRefusedAndTheRunnersOwnRequestPasses) {
   const HeaderList runner = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
   EXPECT_FALSE(admin_refusal(req("POST", "/admin/reset", "{}", runner), {}));
@@ -238,6 +272,84 @@ TEST(AdminGuard, AForeignHostIsRefusedUnlessNamedWithAdminHost) {
   EXPECT_FALSE(admin_refusal(req("GET", "/admin/metrics", "", {{"Host", "lockbench-partner:8080"}}), {"lockbench-partner"}));
   EXPECT_FALSE(admin_refusal(req("GET", "/admin/state", "", {{"Host", "10.201.3.1:8080"}}), {}));  // an address: no rebinding
   EXPECT_EQ(admin_refusal(req("GET", "/admin/state", "", {{"Host", "localhost.evil.example"}}), {})->status, 403);
+}
+
+TEST(AdminGuard, TheTargetIsNormalisedOnceForTheGuardAndTheRouter) {
+  using Segs = std::vector<std::string>;
+  const Segs reset = {"admin", "reset"};
+  for (const char* spelling : {"/admin/reset", "//admin/reset", "///admin/reset", "/%61dmin/reset", "/admin//reset/",
+                               "/./admin/reset", "/admin/./reset", "/v1/../admin/reset", "/x/%2e%2E/admin/reset",
+                               "/../admin/reset", "/admin;x=1/reset", "/admin/reset;jsessionid=2", "/admin/reset?x=1"}) {
+    const auto t = parse_target(spelling);
+    ASSERT_TRUE(t) << spelling;
+    EXPECT_EQ(t->segments, reset) << spelling;
+    EXPECT_TRUE(guarded_target(*t)) << spelling;
+  }
+  // Spellings that would split, escape or re-encode a segment are no target at all (400).
+  for (const char* spelling : {"/admin%2freset", "/admin%2Freset", "/%2fadmin/reset", "/admin%5creset", "/admin\\reset",
+                               "/%2561dmin/reset", "/admin%00/reset", "/admin%0d%0a/reset", "/admin%3breset",
+                               "/admin/reset#x", "admin/reset", "http://evil.com/admin/reset", "*"})
+    EXPECT_FALSE(parse_target(spelling)) << spelling;
+  // The guard reads the first segment as a lenient server would; the router stays exact (404).
+  for (const char* spelling : {"/ADMIN/reset", "/Admin/Reset", "/admin./reset", "/admin../reset", "/admin%20/reset",
+                               "/METRICS", "/metrics.", "//metrics"})
+    EXPECT_TRUE(guarded_target(*parse_target(spelling))) << spelling;
+  EXPECT_FALSE(guarded_target(*parse_target("/v1/charges")));
+  EXPECT_FALSE(guarded_target(*parse_target("/administrator")));
+  EXPECT_EQ(parse_target("/api/v2/users/auth0%7Cu1")->segments, (Segs{"api", "v2", "users", "auth0|u1"}));  // ids still decode
+}
+
+TEST(AdminGuard, TheHostIsOneValidAuthorityGivenOnce) {
+  const auto host = [](HeaderList h) { return parse_host_header(req("GET", "/admin/state", "", std::move(h))); };
+  EXPECT_TRUE(host({{"Host", "127.0.0.1:8080"}})->address);
+  EXPECT_TRUE(host({{"Host", "[::1]:9"}})->address);
+  EXPECT_TRUE(host({{"Host", "10.201.3.1"}})->address);
+  EXPECT_EQ(host({{"Host", "Lockbench-Partner:8080"}})->host, "Lockbench-Partner");
+  EXPECT_FALSE(host({{"Host", "lockbench-partner"}})->address);
+  for (const char* bad : {"[evil.com]", "[evil.com]:80", "999.999.999.999", "256.0.0.1", "010.0.0.1", "127.1", "0x7f.0.0.1",
+                          "127.0.0.1:99999", "127.0.0.1:", "127.0.0.1:8o", "evil.com@127.0.0.1", "127.0.0.1/x",
+                          "127.0.0.1, evil.com", "127.0.0.1 evil.com", "localhost.", "-evil.com", "", "[::1", "[::1]x"})
+    EXPECT_FALSE(host({{"Host", bad}})) << bad;
+  EXPECT_FALSE(host({{"Host", "127.0.0.1"}, {"host", "evil.com"}}));  // given twice
+  EXPECT_FALSE(host({}));
+  // The guard: a foreign or malformed Host is 403 on every guarded path, /metrics included.
+  const HeaderList json_type = {{"Content-Type", "application/json"}};
+  for (const char* bad : {"[evil.com]", "999.999.999.999", "evil.example"}) {
+    HeaderList h = json_type;
+    h.emplace_back("Host", bad);
+    EXPECT_EQ(admin_refusal(req("POST", "//admin/reset", "{}", h), {})->status, 403) << bad;
+    EXPECT_EQ(admin_refusal(req("GET", "/metrics", "", h), {})->status, 403) << bad;
+  }
+  EXPECT_EQ(admin_refusal(req("POST", "/admin/reset", "{}",
+                              {{"Host", "127.0.0.1"}, {"Host", "evil.com"}, {"Content-Type", "application/json"}}), {})
+                ->status,
+            403);
+  EXPECT_FALSE(admin_refusal(req("GET", "/metrics", "", {{"Host", "127.0.0.1:8080"}}), {}));
+}
+
+TEST(AdminGuard, TheContentTypeIsParsedAsAMediaType) {
+  EXPECT_EQ(parse_media_type("Application/JSON; charset=utf-8")->subtype, "json");
+  EXPECT_EQ(parse_media_type("application/json;charset=\"utf-8\"")->type, "application");
+  for (const char* bad : {"application/json, text/plain", "application/json text/plain", "application json", "json",
+                          "application/", "/json", "application/json; charset", "application/json; a=\"b", "application/json;;"})
+    EXPECT_FALSE(parse_media_type(bad)) << bad;
+  const auto refusal = [](HeaderList h) {
+    h.emplace_back("Host", "127.0.0.1");
+    const auto r = admin_refusal(req("POST", "/admin/reset", "{}", std::move(h)), {});
+    return r ? r->status : 200;
+  };
+  EXPECT_EQ(refusal({{"Content-Type", "application/json"}}), 200);
+  EXPECT_EQ(refusal({{"Content-Type", "application/json; charset=utf-8"}}), 200);
+  // What a no-cors fetch or a form can send, and look-alikes.
+  for (const char* bad : {"text/plain", "text/plain; x=application/json", "text/plain;charset=application/json",
+                          "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp",
+                          "application/json, text/plain", "application/json-patch+json", ""})
+    EXPECT_EQ(refusal({{"Content-Type", bad}}), 415) << bad;
+  EXPECT_EQ(refusal({}), 415);
+  EXPECT_EQ(refusal({{"Content-Type", "application/json"}, {"Content-Type", "text/plain"}}), 415);  // given twice
+  EXPECT_EQ(admin_refusal(req("POST", "/ADMIN/reset", "{}", {{"Host", "127.0.0.1"}, {"Content-Type", "text/plain"}}), {})
+                ->status,
+            415);
 }
 
 TEST(RequestFraming, AnUnknownTransferEncodingOrOneWithContentLengthIsRefused) {

@@ -119,23 +119,42 @@ std::optional<std::map<std::string, std::string>> parse_form(std::string_view bo
   return out;
 }
 
+namespace {
+// A decoded segment that would split, escape or re-encode the path: an encoded
+// '/' or '\\' (%2F, %5C), an encoded ';' (a parameter that is not one), a '%'
+// left after decoding (double encoding: %2561), control bytes (%00, CR, LF).
+bool unsafe_segment(std::string_view decoded) {
+  for (const char c : decoded) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '/' || c == '\\' || c == ';' || c == '%' || u < 0x20 || u == 0x7f) return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::optional<Target> parse_target(std::string_view target) {
   Target t;
   const std::size_t q = target.find('?');
   const std::string_view path = target.substr(0, q);
-  if (path.empty() || path.front() != '/') return std::nullopt;
+  if (path.empty() || path.front() != '/' || path.find('#') != std::string_view::npos) return std::nullopt;
   std::size_t pos = 1;
   while (pos <= path.size()) {
     std::size_t slash = path.find('/', pos);
     if (slash == std::string_view::npos) slash = path.size();
-    const std::string_view seg = path.substr(pos, slash - pos);
-    // A trailing slash or "//" adds no segment: "/admin/state/" is "/admin/state".
-    if (!seg.empty()) {
-      auto decoded = percent_decode(seg);
-      if (!decoded) return std::nullopt;
-      t.segments.push_back(std::move(*decoded));
-    }
+    std::string_view seg = path.substr(pos, slash - pos);
     pos = slash + 1;
+    seg = seg.substr(0, seg.find(';'));  // path parameters ("/admin;x=1/reset") name no resource
+    // A trailing slash or "//" adds no segment: "/admin/state/" is "/admin/state".
+    if (seg.empty()) continue;
+    auto decoded = percent_decode(seg);
+    if (!decoded || unsafe_segment(*decoded)) return std::nullopt;
+    // Dot segments after decoding (RFC 3986 section 5.2.4; "%2e%2e" is ".."): "/v1/../admin" is "/admin".
+    if (*decoded == ".") continue;
+    if (*decoded == "..") {
+      if (!t.segments.empty()) t.segments.pop_back();
+      continue;
+    }
+    t.segments.push_back(std::move(*decoded));
   }
   if (q != std::string_view::npos) {
     auto query = parse_form(target.substr(q + 1));

@@ -44,7 +44,13 @@ std::string render_head(const HttpResponse& r, std::size_t content_length, bool 
 // Decodes %XX and (when plus_is_space) '+'. nullopt for a malformed escape.
 std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space = false);
 
-// The target split into its decoded path segments and its decoded query.
+// The target split into its normalised path segments and its decoded query.
+// Normalised as every guard and the router read it: each segment's
+// `;parameters` dropped, percent-decoded, empty segments ("//") and "."
+// dropped, ".." removing the segment before it (never above the root).
+// nullopt for a malformed escape, a '#', a target not starting with '/', and
+// a segment that decodes to '/', '\\', ';', '%' or a control byte (%2F,
+// %2561, %00): a spelling no client of the partner's API sends.
 struct Target {
   std::vector<std::string> segments;              // "/api/v2/users/a%7Cb" -> {"api","v2","users","a|b"}
   std::map<std::string, std::string> query;       // last value wins

@@ -167,14 +167,19 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = message.keep_alive();
 
     const Duration arrived = server_.now();
-    if (admin_only_ && request.target.rfind("/admin/", 0) != 0 && request.target != "/metrics") {
+    // Every guard reads the normalised target, as the router does (http_message.hpp's parse_target).
+    const auto target = parse_target(request.target);
+    if (!target)
+      return write_answer(HttpApi::error(400, "invalid_uri", "Malformed request target (bad percent-encoding, an "
+                                         "encoded '/', '\\', ';' or control byte, or double encoding).", request.target));
+    if (admin_only_ && !guarded_target(*target)) {
       keep_alive_ = false;
       return write_answer(HttpApi::error(503, "server_busy",
                                          "Every connection is in use; this one is kept for /admin/*.", request.target));
     }
-    if (auto refused = admin_refusal(request, server_.options.admin_hosts)) return write_answer(std::move(*refused));
-    if (request.target == "/admin/server") return write_answer(server_stats_answer(request));
-    auto routed = server_.api.handle(request, arrived);
+    if (auto refused = admin_refusal(request, *target, server_.options.admin_hosts)) return write_answer(std::move(*refused));
+    if (target->segments == std::vector<std::string>{"admin", "server"}) return write_answer(server_stats_answer(request));
+    auto routed = server_.api.handle(request, *target, arrived);
     if (auto* response = std::get_if<HttpResponse>(&routed)) return write_answer(std::move(*response));
     call_ = std::get<Pending>(routed);
     answer_due_ = arrived + call_->delay;

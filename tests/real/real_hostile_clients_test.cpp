@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include "real/pg_conn.hpp"
 #include "scenarios/registry.hpp"
@@ -286,6 +287,121 @@ TEST(HostileClients, ServeKeepsHealthAndMemoryThroughSlowlorisBigBodiesHeaderFlo
   for (const auto until = Clock::now() + 30s; !served && Clock::now() < until; std::this_thread::sleep_for(200ms))
     served = status_of_exchange(port, "GET /health/liveness HTTP/1.1\r\nHost: x\r\n\r\n") == 200;
   EXPECT_TRUE(served);
+  {
+    auto c = real::open_session(test::test_db());
+    real::drop_rows(*c, run);
+  }
+}
+
+// GET `path`, its status if answered within `bound` (0 otherwise).
+int status_within(int port, const std::string& path, std::chrono::milliseconds bound) {
+  const int fd = connect_to(port);
+  if (fd < 0) return 0;
+  const std::string head = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  std::string answer;
+  const auto deadline = Clock::now() + bound;
+  while (answer.find("\r\n") == std::string::npos && Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[512];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return answer.rfind("HTTP/1.1 ", 0) == 0 && answer.size() >= 12 ? std::stoi(answer.substr(9, 3)) : 0;
+}
+
+// Issue #42: with the pool exhausted, 8 readiness probes asking timeout_ms=999999 and 40 idle or
+// trickling connections on the management port took its 8 threads, and liveness failed 5 of 5.
+TEST(HostileClients, TheManagementPortAnswersLivenessWithThePoolExhaustedAndASlowlorisOnIt) {
+  LOCKBENCH_NEED_DB();
+  const std::int64_t run = test::private_run_id();
+  {
+    auto c = real::open_session(test::test_db());
+    real::create_schema(*c);
+    real::seed_rows(*c, run, make_scenario("single-call")->tables(), 5);
+  }
+  // A partner of our own that answers after 4 s: held-tx keeps the pool's one connection meanwhile.
+  char config[] = "/tmp/lockbench_mgmt_partner_XXXXXX";
+  const int cfd = ::mkstemp(config);
+  ASSERT_GE(cfd, 0);
+  const std::string doc = R"({"latency": {"*": {"dist": "fixed", "ms": 4000}}})";
+  ASSERT_EQ(::write(cfd, doc.data(), doc.size()), static_cast<ssize_t>(doc.size()));
+  ::close(cfd);
+  Child partner(LOCKBENCH_FAKE_PARTNER_BIN, {"--port", "0", "--config", config});
+  const int partner_port = partner.port_after("listening on ");
+  ::unlink(config);
+  ASSERT_GT(partner_port, 0);
+  Child pod(LOCKBENCH_BIN,
+            {"serve", "--scenario", "single-call", "--strategy", "held-tx", "--db", test::test_db(), "--partner",
+             "http://127.0.0.1:" + std::to_string(partner_port), "--port", "0", "--management-port", "0", "--run-id",
+             std::to_string(run), "--keys", "5", "--maximum-pool-size", "1", "--max-threads", "8", "--accept-count", "8",
+             "--probe-timeout", "1s"});
+  const int port = pod.port_after("listening on ");
+  const int management = pod.port_after("management on ");
+  ASSERT_GT(port, 0);
+  ASSERT_GT(management, 0);
+  ASSERT_EQ(status_within(management, "/health/readiness", 3000ms), 200);  // the pool is there and free
+
+  // Exhaust the pool for 8 s: one request holds its connection through its 4 s partner call, the next waits for it.
+  std::vector<std::thread> ops;
+  for (int i = 1; i <= 2; ++i)
+    ops.emplace_back([port, i] {
+      status_of_exchange(port, "POST /calls/" + std::to_string(i) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: " +
+                                   std::to_string(i) + "\r\nContent-Length: 0\r\n\r\n");
+    });
+  bool exhausted = false;
+  for (const auto until = Clock::now() + 3s; !exhausted && Clock::now() < until; std::this_thread::sleep_for(50ms)) {
+    httplib::Client c("127.0.0.1", port);
+    const auto r = c.Get("/lockbench/pool");
+    exhausted = r && r->status == 200 && nlohmann::json::parse(r->body)["active"] == 1 &&
+                nlohmann::json::parse(r->body)["pending"].get<int>() >= 1;
+  }
+  ASSERT_TRUE(exhausted) << "the pool was never exhausted";
+
+  // 8 readiness probes asking for 999999 ms, and 40 slow connections on the management port.
+  std::atomic<int> readiness_down{0}, readiness_answered{0};
+  std::vector<std::thread> probes;
+  for (int i = 0; i < 8; ++i)
+    probes.emplace_back([&] {
+      const int st = status_within(management, "/health/readiness?timeout_ms=999999", 5000ms);
+      readiness_answered += st != 0 ? 1 : 0;
+      readiness_down += st == 503 ? 1 : 0;
+    });
+  std::vector<int> slow;
+  for (int i = 0; i < 40; ++i) {
+    const int fd = connect_to(management);
+    ASSERT_GE(fd, 0);
+    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+    if (i % 2 == 0) ::send(fd, "GET /health/liveness HTTP/1.1\r\nX-Slow: ", 39, MSG_NOSIGNAL);  // half trickle, half say nothing
+    slow.push_back(fd);
+  }
+  int answered = 0, sent = 0;
+  for (const auto until = Clock::now() + 3s; Clock::now() < until; std::this_thread::sleep_for(100ms)) {
+    ++sent;
+    answered += status_within(management, "/health/liveness", 1000ms) == 200 ? 1 : 0;
+    for (std::size_t i = 0; i < slow.size(); i += 2) ::send(slow[i], "s", 1, MSG_NOSIGNAL);
+  }
+  // The management port's own read deadline (2 s from accept) closed the slow connections.
+  int closed = 0;
+  for (const int fd : slow) {
+    pollfd p{fd, POLLIN, 0};
+    char buf[256];
+    closed += ::poll(&p, 1, 2000) > 0 && ::recv(fd, buf, sizeof buf, 0) <= 0 ? 1 : 0;
+    ::close(fd);
+  }
+  for (auto& t : probes) t.join();
+  for (auto& t : ops) t.join();
+  std::printf("management port under attack: %d of %d liveness probes answered within 1 s; readiness %d of 8 answered "
+              "(%d DOWN); %d of 40 slow connections closed by the server\n",
+              answered, sent, readiness_answered.load(), readiness_down.load(), closed);
+  EXPECT_GE(sent, 10);
+  EXPECT_GE(answered, sent * 9 / 10);
+  EXPECT_EQ(readiness_answered.load(), 8);  // within 5 s, not 999999 ms
+  EXPECT_EQ(readiness_down.load(), 8);      // the pool stayed taken for 8 s: each gave up at --probe-timeout
+  EXPECT_GE(closed, 36);
   {
     auto c = real::open_session(test::test_db());
     real::drop_rows(*c, run);
