@@ -542,6 +542,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   co.recovery_ms_max = recovery_ms;
   co.fail_on = o.fail_on;
   co.horizon = horizon;
+  co.pool_floor = floor.pool_size;
   check_memory_side_by_side(horizon_runs(s, horizon, seeds), jobs);
   p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
   apply_connection_budget(p, s.pods, budget);

@@ -198,7 +198,8 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
 
   // 2. The size found, over every seed (one larger when a seed breaks it), and one fewer.
   std::vector<int> chosen(paper.size(), 0);
-  for (std::size_t i = 0; i < paper.size(); ++i) chosen[i] = search[i].pass_at;
+  for (std::size_t i = 0; i < paper.size(); ++i)
+    chosen[i] = search[i].pass_at > 0 ? std::max(search[i].pass_at, o.pool_floor) : search[i].pass_at;
   for (int attempt = 0; attempt <= kReconfirms; ++attempt) {
     std::vector<Job> jobs;
     for (std::size_t i = 0; i < paper.size(); ++i) {
@@ -225,13 +226,15 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
   for (std::size_t i = 0; i < out.size(); ++i)
     if (o.no_violations && !paper[i].excludes) out[i].no_exclusion = true, out[i].feasible = false;
 
+  for (std::size_t i = 0; i < paper.size(); ++i)
+    if (out[i].feasible) out[i].shortest = search[i].pass;  // the search's own answer, one seed
+
   // 1b. The horizon: the larger of the pool found and the paper's, over every seed (new seeds); grow when one breaks.
   if (o.horizon.count() > 0) {
     std::vector<int> at(paper.size(), 0);
     std::vector<Evidence> tried(paper.size());
     for (std::size_t i = 0; i < paper.size(); ++i)
       if (out[i].feasible) {
-        out[i].shortest = out[i].chosen;
         at[i] = std::max(chosen[i], paper[i].settings.pool_size);
       }
     for (int round = 0; round <= kHorizonGrowths; ++round) {
@@ -379,7 +382,7 @@ std::string amount_text(double x) {
 }
 
 std::string span_text(double s) {
-  if (s >= 86400 * 2) return fmt::format("{:.3g} days", s / 86400);
+  if (s >= 86400) return fmt::format("{:.3g} days", s / 86400);
   if (s >= 3600 * 2) return fmt::format("{:.3g} hours", s / 3600);
   if (s >= 120) return fmt::format("{:.3g} minutes", s / 60);
   return fmt::format("{:.3g} s", s);

@@ -101,6 +101,7 @@ struct ConfirmOptions {
   double recovery_ms_max = 0;  // 0 = no crash runs
   std::string fail_on;         // the targets as --fail-on text, for the run lines
   Duration horizon{};          // 0 = no horizon runs (the short runs decide)
+  int pool_floor = 0;          // the current pool (fewest changes): the point chosen is never smaller
 };
 
 inline constexpr std::uint64_t kHorizonSeedOffset = 1000;

@@ -21,6 +21,7 @@ namespace {
 
 constexpr int kDraws = 20000;
 constexpr int kPoolMax = 5000;
+constexpr double kTimeoutTail = 1e-5;  // connectionTimeout without a target: P(wait > it) at most this
 constexpr double kThreadWaitShare = 0.01;  // Tomcat: P(a request waits for a thread) at most this
 constexpr double kTtlMargin = 1.25;
 constexpr double kReadTimeoutMargin = 1.10;
@@ -218,11 +219,13 @@ constexpr double kConnTimeoutMaxMs = 600000;
 std::optional<Duration> connection_timeout_for(const Load& load, bool holds, double hold_ms, double busy_ms,
                                                Recommendation r, double horizon_s, bool needed) {
   const double floor_ms = std::max(250.0, to_ms(r.connection_timeout));
+  // Without a pool-timeout target: P(a request's wait > it) <= kTimeoutTail, as before the horizon.
   const auto ok = [&](double ms) {
     r.connection_timeout = from_ms(ms);
-    return figures_over(load, holds, hold_ms, busy_ms, r, horizon_s).pool_timeouts <= kEventsPerHorizon;
+    const HorizonFigures h = figures_over(load, holds, hold_ms, busy_ms, r, horizon_s);
+    return needed ? h.pool_timeouts <= kEventsPerHorizon : h.pool_timeouts <= kTimeoutTail * std::max(h.requests, 1.0);
   };
-  if (!needed || ok(floor_ms)) return round_up(floor_ms, 100);
+  if (ok(floor_ms)) return round_up(floor_ms, 100);
   if (!ok(kConnTimeoutMaxMs)) return std::nullopt;
   double lo = floor_ms, hi = kConnTimeoutMaxMs;  // lo fails, hi holds
   while (hi - lo > 100) {

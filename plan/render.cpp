@@ -220,8 +220,8 @@ std::string unified_diff(const std::string& name, const std::string& before, con
   std::size_t i = 0, j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) ops.push_back({' ', i++, j++});
-    else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push_back({'+', i, j++});
-    else ops.push_back({'-', i++, j});
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', i++, j});
+    else ops.push_back({'+', i, j++});
   }
   std::string out = "--- " + name + "\n+++ " + name + "\n";
   constexpr std::size_t kContext = 3;
@@ -516,7 +516,7 @@ std::string render_text(const PlanResult& p) {
     for (const auto& line : bound_lines(p, c.chosen)) out << "      confirmed: " << line << "\n";
     if (c.chosen.at_horizon) out << "  " << ambiguity_line(p, pv, c.chosen) << "\n";
     if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size != c.chosen.settings.maximum_pool_size)
-      out << evidence_text(c.shortest, "the smallest pool that met them in the short runs");
+      out << evidence_text(c.shortest, "the smallest pool that met them in the short runs (one seed)");
     if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer (short runs)");
     if (!c.headroom.run_lines.empty())
       out << evidence_text(c.headroom, c.headroom.met ? (c.headroom.at_horizon ? "headroom, at the horizon" : "headroom")
