@@ -219,6 +219,7 @@ void confirm_in_real_world(plan::PlanResult& p, const Settings& real_base, doubl
     r.partner_url = real_base.partner_url;
     r.redis_url = real_base.redis_url;
     r.time_scale = real_base.time_scale;
+    r.duration = real_base.duration;  // the plan's run length, not the simulator's horizon
     r.rate_per_s = given_rate;
     r.seed = real_base.seed;
     r.validate();
