@@ -409,7 +409,7 @@ std::vector<std::string> bound_lines(const PlanResult& p, const Evidence& e) {
   if (has("pool_timeouts")) out.push_back(bound_text(e, "pool_timeouts", "pool timeouts", true));
   if (has("rejected")) out.push_back(bound_text(e, "rejected", "rejections", true));
   if (has("probe_failures")) out.push_back(bound_text(e, "probe_failures", "failed probes", false));
-  if (has("lease_steals") && e.settings.lease_ttl.count() > 0 && e.events.count("lease_steals"))
+  if (has("lease_steals") && strategy_info(e.settings.strategy).props.lease_ttl)
     out.push_back(bound_text(e, "lease_steals", "lease steals", false));
   return out;
 }
