@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # bench/plan_bench.sh: wall time of `lockbench plan` for the six strategies of
-# `--strategy all`, issue 31's goal (under 10 s on this machine, every core).
+# `--strategy all` at a 24 h horizon (every recommended point and headroom run
+# for 24 h of virtual time over every seed), issue 41's goal: under 30 s on
+# this machine, every core. HORIZON=0 measures the short runs alone (issue
+# 31's 10 s goal).
 #
 #   The article's incident as the service configures it
 #   (examples/incident/application.yml: held-tx, 20 requests/s, partner
 #   lognormal p50 1.5 s / p99 4 s, two calls, 3 attempts), the default targets,
-#   SEEDS seeds per confirmed point, 2 minutes of virtual time per run, the
-#   simulator's runs on JOBS threads. Prints the wall time, the simulator runs
-#   it made, peak RSS and the ratio to the 10 s anchor (below 1 meets the goal).
+#   SEEDS seeds per confirmed point, 2 minutes of virtual time per search run
+#   and HORIZON per confirmation run, the simulator's runs on JOBS threads.
+#   Prints the wall time, the simulator runs it made, peak RSS, the load
+#   average before the run (a loaded machine says so) and the ratio to the
+#   anchor (30 s with a horizon, 10 s without; below 1 meets the goal).
 #
 #   bench/plan_bench.sh [BUILD_DIR]     (default: build)
 #   SEEDS=3 JOBS=<cores> by default; ROUNDS=3 runs it three times (each printed).
@@ -19,19 +24,24 @@ bin=$build/cli/lockbench
 seeds=${SEEDS:-3}
 jobs=${JOBS:-$(nproc)}
 rounds=${ROUNDS:-3}
+horizon=${HORIZON:-24h}
+anchor=30
+[[ $horizon == 0 ]] && anchor=10
 [[ -x $bin ]] || { echo "no $bin: cmake --build $build --target lockbench" >&2; exit 1; }
 
 out=$(mktemp -d /tmp/lockbench-plan-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 for round in $(seq 1 "$rounds"); do
   status=0
+  load=$(cut -d' ' -f1 /proc/loadavg)
   /usr/bin/time -f '%e %M' -o "$out/time.txt" "$bin" plan --from "$root/examples/incident/application.yml" \
-    --seeds "$seeds" --jobs "$jobs" --format json >"$out/plan.json" || status=$?
+    --seeds "$seeds" --jobs "$jobs" --horizon "$horizon" --format json >"$out/plan.json" || status=$?
   read -r wall_s rss_kb <"$out/time.txt"
   runs=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(s["simulator"]["simulator_runs"] for s in p["strategies"]), len(p["strategies"]))' "$out/plan.json")
-  awk -v w="$wall_s" -v r="$runs" -v j="$jobs" -v m="$rss_kb" -v s="$seeds" -v k="$round" -v st="$status" 'BEGIN {
+  awk -v w="$wall_s" -v r="$runs" -v j="$jobs" -v m="$rss_kb" -v s="$seeds" -v k="$round" -v st="$status" \
+      -v h="$horizon" -v a0="$anchor" -v l="$load" -v n="$(nproc)" 'BEGIN {
     split(r, a, " ")
-    printf "plan [%d]: %d strategies, %d simulator runs (2 min virtual each, %d seeds per confirmed point), --jobs %d, exit %d\n", k, a[2], a[1], s, j, st
-    printf "  wall %.2f s, peak RSS %.0f MB; vs the 10 s anchor: %.2f (below 1 meets the goal)\n", w, m / 1024, w / 10
+    printf "plan [%d]: %d strategies, %d simulator runs (2 min virtual per search run, horizon %s, %d seeds per confirmed point), --jobs %d, exit %d\n", k, a[2], a[1], h, s, j, st
+    printf "  wall %.2f s, peak RSS %.0f MB; load average before %s on %d cores%s; vs the %d s anchor: %.2f (below 1 meets the goal)\n", w, m / 1024, l, n, (l > n ? " (LOADED: the figure is pessimistic)" : ""), a0, w / a0
   }'
 done

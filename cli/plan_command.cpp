@@ -26,6 +26,7 @@
 #include "plan/prometheus_input.hpp"
 #include "plan/render.hpp"
 #include "real/calibrate.hpp"
+#include "report/fields.hpp"
 #include "real/pg_limits.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
@@ -80,22 +81,80 @@ plan::Load load_of(const Settings& s) {
 }
 
 // What the paper reads from the thresholds: the p99 bound and whether violations count.
+// Exclusion is a target whatever --fail-on says (issue 42: a plan that leaves it out recommended `none`).
 plan::PaperTargets paper_targets(const std::vector<Threshold>& thresholds, double recovery_ms) {
   plan::PaperTargets t;
-  t.no_violations = false;
+  t.no_violations = true;
   for (const auto& th : thresholds) {
+    const bool none_allowed = (th.op == ">" && th.value < 1) || (th.op == ">=" && th.value <= 1);
     if (th.metric == "p99" && (th.op == ">" || th.op == ">=")) t.p99_ms_max = th.value;
-    if (th.metric == "violations" && (th.op == ">" || th.op == ">=") && th.value < 1) t.no_violations = true;
+    if (th.metric == "pool_timeouts" && none_allowed) t.no_pool_timeouts = true;
+    if (th.metric == "probe_failures" && none_allowed) t.no_probe_failures = true;
+    if (th.metric == "rejected" && none_allowed) t.no_rejected = true;
   }
   t.recovery_ms_max = recovery_ms;
   return t;
 }
 
-// A file plan will write, checked before any run: its directory is created, a probe written and removed.
+// "10", "10/day", "10/d", "0.5/h": ambiguous outcomes allowed per day (-1 when not given).
+double ambiguous_max_of(const std::string& text) {
+  if (text.empty()) return -1;
+  std::string number = text, unit = "day";
+  if (const auto slash = text.find('/'); slash != std::string::npos) number = text.substr(0, slash), unit = text.substr(slash + 1);
+  const double per = unit == "day" || unit == "d" ? 1 : unit == "h" || unit == "hour" ? 24 : 0;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(number, &used);
+    if (per > 0 && used == number.size() && !number.empty() && std::isdigit(static_cast<unsigned char>(number[0])) &&
+        v >= 0 && v <= 1e12)
+      return v * per;
+  } catch (const std::exception&) {
+  }
+  throw SettingError("--ambiguous-max: '" + text + "' is not a count per day (accepted: N, N/day or N/h, N >= 0; "
+                     "e.g. 0 or 10/day)");
+}
+
+// The judge of one run: --fail-on with "violations" meaning lock failures (the
+// exclusion kinds) only; exclusion always; the ambiguous outcomes against
+// --ambiguous-max (per day, scaled to the run; a short run may exceed its
+// share by chance: 2 sigma and one event of slack, none when 0 is allowed).
+plan::Judge plan_judge(const std::vector<Threshold>& thresholds, double ambiguous_per_day_max) {
+  return [thresholds, ambiguous_per_day_max](const nlohmann::json& r) {
+    const report::detail::Violations v = report::detail::violations_of(r);
+    double ambiguous = v.orphan;
+    for (const auto& [kind, n] : v.note_kinds)
+      if (kind == "ambiguous_commit") ambiguous += n;
+    nlohmann::json locks_only = r;
+    if (locks_only.contains("partner") && locks_only["partner"].contains("violations"))
+      for (auto& [kind, n] : locks_only["partner"]["violations"].items())
+        if (n.is_number() && report::detail::classify_kind(kind) == report::detail::KindClass::orphan) n = 0;
+    std::vector<std::string> broken = broken_thresholds(thresholds, {locks_only});
+    const std::string who = r.value("strategy", std::string("?"));
+    if (v.exclusion > 0 && std::none_of(thresholds.begin(), thresholds.end(),
+                                        [](const Threshold& t) { return t.metric == "violations"; }))
+      broken.push_back(fmt::format("{}: violations = {:.0f} (lock failures; exclusion is always a target)", who,
+                                   v.exclusion));
+    if (ambiguous_per_day_max >= 0 && ambiguous > 0) {
+      const double days = r.value("duration_s", 0.0) / 86400;
+      const double allowed = ambiguous_per_day_max * days;
+      if (ambiguous_per_day_max == 0 || ambiguous > allowed + 2 * std::sqrt(allowed) + 1)
+        broken.push_back(fmt::format("{}: ambiguous outcomes = {:.0f} in {}, above --ambiguous-max {:g}/day", who,
+                                     ambiguous, format_duration(from_s(days * 86400)), ambiguous_per_day_max));
+    }
+    return broken;
+  };
+}
+
+// A file plan will write, checked before any run: a regular file (or none yet) in a directory where a
+// probe can be written and removed. A device, FIFO, socket or directory is refused.
 void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
   std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw SettingError(std::string(flag) + ": '" + path + "' exists and is not a regular file (a device, FIFO, "
+                       "socket or directory); give a file name");
   const fs::path dir = fs::absolute(path).parent_path();
   fs::create_directories(dir, ec);
   const fs::path probe = dir / (".lockbench-plan-probe-" + std::to_string(::getpid()));
@@ -103,7 +162,7 @@ void check_writable(const std::string& path, const char* flag) {
   const bool ok = static_cast<bool>(f);
   f.close();
   fs::remove(probe, ec);
-  if (!ok || fs::is_directory(path)) throw SettingError(std::string(flag) + ": cannot write '" + path + "' (give a file in a writable directory)");
+  if (!ok) throw SettingError(std::string(flag) + ": cannot write '" + path + "' (give a file in a writable directory)");
 }
 
 std::string slurp(const std::string& path) {
@@ -160,6 +219,7 @@ void confirm_in_real_world(plan::PlanResult& p, const Settings& real_base, doubl
     r.partner_url = real_base.partner_url;
     r.redis_url = real_base.redis_url;
     r.time_scale = real_base.time_scale;
+    r.duration = real_base.duration;  // the plan's run length, not the simulator's horizon
     r.rate_per_s = given_rate;
     r.seed = real_base.seed;
     r.validate();
@@ -207,6 +267,14 @@ void apply_connection_budget(plan::PlanResult& p, int pods, int budget) {
   }
 }
 
+// The horizon runs go `jobs` at a time: one per seed and strategy at the planned rate (and its headroom).
+std::vector<Settings> horizon_runs(const Settings& s, Duration horizon, int seeds) {
+  if (horizon.count() == 0) return {};
+  Settings h = s;
+  h.duration = horizon;
+  return std::vector<Settings>(static_cast<std::size_t>(seeds), h);
+}
+
 int positive(const std::string& text, const char* flag, int hi) {
   try {
     std::size_t used = 0;
@@ -248,25 +316,51 @@ std::vector<plan::PaperVerdict> envelope_verdicts(const plan::PlanResult& p) {
   return drawn;
 }
 
+// The safe envelope for --html alone: drawn in a directory of its own, read, and removed (nothing is left
+// beside the page). "" and `missing` set when it could not be drawn.
+std::string envelope_for_html(const std::vector<plan::EnvelopeCurve>& curves, double p99_ms, double rate,
+                              std::string& missing) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec) / ("lockbench-plan-" + std::to_string(::getpid()));
+  fs::create_directories(dir, ec);
+  missing = plan::write_envelope_svg(curves, p99_ms, rate, (dir / "envelope.svg").string());
+  const std::string svg = missing.empty() ? slurp((dir / "envelope.svg").string()) : "";
+  fs::remove_all(dir, ec);
+  return svg;
+}
+
 // The plan's output: text or JSON on stdout, and the --svg and --html files.
-void write_plan(const plan::PlanResult& p, const SpringConfig& spring, const PlanOptions& o,
+// Returns false when a file could not be written (the line says which).
+bool write_plan(const plan::PlanResult& p, const SpringConfig& spring, const PlanOptions& o,
                 const std::vector<plan::EnvelopeCurve>& curves) {
   const Settings& s = p.base;
   const int rec = plan::recommended(p);
   const int shown = rec >= 0 ? rec : plan::closest(p);
-  const std::string diff = o.from.empty() ? "" : plan::properties_diff(p, shown, spring.key_of, o.from);
-  std::string svg_note, svg_missing;
-  const std::string svg_path =
-      !o.svg.empty() ? o.svg : o.html.empty() ? "" : std::filesystem::path(o.html).replace_extension(".svg").string();
+  const std::string diff = o.from.empty() ? "" : plan::config_diff(p, shown, spring.key_of, o.from, slurp(o.from));
   const double planned_p99_ms = plan::quantile_ms(s.partner_latency, 0.99);
-  if (!svg_path.empty()) {
-    svg_missing = plan::write_envelope_svg(curves, planned_p99_ms, s.rate_per_s, svg_path);
-    svg_note = svg_missing.empty() ? "safe envelope written to " + svg_path : "no safe envelope: " + svg_missing;
+  bool written = true;
+  std::string svg_missing, svg;
+  if (!o.svg.empty()) {
+    svg_missing = plan::write_envelope_svg(curves, planned_p99_ms, s.rate_per_s, o.svg);
+    if (svg_missing.empty()) {
+      std::cerr << "lockbench: safe envelope written to " << o.svg << "\n";
+      svg = slurp(o.svg);
+    } else {
+      std::cerr << "lockbench: plan: --svg: " << svg_missing << "\n";
+      written = false;
+    }
+  } else if (!o.html.empty()) {
+    svg = envelope_for_html(curves, planned_p99_ms, s.rate_per_s, svg_missing);
   }
   if (!o.html.empty()) {
-    const std::string svg = svg_missing.empty() ? slurp(svg_path) : "";
-    write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing));
-    svg_note += (svg_note.empty() ? "" : "; ") + std::string("plan written to ") + o.html;
+    try {
+      write_file_atomically(o.html, plan::render_html(p, diff, svg, svg_missing), "--html");
+      std::cerr << "lockbench: plan written to " << o.html << "\n";
+    } catch (const SettingError& e) {
+      std::cerr << "lockbench: plan: " << e.what() << "\n";
+      written = false;
+    }
   }
   if (o.format == "json") {
     nlohmann::json j = plan::render_json(p);
@@ -277,9 +371,9 @@ void write_plan(const plan::PlanResult& p, const SpringConfig& spring, const Pla
     std::cout << plan::render_text(p);
     if (!diff.empty())
       std::cout << "\n" << (rec >= 0 ? "the changes" : "the closest point's changes") << ", as a diff of " << o.from
-                << ":\n" << diff;
+                << " (patch -p0 applies it):\n" << diff;
   }
-  if (!svg_note.empty()) std::cerr << "lockbench: " << svg_note << "\n";
+  return written;
 }
 
 }  // namespace
@@ -315,6 +409,19 @@ void add_plan_flags(CLI::App& plan, PlanOptions& o) {
                   "plan for the rate plus this share (e.g. 25%): the settings keep that headroom; a real-world "
                   "confirmation still runs at the given rate")
       ->type_name("PERCENT");
+  plan.add_option("--horizon", o.horizon,
+                  "every recommended point, and its headroom, runs this long in the simulator over every seed (seeds "
+                  "the search did not use), and the plan states the 95 % Poisson bound on each event's rate (default "
+                  "24h; 0 = the short runs decide)")
+      ->type_name("DURATION");
+  plan.add_option("--ambiguous-max", o.ambiguous_max,
+                  "target: calls given up on at the read timeout while the partner may still apply them (ambiguous "
+                  "commits, effects on one side), per day (N, N/day, N/h); the read timeout is sized for it. Default: "
+                  "counted and reported apart from lock failures, not a target")
+      ->type_name("RATE");
+  plan.add_flag("--minimize", o.minimize,
+                "the smallest settings that meet the targets, instead of the fewest changes from the current ones "
+                "(which never lower the pool, threads, timeouts or lease TTL)");
   plan.add_option("--jobs", o.jobs,
                   "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) + ")")
       ->type_name("N");
@@ -329,6 +436,10 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   const double recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
   const int seeds = positive(o.seeds, "--seeds", 20);
   const int jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
+  const Duration horizon = o.horizon == "0" ? Duration{} : parse_duration(iso8601_duration(o.horizon), "--horizon");
+  if (horizon.count() > 0 && horizon < std::chrono::minutes(1))
+    throw SettingError("--horizon: '" + o.horizon + "' is shorter than a minute (accepted: 0, or a duration of 1m or more, e.g. 24h)");
+  const double ambiguous_max = ambiguous_max_of(o.ambiguous_max);
   check_writable(o.svg, "--svg");
   check_writable(o.html, "--html");
 
@@ -388,8 +499,32 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   p.recovery_ms_max = recovery_ms;
   p.seeds = seeds;
   const plan::Load load = load_of(s);
-  const plan::PaperTargets targets = paper_targets(thresholds, recovery_ms);
-  for (const auto& n : names) p.paper.push_back(plan::paper_plan(strategy_info(n), load, targets));
+  plan::PaperTargets targets = paper_targets(thresholds, recovery_ms);
+  targets.horizon_s = horizon.count() > 0 ? to_s(horizon) : to_s(s.duration);
+  targets.ambiguous_per_day_max = ambiguous_max;
+  p.horizon = horizon;
+  p.ambiguous_per_day_max = ambiguous_max;
+  p.minimize = o.minimize;
+  // Fewest changes: the current settings are floors, the pool's lowered only by the connection budget.
+  plan::Recommendation floor;
+  if (!o.minimize) {
+    floor.pool_size = s.maximum_pool_size;
+    floor.connection_timeout = s.connection_timeout;
+    floor.read_timeout = s.partner_read_timeout;
+    floor.lease_ttl = s.lease_ttl;
+    floor.max_threads = s.max_threads;
+    if (budget > 0 && s.pods * floor.pool_size > budget) {
+      floor.pool_size = std::max(1, budget / s.pods);
+      p.inputs.push_back(fmt::format("the current pool {} x {} pod(s) is above the database's {} connections: the plan "
+                                     "may lower it to {} (--max-connections)",
+                                     s.maximum_pool_size, s.pods, budget, floor.pool_size));
+    }
+    p.inputs.push_back(fmt::format("fewest changes: never below the current pool {}, Tomcat threads {}, "
+                                   "connectionTimeout {}, read timeout {}, lease TTL {} (--minimize for the smallest)",
+                                   floor.pool_size, floor.max_threads, format_duration(floor.connection_timeout),
+                                   format_duration(floor.read_timeout), format_duration(floor.lease_ttl)));
+  }
+  for (const auto& n : names) p.paper.push_back(plan::paper_plan(strategy_info(n), load, targets, floor));
 
   const plan::Runner runner = [jobs](const std::vector<Settings>& batch) {
     std::vector<nlohmann::json> out(batch.size());
@@ -401,19 +536,32 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
     }, [&](std::size_t i, nlohmann::json&& r) { out[i] = std::move(r); });
     return out;
   };
-  const plan::Judge judge = [&thresholds](const nlohmann::json& r) { return broken_thresholds(thresholds, {r}); };
+  const plan::Judge judge = plan_judge(thresholds, ambiguous_max);
   plan::ConfirmOptions co;
   co.seeds = seeds;
   co.no_violations = targets.no_violations;
   co.recovery_ms_max = recovery_ms;
   co.fail_on = o.fail_on;
+  co.horizon = horizon;
+  co.pool_floor = floor.pool_size;
+  check_memory_side_by_side(horizon_runs(s, horizon, seeds), jobs);
   p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
   apply_connection_budget(p, s.pods, budget);
   if (real) confirm_in_real_world(p, real_base, p.given_rate_per_s, judge, o.fail_on);
+  // The why lines describe the settings recommended: the pool the runs confirmed, the rest as planned.
+  p.paper_pool.assign(p.paper.size(), 0);
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    const auto& c = p.confirmed[i];
+    p.paper_pool[i] = p.paper[i].settings.pool_size;
+    if (c.chosen.run_lines.empty()) continue;
+    p.paper[i].settings.pool_size = c.chosen.settings.maximum_pool_size;
+    p.paper[i].settings.max_threads = std::max(p.paper[i].settings.max_threads, c.chosen.settings.max_threads);
+    plan::describe(p.paper[i], load, targets);
+  }
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  write_plan(p, spring, o, plan::envelope(envelope_verdicts(p), load, targets));
-  return plan::exit_code(p);
+  const bool written = write_plan(p, spring, o, plan::envelope(envelope_verdicts(p), load, targets));
+  return written ? plan::exit_code(p) : 2;
 }
 
 }  // namespace lockbench::cli

@@ -14,6 +14,13 @@
 // recommended only when that run meets the targets too. --max-connections
 // (the settings' flag, as lint reads it) bounds pods x pool; with --world real
 // the server's own limits are read when it is not given.
+// Fewest changes: the service's current pool (HikariCP's 10 when nothing sets
+// it), Tomcat threads, connectionTimeout, read timeout and lease TTL are floors
+// the plan never goes below (--minimize: no floors; --max-connections lowers
+// the pool's, saying so). Every recommended point runs --horizon (24 h) over
+// every seed, on seeds the search never used; exclusion is always a target for
+// a strategy that needs one, whatever --fail-on says, and the ambiguous
+// outcomes of read timeouts are counted apart from it (--ambiguous-max).
 // Exit 0: a strategy meets the targets; 1: none does (the closest point is
 // named); 2: bad input, one line.
 #pragma once
@@ -38,6 +45,9 @@ struct PlanOptions {
   std::string html;             // plan.html: everything on one page, the envelope inline
   std::string jobs;             // parallel simulator runs (default: the cores)
   std::string margin;           // plan for the rate plus this share ("25%"); empty = none
+  std::string horizon = "24h";  // every recommended point (and its headroom) runs this long, over every seed
+  std::string ambiguous_max;    // calls given up on while the partner may apply them, per day; empty = reported only
+  bool minimize = false;        // the smallest settings, not the fewest changes from the current ones
 };
 
 // plan's own flags (the settings' flags are added by the caller, as for run).

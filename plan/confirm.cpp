@@ -6,8 +6,11 @@
 #include <cmath>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "cli/settings_io.hpp"
 #include "base/stats.hpp"
+#include "report/fields.hpp"
 
 namespace lockbench::plan {
 
@@ -25,11 +28,34 @@ struct Job {
   int seeds = 1;
   Check check = Check::targets;
   Evidence* into = nullptr;
+  bool at_horizon = false;
 };
 
 double number(const nlohmann::json& j, const char* a, const char* b) {
   if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_number()) return NAN;
   return j[a][b].get<double>();
+}
+
+double count(const nlohmann::json& j, const char* a, const char* b) {
+  const double v = number(j, a, b);
+  return std::isnan(v) ? 0 : v;
+}
+
+// Every kind of event one run counted, as Evidence::events names them.
+void add_events(Evidence& e, const nlohmann::json& r, const Settings& s) {
+  const report::detail::Violations v = report::detail::violations_of(r);
+  double lost_commits = 0;
+  for (const auto& [kind, n] : v.note_kinds)
+    if (kind == "ambiguous_commit") lost_commits += n;
+  e.events["pool_timeouts"] += count(r, "requests", "pool_timeout");
+  e.events["rejected"] += count(r, "requests", "rejected");
+  e.events["probe_failures"] += count(r, "probe", "failed");
+  e.events["probes"] += count(r, "probe", "total");
+  e.events["lease_steals"] += count(r, "locks", "lease_steals");
+  e.events["violations"] += v.exclusion;
+  e.events["ambiguous"] += v.orphan + lost_commits;
+  e.requests += count(r, "requests", "total");
+  e.exposure_s += to_s(s.duration);
 }
 
 // Runs every job over its seeds in one batch; fills each job's Evidence.
@@ -39,7 +65,7 @@ void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run
   for (const auto& j : jobs)
     for (int k = 0; k < j.seeds; ++k) {
       Settings s = j.settings;
-      s.seed = j.settings.seed + static_cast<std::uint64_t>(k);
+      s.seed = j.settings.seed + static_cast<std::uint64_t>(k) + (j.at_horizon ? kHorizonSeedOffset : 0);
       batch.push_back(s);
     }
   const std::vector<nlohmann::json> results = batch.empty() ? std::vector<nlohmann::json>{} : run(batch);
@@ -69,6 +95,8 @@ void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run
       e.p99_ms.push_back(number(r, "latency_ms", "p99"));
       if (!std::isnan(recovery)) e.recovery_ms.push_back(recovery);
       if (!std::isnan(steals)) e.lease_steals += steals;
+      add_events(e, r, s);
+      e.at_horizon = j.at_horizon;
       e.run_lines.push_back(run_line(s, j.check == Check::targets ? o.fail_on
                                         : j.check == Check::steals ? std::string("lease_steals>0")
                                                                    : std::string()));
@@ -170,7 +198,8 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
 
   // 2. The size found, over every seed (one larger when a seed breaks it), and one fewer.
   std::vector<int> chosen(paper.size(), 0);
-  for (std::size_t i = 0; i < paper.size(); ++i) chosen[i] = search[i].pass_at;
+  for (std::size_t i = 0; i < paper.size(); ++i)
+    chosen[i] = search[i].pass_at > 0 ? std::max(search[i].pass_at, o.pool_floor) : search[i].pass_at;
   for (int attempt = 0; attempt <= kReconfirms; ++attempt) {
     std::vector<Job> jobs;
     for (std::size_t i = 0; i < paper.size(); ++i) {
@@ -196,6 +225,43 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
     if (chosen[i] <= 0) out[i].chosen = search[i].last;  // the closest point tried
   for (std::size_t i = 0; i < out.size(); ++i)
     if (o.no_violations && !paper[i].excludes) out[i].no_exclusion = true, out[i].feasible = false;
+
+  for (std::size_t i = 0; i < paper.size(); ++i)
+    if (out[i].feasible) out[i].shortest = search[i].pass;  // the search's own answer, one seed
+
+  // 1b. The horizon: the larger of the pool found and the paper's, over every seed (new seeds); grow when one breaks.
+  if (o.horizon.count() > 0) {
+    std::vector<int> at(paper.size(), 0);
+    std::vector<Evidence> tried(paper.size());
+    for (std::size_t i = 0; i < paper.size(); ++i)
+      if (out[i].feasible) {
+        at[i] = std::max(chosen[i], paper[i].settings.pool_size);
+      }
+    for (int round = 0; round <= kHorizonGrowths; ++round) {
+      std::vector<Job> jobs;
+      for (std::size_t i = 0; i < paper.size(); ++i) {
+        if (at[i] <= 0) continue;
+        Settings h = point_settings(base, paper[i], at[i], rate);
+        h.duration = o.horizon;
+        jobs.push_back({i, h, o.seeds, Check::targets, &tried[i], true});
+      }
+      if (jobs.empty()) break;
+      run_jobs(jobs, o, run, judge, out);
+      for (const auto& j : jobs) {
+        const std::size_t i = j.who;
+        out[i].chosen = tried[i];
+        if (tried[i].met) {
+          chosen[i] = at[i];
+          at[i] = 0;
+        } else if (round < kHorizonGrowths) {
+          at[i] += 1 << round;
+        } else {
+          out[i].feasible = false;
+          at[i] = 0;
+        }
+      }
+    }
+  }
 
   // 3. The headroom of the feasible ones, by bisection on the rate.
   std::vector<double> lo(paper.size(), rate), hi(paper.size(), 0);
@@ -253,7 +319,88 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
     if (!c.slow_partner.run_lines.empty() && !c.slow_partner.met) c.feasible = false;
     if (!c.crash.run_lines.empty() && !c.crash.met) c.feasible = false;
   }
+
+  // 5. The headroom at the horizon: the rate found, then halfway back to the planned rate, then the planned rate.
+  if (o.horizon.count() > 0) {
+    std::vector<double> hr(paper.size(), 0);
+    std::vector<Evidence> tried(paper.size());
+    for (std::size_t i = 0; i < paper.size(); ++i)
+      if (out[i].feasible && out[i].headroom_per_s > rate * 1.0001) hr[i] = out[i].headroom_per_s;
+    for (int round = 0; round < 2; ++round) {
+      std::vector<Job> jobs;
+      for (std::size_t i = 0; i < paper.size(); ++i) {
+        if (hr[i] <= 0) continue;
+        Settings h = point_settings(base, paper[i], chosen[i], hr[i]);
+        h.duration = o.horizon;
+        jobs.push_back({i, h, o.seeds, Check::targets, &tried[i], true});
+      }
+      if (jobs.empty()) break;
+      run_jobs(jobs, o, run, judge, out);
+      for (const auto& j : jobs) {
+        const std::size_t i = j.who;
+        Confirmed& c = out[i];
+        c.headroom = tried[i];
+        if (tried[i].met) {
+          c.headroom_per_s = hr[i];
+          hr[i] = 0;
+          continue;
+        }
+        c.headroom_at_least = false;
+        if (round == 0) {
+          hr[i] = (rate + hr[i]) / 2;
+        } else {
+          c.headroom_per_s = rate;
+          hr[i] = 0;
+        }
+      }
+    }
+  }
   return out;
+}
+
+double poisson_upper(double k, double confidence) {
+  // The mean m at which P(Poisson(m) <= k) = 1 - confidence, by bisection (the CDF falls as m grows).
+  const auto cdf = [k](double m) {
+    double term = std::exp(-m), sum = term;
+    for (int j = 1; j <= static_cast<int>(k); ++j) sum += term *= m / j;
+    return sum;
+  };
+  double lo = 0, hi = k + 10 * std::sqrt(k + 1) + 10;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (cdf(mid) > 1 - confidence ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+namespace {
+
+std::string amount_text(double x) {
+  if (x >= 1e6) return fmt::format("{:.3g} M", x / 1e6);
+  if (x >= 1e4) return fmt::format("{:.3g} k", x / 1e3);
+  return fmt::format("{:.3g}", x);
+}
+
+std::string span_text(double s) {
+  if (s >= 86400) return fmt::format("{:.3g} days", s / 86400);
+  if (s >= 3600 * 2) return fmt::format("{:.3g} hours", s / 3600);
+  if (s >= 120) return fmt::format("{:.3g} minutes", s / 60);
+  return fmt::format("{:.3g} s", s);
+}
+
+}  // namespace
+
+std::string bound_text(const Evidence& e, const std::string& kind, const std::string& label, bool per_request) {
+  const auto it = e.events.find(kind);
+  const double k = it == e.events.end() ? 0 : it->second;
+  const double up = poisson_upper(k);
+  const std::size_t seeds = e.run_lines.size();
+  const std::string in = fmt::format("{} {} in {} x {}", amount_text(k), label, seeds,
+                                     format_duration(e.settings.duration));
+  if (per_request)
+    return fmt::format("{} ({} requests): rate < 1 per {} requests at 95 %", in, amount_text(e.requests),
+                       amount_text(e.requests / up));
+  return fmt::format("{}: rate < 1 per {} at 95 %", in, span_text(e.exposure_s / up));
 }
 
 std::optional<stats::Summary> p99_summary(const Evidence& e) {
@@ -281,6 +428,21 @@ nlohmann::json to_json(const Evidence& e) {
                       {"lease_steals", e.lease_steals},
                       {"runs", e.run_lines}};
   if (!e.recovery_ms.empty()) j["recovery_ms"] = e.recovery_ms;
+  j["duration"] = format_duration(e.settings.duration);
+  j["at_horizon"] = e.at_horizon;
+  j["events"] = e.events;
+  j["requests"] = e.requests;
+  j["exposure_s"] = e.exposure_s;
+  if (e.at_horizon) {
+    nlohmann::json bounds = nlohmann::json::object();
+    for (const auto& [kind, n] : e.events) {
+      if (kind == "probes") continue;
+      const double up = poisson_upper(n);
+      bounds[kind] = {{"seen", n}, {"upper_95", up}, {"per_request_max", e.requests > 0 ? up / e.requests : 0.0},
+                      {"per_day_max", e.exposure_s > 0 ? up / e.exposure_s * 86400 : 0.0}};
+    }
+    j["poisson_95"] = bounds;
+  }
   return j;
 }
 
@@ -289,6 +451,7 @@ nlohmann::json to_json(const Confirmed& c) {
           {"feasible", c.feasible},
           {"infeasible_without_exclusion", c.no_exclusion},
           {"chosen", to_json(c.chosen)},
+          {"shortest", to_json(c.shortest)},
           {"below", to_json(c.below)},
           {"headroom_per_s", c.feasible ? nlohmann::json(c.headroom_per_s) : nlohmann::json(nullptr)},
           {"headroom_at_least", c.headroom_at_least},

@@ -8,10 +8,21 @@
 //     keeps up) and the smallest known to meet the targets. Bisection steps run
 //     one seed; the size found is then confirmed over every seed (--seeds), and
 //     one larger when a seed breaks it, up to three times;
+//  1b. the horizon (ConfirmOptions::horizon, --horizon, a day by default):
+//     the pool found, or the paper's (which sizes for the horizon and keeps
+//     the service's own pool), whichever is larger, runs that long over every
+//     seed, on seeds the steps above never used (kHorizonSeedOffset on). When
+//     a seed breaks it, the pool grows by 1, 2, 4, 8 (kHorizonGrowths rounds);
+//     the point recommended is the one that met the targets at the horizon.
+//     Its evidence counts every kind of event over all those seeds, so the
+//     plan states an exact Poisson bound on each rate (poisson_upper());
 //  2. the headroom: with those settings, the highest rate that still meets the
 //     targets, by bisection between the planned rate and the paper's headroom
 //     x 1.25 (four rounds, one seed each; the rate found is confirmed over every
-//     seed, and when a seed breaks it the headroom is the planned rate);
+//     seed, and when a seed breaks it the headroom is the planned rate), then
+//     at the horizon over every seed: when a seed breaks it there, the rate
+//     halfway to the planned one is tried at the horizon; when that breaks
+//     too, the headroom is the planned rate (confirmed at the horizon in 1b);
 //  3. a lease strategy: a run where every partner call takes the partner's
 //     p99.9 (fixed latency) on one hot key, judged on lease steals only;
 //  4. with a recovery target: a run per seed with --crash-at at half the
@@ -22,6 +33,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,13 +60,27 @@ struct Evidence {
   std::vector<double> recovery_ms;  // per seed (crash runs)
   double lease_steals = 0;          // summed over seeds
   std::vector<std::string> run_lines;  // one per seed
+  // Counted over every seed: "pool_timeouts", "probe_failures", "rejected",
+  // "violations" (exclusion only), "lease_steals", "ambiguous" (effects on one
+  // side after a timeout, and lost commits), "probes" (sent).
+  std::map<std::string, double> events;
+  double requests = 0;    // requests offered, over every seed
+  double exposure_s = 0;  // virtual time, over every seed (the arrival window)
+  bool at_horizon = false;
 };
+
+// The exact one-sided 95 % upper bound on a Poisson mean, given `k` events
+// seen (k = 0: -ln 0.05 = 2.996, the rule of three's exact form).
+double poisson_upper(double k, double confidence = 0.95);
+// "0 pool timeouts in 3 x 1d (5.18 M requests): rate < 1 per 1.73 M requests at 95 %".
+std::string bound_text(const Evidence& e, const std::string& kind, const std::string& label, bool per_request);
 
 struct Confirmed {
   std::string strategy;
   bool feasible = false;  // the chosen point met the targets on every seed
   bool no_exclusion = false;  // infeasible because it does not exclude, whatever the runs saw
-  Evidence chosen;        // the smallest pool that met them (or the closest point tried)
+  Evidence chosen;        // the point recommended: met the targets at the horizon (or the closest point tried)
+  Evidence shortest;      // the smallest pool that met them in the short runs (the search's answer)
   Evidence below;         // one connection fewer, when it was run (empty run_lines otherwise)
   double headroom_per_s = 0;
   bool headroom_at_least = false;  // the highest rate tried still met them
@@ -74,7 +100,12 @@ struct ConfirmOptions {
   bool no_violations = true;   // violations are a target
   double recovery_ms_max = 0;  // 0 = no crash runs
   std::string fail_on;         // the targets as --fail-on text, for the run lines
+  Duration horizon{};          // 0 = no horizon runs (the short runs decide)
+  int pool_floor = 0;          // the current pool (fewest changes): the point chosen is never smaller
 };
+
+inline constexpr std::uint64_t kHorizonSeedOffset = 1000;
+inline constexpr int kHorizonGrowths = 4;
 
 // The settings of one strategy's point: the base with the recommendation applied.
 Settings point_settings(const Settings& base, const PaperVerdict& paper, int pool_size, double rate_per_s);

@@ -1,7 +1,12 @@
 // The safe envelope's curves and its gnuplot drawing (plan/envelope.hpp).
 #include "plan/envelope.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 
@@ -39,6 +44,41 @@ nlohmann::json envelope_json(const std::vector<EnvelopeCurve>& curves, double pl
   return {{"planned", {{"partner_p99_ms", planned_p99_ms}, {"rate_per_s", planned_rate_per_s}}}, {"curves", c}};
 }
 
+namespace {
+
+// Writes `text` to `path` through a temporary file and a rename; "" or why not.
+std::string write_whole(const std::filesystem::path& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return path.string() + " exists and is not a regular file";
+  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      fs::remove(tmp, ec);
+      return "cannot write " + path.string() + (errno != 0 ? std::string(": ") + std::strerror(errno) : "");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return "cannot write " + path.string() + ": " + ec.message();
+  }
+  return "";
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream t;
+  t << f.rdbuf();
+  return t.str();
+}
+
+}  // namespace
+
 std::string write_envelope_svg(const std::vector<EnvelopeCurve>& curves, double planned_p99_ms,
                                double planned_rate_per_s, const std::string& svg_path, const std::string& gnuplot) {
   namespace fs = std::filesystem;
@@ -48,18 +88,26 @@ std::string write_envelope_svg(const std::vector<EnvelopeCurve>& curves, double 
   const std::string stem = svg.stem().string();
   std::error_code ec;
   fs::create_directories(dir, ec);
+  // gnuplot draws in a directory of its own; the three files are then written beside the SVG, each whole.
+  const fs::path work = fs::temp_directory_path(ec) / ("lockbench-envelope-" + std::to_string(::getpid()));
+  fs::create_directories(work, ec);
   const report::detail::EnvelopeDrawing d = report::detail::envelope_drawing(
       envelope_json(curves, planned_p99_ms, planned_rate_per_s), stem + ".svg", stem + ".dat");
+  std::string err;
   {
-    std::ofstream dat(dir / (stem + ".dat"));
+    std::ofstream dat(work / (stem + ".dat"));
     dat << d.data;
-    std::ofstream gp(dir / (stem + ".gp"));
+    std::ofstream gp(work / (stem + ".gp"));
     gp << d.script;
-    if (!dat || !gp) return "cannot write beside " + svg.string();
+    if (!dat || !gp) err = "cannot write in " + work.string();
   }
-  const std::string err = report::detail::run_gnuplot(gnuplot, stem + ".gp", dir);
-  if (!err.empty()) return err;
-  return fs::exists(svg) ? "" : "gnuplot wrote no " + svg.string();
+  if (err.empty()) err = report::detail::run_gnuplot(gnuplot, stem + ".gp", work);
+  if (err.empty() && !fs::exists(work / (stem + ".svg"))) err = "gnuplot wrote no " + svg.string();
+  if (err.empty()) err = write_whole(svg, slurp(work / (stem + ".svg")));
+  if (err.empty()) err = write_whole(dir / (stem + ".dat"), d.data);
+  if (err.empty()) err = write_whole(dir / (stem + ".gp"), d.script);
+  fs::remove_all(work, ec);
+  return err;
 }
 
 }  // namespace lockbench::plan

@@ -27,10 +27,35 @@
 //  - Tomcat threads per pod: Erlang C again, each thread busy for the whole
 //    request (wait + service), the smallest count with P(wait) <= 1 %, and
 //    never fewer than the pool.
+//  - The horizon (PaperTargets::horizon_s, `--horizon`, a day by default):
+//    a count target ("pool_timeouts>0", "probe_failures>0", "rejected>0") is
+//    met on paper when its expected count over the horizon is at most
+//    kEventsPerHorizon. Those counts come from a finite queue, M/M/c/N, which
+//    is what the simulator runs: N = Tomcat's threads + acceptCount requests
+//    at most in a pod (the rest rejected), c = the pool for a strategy that
+//    holds its connection through the call (the threads for one that does
+//    not, whose own pool is M/M/c/threads). A request waits for a connection
+//    behind the requests ahead of it that hold a thread; the health probe
+//    (Load::probe_interval, probe_timeout) borrows from the same pool behind
+//    them, so its failures per horizon are (horizon / interval) x P(its wait >
+//    its timeout), per pod. The pool grows until every count target holds;
+//    connectionTimeout is the shortest (100 ms steps, at least 250 ms) whose
+//    pool timeouts per horizon hold; the threads grow until rejections hold.
+//  - Ambiguity: a call slower than the read timeout is given up on while the
+//    partner may still apply it, whichever lock is used: per day that is the
+//    calls a day x P(partner latency > read timeout). With
+//    PaperTargets::ambiguous_per_day_max the read timeout is raised to the
+//    partner quantile that keeps that count (kEventsPerHorizon a day for 0).
+//  - Floors (Recommendation given to paper_plan, the service's current
+//    settings): pool, connectionTimeout, read timeout, lease TTL and threads
+//    are never below them (fewest changes); the figures required without
+//    them stay in PaperVerdict::required.
 //  - Headroom: the highest total rate at which those settings still meet the
 //    paper's conditions (bisection on the rate): the pool stable, the p99
-//    target, P(pool wait > connectionTimeout) <= 1e-5, and P(a request waits
-//    for a thread) <= 5 % (acceptCount absorbs a short wait).
+//    target, every count target over the horizon, and P(a request waits for a
+//    thread) <= 5 % (acceptCount absorbs a short wait).
+// describe() writes the `why` lines for whatever settings a verdict holds, so
+// the lines printed are those of the settings recommended.
 #pragma once
 
 #include <string>
@@ -57,13 +82,26 @@ struct Load {
   int attempts = 1;
   Duration backoff_base = std::chrono::milliseconds(100);
   Duration backoff_cap = std::chrono::seconds(2);
+  // The health probe: one borrow from the same pool every interval, given up after its timeout.
+  Duration probe_interval = std::chrono::seconds(1);
+  Duration probe_timeout = std::chrono::seconds(1);
+  int accept_count = 100;  // Tomcat's acceptCount: queued beyond the threads, rejected beyond that
 };
+
+// A count target is met on paper when at most this many events are expected over the horizon.
+inline constexpr double kEventsPerHorizon = 0.02;
 
 // The targets the paper can reason about (the simulator judges the rest).
 struct PaperTargets {
   double p99_ms_max = 0;       // 0 = no latency target
   bool no_violations = true;   // the lock must exclude (across the pods it runs on)
   double recovery_ms_max = 0;  // 0 = no recovery target
+  // Counts that must stay at 0 over the horizon (--fail-on's "pool_timeouts>0" ...).
+  bool no_pool_timeouts = false;
+  bool no_probe_failures = false;
+  bool no_rejected = false;
+  double horizon_s = 86400;
+  double ambiguous_per_day_max = -1;  // -1 = reported, not a target
 };
 
 struct Recommendation {
@@ -94,7 +132,17 @@ struct PaperVerdict {
   double window_ms = 0;        // worst-case critical section (every attempt, every backoff)
   double recovery_ms = 0;      // after a crash, on paper
   double headroom_per_s = 0;   // highest total rate at which the settings still hold
-  std::vector<std::string> why;  // the arithmetic, one line each
+  std::vector<std::string> why;  // the arithmetic, one line each (describe(): of `settings`)
+  Recommendation required;       // the settings the targets need, before the floors
+  double busy_ms = 0;            // a Tomcat thread's time per request (the critical section's mean)
+  // At `settings`, over one horizon (every pod): expected counts.
+  double requests_per_horizon = 0;
+  double pool_timeouts_per_horizon = 0;
+  double probe_failures_per_horizon = 0;
+  double rejected_per_horizon = 0;
+  double probe_wait_probability = 0;  // P(the probe's wait > its timeout)
+  double timeout_share = 0;           // P(a partner call > the read timeout)
+  double ambiguous_per_day = 0;       // calls given up on while the partner may apply them
 };
 
 // The q-quantile of one draw (0 < q < 1); lognormal and exponential exactly,
@@ -112,8 +160,30 @@ struct PoolFigures {
 // `read_timeout` and `attempts`: the client the service draws are made with.
 PoolFigures pool_figures(const Load& load, double hold_ms, int pool);
 
-// One strategy's paper plan (the caller has checked that it applies to the scenario).
-PaperVerdict paper_plan(const StrategyInfo& strategy, const Load& load, const PaperTargets& targets);
+// One strategy's paper plan (the caller has checked that it applies to the
+// scenario); `floor`: the service's current settings, never lowered (all 0 = none: --minimize).
+PaperVerdict paper_plan(const StrategyInfo& strategy, const Load& load, const PaperTargets& targets,
+                        const Recommendation& floor = {});
+
+// The figures and `why` lines of `v.settings` (after the caller changed them:
+// the pool the simulator confirmed, say). Recomputes every figure above.
+void describe(PaperVerdict& v, const Load& load, const PaperTargets& targets);
+
+// The finite queue's figures (M/M/c/N, see above) for `r` at `load`, over `horizon_s`.
+struct HorizonFigures {
+  double requests = 0;
+  double pool_timeouts = 0;
+  double probe_failures = 0;
+  double rejected = 0;
+  double probe_wait_probability = 0;
+  double wait_probability = 0;  // P(a request waits for a connection)
+};
+HorizonFigures horizon_figures(const Load& load, bool holds_connection, double hold_ms, double busy_ms,
+                               const Recommendation& r, double horizon_s);
+
+// P(W > t) in M/M/c/N for an arrival that finds room (FIFO): the independent
+// closed form the tests check it against. `a` = lambda / mu, `mu` per ms.
+double mmcn_wait_tail(double a, double mu_per_ms, int c, int n_max, double t_ms);
 
 // The highest total rate at which `v`'s settings hold on paper for `load`
 // (another partner latency, say: the safe envelope's curves).

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "base/units.hpp"
 
 namespace lockbench::plan {
@@ -60,6 +62,8 @@ double bound_of(const std::string& le) {
   }
 }
 
+std::string bound_text(double b) { return std::isfinite(b) ? fmt::format("{:g}", b) : std::string("+Inf"); }
+
 }  // namespace
 
 double histogram_quantile(const std::vector<std::pair<double, double>>& buckets, double q) {
@@ -92,7 +96,12 @@ PrometheusInput read_prometheus_text(const std::string& text, const std::string&
     ++seen[s->name];
     if (s->name == "http_client_requests_seconds_bucket") {
       const double b = bound_of(s->le);
-      if (std::isnan(b)) throw SettingError(who + "http_client_requests_seconds_bucket with le=\"" + s->le + "\" is not a bound");
+      if (std::isnan(b) || b < 0 || b == -INFINITY)
+        throw SettingError(who + "http_client_requests_seconds_bucket with le=\"" + s->le +
+                           "\" is not a bucket bound (accepted: a number of seconds >= 0, or +Inf)");
+      if (!std::isfinite(s->value) || s->value < 0)
+        throw SettingError(who + "http_client_requests_seconds_bucket{le=\"" + s->le +
+                           "\"} counts a value that is not a count >= 0");
       client_buckets[b] += s->value;
     } else if (s->name == "hikaricp_connections_max") {
       sums[s->name] = std::max(sums[s->name], s->value);  // one pool's size, not a sum of pools
@@ -117,6 +126,21 @@ PrometheusInput read_prometheus_text(const std::string& text, const std::string&
     throw SettingError(who + "http_client_requests_seconds_bucket has no le=\"+Inf\" bucket (the total count)");
   if (buckets.back().second <= 0)
     throw SettingError(who + "http_client_requests_seconds_bucket counts no call yet (scrape after some traffic)");
+  // A cumulative histogram: every bucket counts at least what the one below it counts.
+  for (std::size_t i = 1; i < buckets.size(); ++i)
+    if (buckets[i].second < buckets[i - 1].second)
+      throw SettingError(who + "http_client_requests_seconds_bucket is not cumulative: le=\"" +
+                         bound_text(buckets[i].first) + "\" counts fewer calls than le=\"" +
+                         bound_text(buckets[i - 1].first) + "\" (a scrape's buckets never decrease)");
+  // Calls above the last finite bound have no latency: a quantile there would be invented.
+  const double finite_total = buckets.size() >= 2 ? buckets[buckets.size() - 2].second : 0;
+  if (buckets.back().second - finite_total > 0.01 * buckets.back().second)
+    throw SettingError(who + fmt::format("http_client_requests_seconds_bucket: {:g} of {:g} calls are above the last "
+                                         "finite bound (le=\"{}\"), so the p99 is not in the histogram (add "
+                                         "buckets: management.metrics.distribution.maximum-expected-value)",
+                                         buckets.back().second - finite_total, buckets.back().second,
+                                         buckets.size() >= 2 ? bound_text(buckets[buckets.size() - 2].first)
+                                                             : std::string("none")));
   p.partner_calls = buckets.back().second;
   p.partner_p50_ms = histogram_quantile(buckets, 0.50) * 1000;
   p.partner_p99_ms = histogram_quantile(buckets, 0.99) * 1000;
@@ -140,11 +164,17 @@ PrometheusInput read_prometheus_text(const std::string& text, const std::string&
 }
 
 PrometheusInput read_prometheus_file(const std::string& path) {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw SettingError("--prometheus: cannot read '" + path + "'");
-  std::stringstream s;
-  s << f.rdbuf();
-  return read_prometheus_text(s.str(), path);
+  // Read at most the cap and one byte more, whatever the file is (a device has no size to ask).
+  std::string text(kPrometheusBytesMax + 1, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(f.gcount()));
+  if (text.size() > kPrometheusBytesMax)
+    throw SettingError(fmt::format("--prometheus: '{}' is larger than {} MiB, the cap for one scrape (give one "
+                                   "pod's /actuator/prometheus text)",
+                                   path, kPrometheusBytesMax >> 20));
+  return read_prometheus_text(text, path);
 }
 
 }  // namespace lockbench::plan

@@ -15,16 +15,22 @@
 //       process's uptime it is the mean rate since the pod started (a peak
 //       needs --rate). One scrape is one pod: the total is that x --pods.
 //
-// A series that is missing, or a histogram without buckets, is refused with
-// one line naming it (SettingError naming --prometheus).
+// A series that is missing, a histogram without buckets, one that is not
+// cumulative, a bound that is not a number >= 0, or one with more than 1 % of
+// its calls in +Inf (its p99 is not in it) is refused with one line naming it
+// (SettingError naming --prometheus). A file above kPrometheusBytesMax is
+// refused before it is parsed (read at most that far: /dev/zero included).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "base/distribution.hpp"
 
 namespace lockbench::plan {
+
+inline constexpr std::size_t kPrometheusBytesMax = std::size_t{16} << 20;  // one scrape: 16 MiB
 
 struct PrometheusInput {
   double rate_per_s = 0;  // this pod's mean rate since it started

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -51,18 +52,204 @@ struct Key {
   const char* spring;  // Spring's usual key when the file has none
   bool millis;         // written as a number of milliseconds (Hikari, Feign)
 };
+// Only real Spring Boot, HikariCP, Tomcat, Feign and resilience4j keys.
 constexpr Key kKeys[] = {
-    {"strategy", "lockbench.strategy", false},
     {"maximum-pool-size", "spring.datasource.hikari.maximum-pool-size", false},
     {"connection-timeout", "spring.datasource.hikari.connection-timeout", true},
     {"partner-read-timeout", "spring.cloud.openfeign.client.config.default.read-timeout", true},
     {"partner-max-attempts", "resilience4j.retry.instances.partner.max-attempts", false},
-    {"lease-ttl", "lockbench.lease-ttl", false},
     {"max-threads", "server.tomcat.threads.max", false},
 };
 
 std::string value_text(Duration d, bool millis) {
   return millis ? std::to_string(std::llround(to_ms(d))) : format_duration(d);
+}
+
+std::string trim(const std::string& t) {
+  const auto a = t.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return t.substr(a, t.find_last_not_of(" \t\r") - a + 1);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+// A YAML line's mapping key and whether a scalar follows it (block style only; "" for anything else).
+struct YamlLine {
+  int indent = 0;
+  std::string key;
+  bool scalar = false;
+  std::size_t value_at = 0, value_end = 0;  // the scalar's text in the line
+};
+
+YamlLine yaml_line(const std::string& line) {
+  YamlLine y;
+  const auto first = line.find_first_not_of(' ');
+  if (first == std::string::npos || line[first] == '#' || line[first] == '-') return y;
+  const auto colon = line.find(':', first);
+  if (colon == std::string::npos || (colon + 1 < line.size() && line[colon + 1] != ' ' && line[colon + 1] != '\t'))
+    return y;
+  y.indent = static_cast<int>(first);
+  y.key = trim(line.substr(first, colon - first));
+  const auto v = line.find_first_not_of(" \t", colon + 1);
+  if (v != std::string::npos && line[v] != '#') {
+    y.scalar = true;
+    y.value_at = v;
+    auto end = line.find(" #", v);
+    if (end == std::string::npos) end = line.size();
+    y.value_end = line.find_last_not_of(" \t", end - 1) + 1;
+  }
+  return y;
+}
+
+// Each line's full dotted path ("" for a line that holds no key).
+std::vector<std::string> yaml_paths(const std::vector<std::string>& lines, std::vector<YamlLine>& parsed) {
+  std::vector<std::pair<int, std::string>> stack;
+  std::vector<std::string> paths;
+  for (const auto& line : lines) {
+    const YamlLine y = yaml_line(line);
+    parsed.push_back(y);
+    if (y.key.empty()) {
+      paths.emplace_back();
+      continue;
+    }
+    while (!stack.empty() && stack.back().first >= y.indent) stack.pop_back();
+    const std::string path = stack.empty() ? y.key : stack.back().second + "." + y.key;
+    paths.push_back(path);
+    if (!y.scalar) stack.emplace_back(y.indent, path);
+  }
+  return paths;
+}
+
+std::string apply_yaml(const std::string& text, const std::vector<ConfigChange>& changes,
+                       const std::vector<std::string>& notes) {
+  std::vector<std::string> lines = lines_of(text);
+  for (const auto& c : changes) {
+    std::vector<YamlLine> parsed;
+    const std::vector<std::string> paths = yaml_paths(lines, parsed);
+    bool done = false;
+    for (std::size_t i = 0; i < lines.size() && !done; ++i)
+      if (paths[i] == c.key && parsed[i].scalar) {
+        lines[i] = lines[i].substr(0, parsed[i].value_at) + c.after + lines[i].substr(parsed[i].value_end);
+        done = true;
+      }
+    if (done) continue;
+    // The deepest mapping the key lies under; the rest is added at the end of its block.
+    std::size_t parent = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (!parsed[i].key.empty() && !parsed[i].scalar && c.key.rfind(paths[i] + ".", 0) == 0 &&
+          (parent == lines.size() || paths[i].size() > paths[parent].size()))
+        parent = i;
+    std::string rest = c.key;
+    int indent = 0;
+    std::size_t insert_at = lines.size();
+    while (insert_at > 0 && trim(lines[insert_at - 1]).empty()) --insert_at;
+    if (parent < lines.size()) {
+      rest = c.key.substr(paths[parent].size() + 1);
+      indent = parsed[parent].indent + 2;
+      std::size_t last = parent;
+      bool indent_known = false;
+      for (std::size_t i = parent + 1; i < lines.size(); ++i) {
+        if (parsed[i].key.empty()) {
+          const std::string t = trim(lines[i]);
+          if (!t.empty() && t[0] != '#') last = i;  // a list item of the block
+          continue;
+        }
+        if (parsed[i].indent <= parsed[parent].indent) break;
+        if (!indent_known) indent = parsed[i].indent, indent_known = true;
+        last = i;
+      }
+      insert_at = last + 1;
+    }
+    std::vector<std::string> added;
+    std::stringstream parts(rest);
+    std::string part;
+    std::vector<std::string> names;
+    while (std::getline(parts, part, '.')) names.push_back(part);
+    for (std::size_t k = 0; k < names.size(); ++k)
+      added.push_back(std::string(static_cast<std::size_t>(indent + 2 * static_cast<int>(k)), ' ') + names[k] + ":" +
+                      (k + 1 == names.size() ? " " + c.after : ""));
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(insert_at), added.begin(), added.end());
+  }
+  for (const auto& n : notes) lines.push_back("# " + n);
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string apply_properties(const std::string& text, const std::vector<ConfigChange>& changes,
+                             const std::vector<std::string>& notes) {
+  std::vector<std::string> lines = lines_of(text);
+  for (const auto& c : changes) {
+    bool done = false;
+    for (auto& line : lines) {
+      const std::string t = trim(line);
+      if (t.empty() || t[0] == '#' || t[0] == '!') continue;
+      const auto sep = t.find_first_of("=:");
+      if (sep == std::string::npos || trim(t.substr(0, sep)) != c.key) continue;
+      line = c.key + "=" + c.after;
+      done = true;
+      break;
+    }
+    if (!done) lines.push_back(c.key + "=" + c.after);
+  }
+  for (const auto& n : notes) lines.push_back("# " + n);
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// A unified diff of two texts (an LCS of their lines; 3 lines of context).
+std::string unified_diff(const std::string& name, const std::string& before, const std::string& after) {
+  const std::vector<std::string> a = lines_of(before), b = lines_of(after);
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  struct Op {
+    char kind;
+    std::size_t i, j;  // positions in a and b before the op
+  };
+  std::vector<Op> ops;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] == b[j]) ops.push_back({' ', i++, j++});
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', i++, j});
+    else ops.push_back({'+', i, j++});
+  }
+  std::string out = "--- " + name + "\n+++ " + name + "\n";
+  constexpr std::size_t kContext = 3;
+  std::size_t k = 0;
+  while (k < ops.size()) {
+    if (ops[k].kind == ' ') {
+      ++k;
+      continue;
+    }
+    std::size_t start = k >= kContext ? k - kContext : 0;
+    std::size_t end = k;  // extend while changes are within 2 x context of each other
+    for (std::size_t q = k; q < ops.size(); ++q) {
+      if (ops[q].kind != ' ') end = q;
+      else if (q - end > 2 * kContext) break;
+    }
+    const std::size_t stop = std::min(ops.size(), end + kContext + 1);
+    std::size_t a_len = 0, b_len = 0;
+    for (std::size_t q = start; q < stop; ++q) {
+      if (ops[q].kind != '+') ++a_len;
+      if (ops[q].kind != '-') ++b_len;
+    }
+    const std::size_t a_from = ops[start].i + (a_len > 0 ? 1 : 0), b_from = ops[start].j + (b_len > 0 ? 1 : 0);
+    out += fmt::format("@@ -{},{} +{},{} @@\n", a_from, a_len, b_from, b_len);
+    for (std::size_t q = start; q < stop; ++q)
+      out += std::string(1, ops[q].kind) + (ops[q].kind == '+' ? b[ops[q].j] : a[ops[q].i]) + "\n";
+    k = stop;
+  }
+  return out;
 }
 
 std::string esc(const std::string& t) {
@@ -124,51 +311,145 @@ int closest(const PlanResult& p) {
 
 int exit_code(const PlanResult& p) { return recommended(p) >= 0 ? 0 : 1; }
 
+std::vector<ConfigChange> config_changes(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
+                                         std::vector<std::string>& notes) {
+  std::vector<ConfigChange> out;
+  if (index < 0) return out;
+  const auto at = static_cast<std::size_t>(index);
+  const PaperVerdict& pv = p.paper[at];
+  const Evidence& chosen = p.confirmed[at].chosen;
+  // The point recommended: the confirmed run's settings (the paper's when nothing ran).
+  const bool ran = !chosen.run_lines.empty();
+  const Settings& now = chosen.settings;
+  const Settings& was = p.base;
+  for (const Key& k : kKeys) {
+    const std::string name = k.setting;
+    std::string before, after;
+    if (name == "maximum-pool-size")
+      before = std::to_string(was.maximum_pool_size),
+      after = std::to_string(ran ? now.maximum_pool_size : pv.settings.pool_size);
+    if (name == "connection-timeout")
+      before = value_text(was.connection_timeout, k.millis),
+      after = value_text(ran ? now.connection_timeout : pv.settings.connection_timeout, k.millis);
+    if (name == "partner-read-timeout")
+      before = value_text(was.partner_read_timeout, k.millis),
+      after = value_text(ran ? now.partner_read_timeout : pv.settings.read_timeout, k.millis);
+    if (name == "partner-max-attempts")
+      before = std::to_string(was.partner_max_attempts),
+      after = std::to_string(ran ? now.partner_max_attempts : pv.settings.attempts);
+    if (name == "max-threads")
+      before = std::to_string(was.max_threads), after = std::to_string(ran ? now.max_threads : pv.settings.max_threads);
+    if (before == after) continue;
+    const auto it = key_of.find(name);
+    out.push_back({it != key_of.end() ? it->second : k.spring, it != key_of.end() ? before : "", after});
+  }
+  if (!p.current.empty() && p.current != pv.strategy)
+    notes.push_back(fmt::format("lockbench plan: strategy {} -> {}: a change of code, not configuration; see "
+                                "`lockbench explain {}`",
+                                p.current, pv.strategy, pv.strategy));
+  if (pv.settings.lease_ttl.count() > 0 && (p.current != pv.strategy || was.lease_ttl != pv.settings.lease_ttl))
+    notes.push_back(fmt::format("lockbench plan: {}'s lease TTL {} is set in its code (`lockbench explain {}`), not here",
+                                pv.strategy, format_duration(pv.settings.lease_ttl), pv.strategy));
+  return out;
+}
+
+std::string apply_changes(const std::string& text, bool yaml, const std::vector<ConfigChange>& changes,
+                          const std::vector<std::string>& notes) {
+  return yaml ? apply_yaml(text, changes, notes) : apply_properties(text, changes, notes);
+}
+
+std::string config_diff(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
+                        const std::string& from, const std::string& text) {
+  if (index < 0) return "";
+  std::vector<std::string> notes;
+  const std::vector<ConfigChange> changes = config_changes(p, index, key_of, notes);
+  if (changes.empty() && notes.empty()) return "";
+  const std::string ext = std::filesystem::path(from).extension().string();
+  const bool yaml = ext == ".yml" || ext == ".yaml";
+  return unified_diff(from, text, apply_changes(text, yaml, changes, notes));
+}
+
 std::string properties_diff(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
                             const std::string& from) {
   if (index < 0) return "";
-  const auto& rec = p.paper[static_cast<std::size_t>(index)].settings;
-  const Evidence& chosen = p.confirmed[static_cast<std::size_t>(index)].chosen;
-  const Settings& was = p.base;
+  std::vector<std::string> notes;
+  const std::vector<ConfigChange> changes = config_changes(p, index, key_of, notes);
   std::ostringstream out;
   out << "--- " << from << "\n+++ " << from << " (lockbench plan: " << p.paper[static_cast<std::size_t>(index)].strategy
       << ")\n";
-  for (const Key& k : kKeys) {
-    std::string before, after;
-    const std::string name = k.setting;
-    if (name == "strategy") before = p.current, after = p.paper[static_cast<std::size_t>(index)].strategy;
-    if (name == "maximum-pool-size")
-      before = std::to_string(was.maximum_pool_size), after = std::to_string(chosen.settings.maximum_pool_size);
-    if (name == "connection-timeout")
-      before = value_text(was.connection_timeout, k.millis), after = value_text(rec.connection_timeout, k.millis);
-    if (name == "partner-read-timeout")
-      before = value_text(was.partner_read_timeout, k.millis), after = value_text(rec.read_timeout, k.millis);
-    if (name == "partner-max-attempts")
-      before = std::to_string(was.partner_max_attempts), after = std::to_string(rec.attempts);
-    if (name == "lease-ttl") {
-      if (rec.lease_ttl.count() == 0) continue;
-      before = value_text(was.lease_ttl, false), after = value_text(rec.lease_ttl, false);
-    }
-    if (name == "max-threads") before = std::to_string(was.max_threads), after = std::to_string(rec.max_threads);
-    if (before == after) continue;
-    const auto it = key_of.find(name);
-    const std::string key = it != key_of.end() ? it->second : k.spring;
-    if (it != key_of.end() && !before.empty()) out << "-" << key << "=" << before << "\n";
-    out << "+" << key << "=" << after << "\n";
+  for (const auto& c : changes) {
+    if (!c.before.empty()) out << "-" << c.key << "=" << c.before << "\n";
+    out << "+" << c.key << "=" << c.after << "\n";
   }
+  for (const auto& n : notes) out << "# " << n << "\n";
   return out.str();
 }
+
+namespace {
+
+// The settings a strategy's row shows: the confirmed point's when it ran, else the paper's.
+Recommendation shown_settings(const PaperVerdict& pv, const Confirmed& c) {
+  Recommendation r = pv.settings;
+  if (c.chosen.run_lines.empty()) return r;
+  const Settings& s = c.chosen.settings;
+  r.pool_size = s.maximum_pool_size;
+  r.connection_timeout = s.connection_timeout;
+  r.read_timeout = s.partner_read_timeout;
+  r.attempts = s.partner_max_attempts;
+  r.max_threads = s.max_threads;
+  return r;
+}
+
+// The Poisson bounds of a horizon point, one line per event kind the targets count.
+std::vector<std::string> bound_lines(const PlanResult& p, const Evidence& e) {
+  std::vector<std::string> out;
+  if (!e.at_horizon || e.run_lines.empty()) return out;
+  const auto has = [&p](const char* metric) { return p.fail_on.find(metric) != std::string::npos; };
+  out.push_back(bound_text(e, "violations", "lock failures", true));
+  if (has("pool_timeouts")) out.push_back(bound_text(e, "pool_timeouts", "pool timeouts", true));
+  if (has("rejected")) out.push_back(bound_text(e, "rejected", "rejections", true));
+  if (has("probe_failures")) out.push_back(bound_text(e, "probe_failures", "failed probes", false));
+  if (has("lease_steals") && strategy_info(e.settings.strategy).props.lease_ttl)
+    out.push_back(bound_text(e, "lease_steals", "lease steals", false));
+  return out;
+}
+
+// The ambiguity of read timeouts, apart from lock failures: its rate per day and its fixes.
+std::string ambiguity_line(const PlanResult& p, const PaperVerdict& pv, const Evidence& e) {
+  const auto it = e.events.find("ambiguous");
+  const double seen = it == e.events.end() ? 0 : it->second;
+  const double per_day = e.exposure_s > 0 ? seen / e.exposure_s * 86400 : 0;
+  std::string out = fmt::format("ambiguity (apart from lock failures): at read timeout {}, {:.0f} ambiguous "
+                                "outcome(s) in {} x {} ({:.3g} a day; the paper: {:.3g} a day)",
+                                format_duration(e.settings.partner_read_timeout), seen, e.run_lines.size(),
+                                format_duration(e.settings.duration), per_day, pv.ambiguous_per_day);
+  out += p.ambiguous_per_day_max >= 0 ? fmt::format(", target at most {:g} a day", p.ambiguous_per_day_max)
+                                      : std::string(", not a target (--ambiguous-max N/day makes it one)");
+  if (seen > 0 || pv.ambiguous_per_day >= 0.01)
+    out += "; fix: an Idempotency-Key on the partner call (the partner honours it), a reconciler that settles "
+           "them, or a longer read timeout within the lease TTL (--ambiguous-max sizes it)";
+  return out;
+}
+
+}  // namespace
 
 std::string render_text(const PlanResult& p) {
   std::ostringstream out;
   const Settings& b = p.base;
-  out << fmt::format("plan: {} at {:.2f}/s over {} pod(s), partner {}, {} seed(s) x {} per point in the simulator\n",
+  out << fmt::format("plan: {} at {:.2f}/s over {} pod(s), partner {}, {} seed(s) x {} per point in the simulator{}\n",
                      b.scenario, b.rate_per_s, b.pods, b.partner_latency.to_string(), p.seeds,
-                     format_duration(b.duration));
+                     format_duration(b.duration),
+                     p.horizon.count() > 0
+                         ? fmt::format("; every recommended point and headroom confirmed over {} new seed(s) x {}",
+                                       p.seeds, format_duration(p.horizon))
+                         : std::string());
   out << "targets: a point fails when any of " << p.fail_on << " holds"
       << (p.recovery_ms_max > 0 ? ", or recovery after a crash takes longer than " +
                                       format_duration(from_ms(p.recovery_ms_max))
                                 : std::string())
+      << "; exclusion is always a target; ambiguous outcomes "
+      << (p.ambiguous_per_day_max >= 0 ? fmt::format("at most {:g} a day (--ambiguous-max)", p.ambiguous_per_day_max)
+                                       : std::string("are counted apart, not a target"))
       << "\n";
   for (const auto& line : p.inputs) out << "input: " << line << "\n";
   const bool real = confirmed_in_real_world(p);
@@ -178,11 +459,10 @@ std::string render_text(const PlanResult& p) {
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
-    const auto& r = pv.settings;
+    const Recommendation r = shown_settings(pv, c);
     const std::string real_cell = !real ? "" : c.real.run_lines.empty() ? "  -" : c.real.met ? "  meets" : "  fails";
     out << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}{}\n", pv.strategy,
-                       pv.feasible ? "meets" : "fails", c.feasible ? "meets" : "fails",
-                       c.chosen.run_lines.empty() ? r.pool_size : c.chosen.settings.maximum_pool_size,
+                       pv.feasible ? "meets" : "fails", c.feasible ? "meets" : "fails", r.pool_size,
                        format_duration(r.connection_timeout),
                        format_duration(r.read_timeout) + " x " + std::to_string(r.attempts),
                        r.lease_ttl.count() > 0 ? format_duration(r.lease_ttl) : "-", r.max_threads,
@@ -199,13 +479,49 @@ std::string render_text(const PlanResult& p) {
                          : "does not meet the targets")
         << "\n";
     for (const auto& w : pv.why_not) out << "  paper: fails " << w << "\n";
-    if (c.no_exclusion && c.chosen.met)
-      out << "  the simulator saw no violation in these runs; that proves nothing for a lock that does not exclude\n";
+    if (c.no_exclusion)
+      out << "  it excludes nothing here: "
+          << (c.chosen.met ? "the simulator saw no violation in these runs, which proves nothing for a lock that does "
+                             "not exclude"
+                           : "the runs saw the overlaps")
+          << "; never recommended while the scenario needs exclusion\n";
+    const Recommendation r = shown_settings(pv, c);
+    if (c.feasible && !p.minimize) {
+      const int smallest = c.shortest.run_lines.empty() ? r.pool_size : c.shortest.settings.maximum_pool_size;
+      if (r.pool_size == b.maximum_pool_size)
+        out << fmt::format("  keep: maximum-pool-size {}, meets the targets{} ({} to spare: {} met them in the "
+                           "short runs)\n",
+                           r.pool_size, c.chosen.at_horizon ? " at the horizon" : "", r.pool_size - smallest, smallest);
+      if (r.max_threads == b.max_threads) out << fmt::format("  keep: Tomcat threads {}\n", r.max_threads);
+      if (r.max_threads > b.max_threads)
+        out << fmt::format("  change: Tomcat threads {} -> {}: the paper needs {} for the rejections over the horizon\n",
+                           b.max_threads, r.max_threads, pv.required.max_threads);
+    }
+    if (c.feasible && !p.paper_pool.empty() && c.chosen.at_horizon) {
+      const int paper_pool = p.paper_pool[i];
+      if (r.pool_size > paper_pool + 1)
+        out << fmt::format("  paper and simulator disagree: the paper's pool {} broke a target at the horizon, {} "
+                           "met them (the paper's queue is M/M/c/N with exponential holds; the simulator runs the "
+                           "partner's own latency)\n",
+                           paper_pool, r.pool_size);
+      else if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size + 1 < pv.required.pool_size)
+        out << fmt::format("  paper and simulator disagree: the short runs met the targets with pool {}, the paper "
+                           "needs {} for the horizon (the paper is kept: short runs see too few tail events)\n",
+                           c.shortest.settings.maximum_pool_size, pv.required.pool_size);
+    }
     for (const auto& w : pv.why) out << "  why: " << w << "\n";
-    if (!c.chosen.run_lines.empty()) out << evidence_text(c.chosen, c.feasible ? "chosen" : "closest tried");
-    if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer");
+    if (!c.chosen.run_lines.empty())
+      out << evidence_text(c.chosen, c.feasible ? (c.chosen.at_horizon ? "chosen, at the horizon" : "chosen")
+                                                : "closest tried");
+    for (const auto& line : bound_lines(p, c.chosen)) out << "      confirmed: " << line << "\n";
+    if (c.chosen.at_horizon) out << "  " << ambiguity_line(p, pv, c.chosen) << "\n";
+    if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size != c.chosen.settings.maximum_pool_size)
+      out << evidence_text(c.shortest, "the smallest pool that met them in the short runs (one seed)");
+    if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer (short runs)");
     if (!c.headroom.run_lines.empty())
-      out << evidence_text(c.headroom, c.headroom.met ? "headroom" : "headroom (broken on a seed: only the planned rate holds)");
+      out << evidence_text(c.headroom, c.headroom.met ? (c.headroom.at_horizon ? "headroom, at the horizon" : "headroom")
+                                                      : "headroom (broken on a seed: only the planned rate holds)");
+    for (const auto& line : bound_lines(p, c.headroom)) out << "      confirmed: " << line << "\n";
     if (!c.slow_partner.run_lines.empty())
       out << evidence_text(c.slow_partner, "every call at the partner's p99.9, one hot key");
     if (!c.crash.run_lines.empty()) out << evidence_text(c.crash, "crash at half time");
@@ -217,12 +533,16 @@ std::string render_text(const PlanResult& p) {
   if (rec >= 0) {
     const auto& pv = p.paper[static_cast<std::size_t>(rec)];
     const auto& c = p.confirmed[static_cast<std::size_t>(rec)];
+    const Recommendation r = shown_settings(pv, c);
     out << fmt::format("recommended: {} with maximumPoolSize {}, connectionTimeout {}, read timeout {} x {} attempts{}, "
-                       "Tomcat threads {}; headroom {}{:.2f}/s\n",
-                       pv.strategy, c.chosen.settings.maximum_pool_size, format_duration(pv.settings.connection_timeout),
-                       format_duration(pv.settings.read_timeout), pv.settings.attempts,
-                       pv.settings.lease_ttl.count() > 0 ? ", lease TTL " + format_duration(pv.settings.lease_ttl) : "",
-                       pv.settings.max_threads, c.headroom_at_least ? ">= " : "", c.headroom_per_s);
+                       "Tomcat threads {}; headroom {}{:.2f}/s{}\n",
+                       pv.strategy, r.pool_size, format_duration(r.connection_timeout),
+                       format_duration(r.read_timeout), r.attempts,
+                       r.lease_ttl.count() > 0 ? ", lease TTL " + format_duration(r.lease_ttl) : "", r.max_threads,
+                       c.headroom_at_least ? ">= " : "", c.headroom_per_s,
+                       c.headroom.at_horizon && c.headroom.met ? " (confirmed at the horizon)" : "");
+    for (const auto& line : bound_lines(p, c.chosen)) out << "  confirmed: " << line << "\n";
+    if (pv.strategy == "none" || !pv.excludes) out << "  note: " << pv.strategy << " excludes nothing\n";
   } else {
     out << "no strategy meets the targets";
     const int near = closest(p);
@@ -259,6 +579,10 @@ nlohmann::json render_json(const PlanResult& p) {
                        {"recovery_ms_max", p.recovery_ms_max > 0 ? nlohmann::json(p.recovery_ms_max) : nlohmann::json(nullptr)}}},
           {"seeds", p.seeds},
           {"duration_s", to_s(p.base.duration)},
+          {"horizon_s", to_s(p.horizon)},
+          {"ambiguous_per_day_max", p.ambiguous_per_day_max >= 0 ? nlohmann::json(p.ambiguous_per_day_max)
+                                                                 : nlohmann::json(nullptr)},
+          {"minimize", p.minimize},
           {"inputs", p.inputs},
           {"strategies", strategies},
           {"recommended", rec >= 0 ? nlohmann::json(p.paper[static_cast<std::size_t>(rec)].strategy) : nlohmann::json(nullptr)},
@@ -292,12 +616,11 @@ std::string render_html(const PlanResult& p, const std::string& diff, const std:
   for (std::size_t i = 0; i < p.paper.size(); ++i) {
     const auto& pv = p.paper[i];
     const auto& c = p.confirmed[i];
-    const auto& r = pv.settings;
+    const Recommendation r = shown_settings(pv, c);
     const auto verdict = [](bool ok) {
       return std::string("<td class=\"") + (ok ? "meets\">meets" : "fails\">fails") + "</td>";
     };
-    out << "<tr><td>" << esc(pv.strategy) << "</td>" << verdict(pv.feasible) << verdict(c.feasible) << "<td>"
-        << (c.chosen.run_lines.empty() ? r.pool_size : c.chosen.settings.maximum_pool_size) << "</td><td>"
+    out << "<tr><td>" << esc(pv.strategy) << "</td>" << verdict(pv.feasible) << verdict(c.feasible) << "<td>" << r.pool_size << "</td><td>"
         << format_duration(r.connection_timeout) << "</td><td>" << format_duration(r.read_timeout) << " x "
         << r.attempts << "</td><td>" << (r.lease_ttl.count() > 0 ? format_duration(r.lease_ttl) : "-") << "</td><td>"
         << r.max_threads << "</td><td>"

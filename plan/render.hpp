@@ -28,6 +28,10 @@ struct PlanResult {
   double margin = 0;                 // --margin: planned for rate x (1 + margin)
   double given_rate_per_s = 0;       // the rate before the margin
   double elapsed_s = 0;
+  Duration horizon{};                // --horizon (0 = none)
+  double ambiguous_per_day_max = -1; // --ambiguous-max (-1 = reported only)
+  bool minimize = false;             // --minimize: no floors
+  std::vector<int> paper_pool;       // the paper's pool per strategy (floors applied), before the runs
 };
 
 // A strategy meets the targets: in the simulator, and in the real world when
@@ -46,6 +50,28 @@ int closest(const PlanResult& p);
 // (cli/spring_config), Spring's usual keys otherwise.
 std::string properties_diff(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
                             const std::string& from);
+
+// One changed setting: the Spring key (the file's own when it has it) and the values in the file's units.
+struct ConfigChange {
+  std::string key;     // dotted, e.g. spring.datasource.hikari.maximum-pool-size
+  std::string before;  // "" = the file does not set it
+  std::string after;
+};
+// The settings that change for strategy `index`: only real Spring, HikariCP,
+// Tomcat, Feign and resilience4j keys. A strategy change, and a lease TTL
+// (the strategy's code), are not configuration: `notes` gets one line each,
+// naming `lockbench explain STRATEGY`.
+std::vector<ConfigChange> config_changes(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
+                                         std::vector<std::string>& notes);
+// The recommendation as a unified diff of the file itself, in its own format
+// (`from` ending in .yml/.yaml: YAML, values replaced in place, keys the file
+// lacks added under their deepest existing parent; else properties), the
+// notes as comments; `patch -p0` applies it to `text`, the file's contents.
+std::string config_diff(const PlanResult& p, int index, const std::map<std::string, std::string>& key_of,
+                        const std::string& from, const std::string& text);
+// The file's text with the changes made (what config_diff's patch gives).
+std::string apply_changes(const std::string& text, bool yaml, const std::vector<ConfigChange>& changes,
+                          const std::vector<std::string>& notes);
 
 std::string render_text(const PlanResult& p);
 nlohmann::json render_json(const PlanResult& p);

@@ -34,7 +34,7 @@ TEST(CliPlanReal, TheRecommendedSettingsAreRunTimeScaledInTheRealWorldAndJudgedO
   const std::string srv = servers();
   if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
   const auto r = run_command(kBin + " plan --from " + kIncident + " --strategy row-lease,held-tx:wait --world real" +
-                             srv + " --time-scale 0.5 --duration 20s --seeds 1 --margin 25% --format json");
+                             srv + " --time-scale 0.5 --duration 20s --horizon 5m --seeds 1 --margin 25% --format json");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const json plan = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(plan.is_discarded()) << r.out;
