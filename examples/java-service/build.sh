@@ -19,7 +19,7 @@ javac --release 17 -Xlint:all -Werror -d "$out/classes" -cp "$cp" $(find "$here/
 cat >"$out/run.sh" <<RUN
 #!/usr/bin/env bash
 # The reference service (examples/java-service): flags as in its README.
-exec java -XX:+UseSerialGC -Xss512k -cp "$out/classes:$cp" lockbench.example.Service "\$@"
+exec java -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -Dsun.net.httpserver.nodelay=true -cp "$out/classes:$cp" lockbench.example.Service "\$@"
 RUN
 chmod +x "$out/run.sh"
 echo "$out/run.sh"

@@ -26,10 +26,12 @@ final class PoolFigures {
   private long probeBorrows = 0;
   private long timeouts = 0;
   private double busyConnS = 0;  // every borrow's hold, probes' included (the pool's utilization)
-  private double pendingS = 0;   // waiting threads over time, from the sampler
+  // Waiting threads over time: the sum of every borrow's wait, timeouts and
+  // probes included (L = λW on the pool's queue: exact, where sampling the
+  // MXBean's count would miss short waits and count a borrow's own scan).
+  private double pendingS = 0;
   private int activeMax = 0;
   private int pendingMax = 0;
-  private long lastSampleNs = 0;
 
   PoolFigures(HikariDataSource ds) {
     this.ds = ds;
@@ -48,6 +50,7 @@ final class PoolFigures {
     } catch (SQLTransientConnectionException e) {
       synchronized (mu) {
         ++timeouts;
+        pendingS += (System.nanoTime() - t0) / 1e9;  // it waited its whole connectionTimeout
       }
       throw e;
     }
@@ -56,8 +59,15 @@ final class PoolFigures {
   /** The readiness probe's borrow, within the probe's timeout. */
   Borrowed borrowForProbe(long timeoutMs) throws SQLException {
     long t0 = System.nanoTime();
-    Connection c = pool.getConnection(timeoutMs);
-    return new Borrowed(c, t0, System.nanoTime(), true);
+    try {
+      Connection c = pool.getConnection(timeoutMs);
+      return new Borrowed(c, t0, System.nanoTime(), true);
+    } catch (SQLException e) {
+      synchronized (mu) {
+        pendingS += (System.nanoTime() - t0) / 1e9;
+      }
+      throw e;
+    }
   }
 
   /** One borrow: close() gives it back and notes its hold. */
@@ -85,6 +95,7 @@ final class PoolFigures {
         double held = (System.nanoTime() - borrowedNs) / 1e6;
         synchronized (mu) {
           busyConnS += held / 1000;
+          pendingS += waitedNs / 1e9;
           if (probe) {
             ++probeBorrows;
           } else {
@@ -96,14 +107,25 @@ final class PoolFigures {
     }
   }
 
-  /** Every few milliseconds, by Service's sampler thread: the waiters' integral and the peaks. */
+  /** A runner's run starts (it read GET /lockbench/info): the figures count from here. */
+  void reset() {
+    synchronized (mu) {
+      waitMs.clear();
+      holdMs.clear();
+      probeBorrows = 0;
+      timeouts = 0;
+      busyConnS = 0;
+      pendingS = 0;
+      activeMax = 0;
+      pendingMax = 0;
+    }
+  }
+
+  /** Every few milliseconds, by Service's sampler thread: the peaks, from the MXBean. */
   void sample() {
     int active = mx.getActiveConnections();
     int pending = mx.getThreadsAwaitingConnection();
-    long now = System.nanoTime();
     synchronized (mu) {
-      if (lastSampleNs != 0) pendingS += pending * (now - lastSampleNs) / 1e9;
-      lastSampleNs = now;
       activeMax = Math.max(activeMax, active);
       pendingMax = Math.max(pendingMax, pending);
     }
@@ -128,6 +150,10 @@ final class PoolFigures {
   static final class DoubleList {
     private double[] v = new double[1024];
     private int n = 0;
+
+    void clear() {
+      n = 0;
+    }
 
     void add(double x) {
       if (n == v.length) v = java.util.Arrays.copyOf(v, n * 2);

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   POST /ops/single-call/{key}, /calls/{key}   the operation (UserService): 200, 409, 503, 429, 500
  *   GET  /health/readiness[?timeout_ms=N]      Spring's DataSource health indicator: a borrow from
  *                                              the same pool within the probe's timeout, SELECT 1
- *   GET  /lockbench/info                       {"run", "scenario", "strategy"}: the runner seeds the run's rows
+ *   GET  /lockbench/info                       {"run", "scenario", "strategy"}: the runner seeds the run's rows;
+ *                                              the figures of /lockbench/stats count from its last read
  *   GET  /lockbench/pool                       HikariPoolMXBean's gauges
  *   GET  /lockbench/stats                      the final pool figures (requests' borrows apart from probes')
  *   POST /lockbench/requests-over              no background work here: {"background_running": 0}
@@ -140,6 +141,10 @@ public final class Service {
         } else if (method.equals("GET") && path.equals("/health/liveness")) {
           send(ex, 200, "{\"status\":\"UP\"}");
         } else if (method.equals("GET") && path.equals("/lockbench/info")) {
+          // A runner reads it before its load: this run's figures start here
+          // (a long-lived service would otherwise report every run since its start).
+          pool.reset();
+          for (int i = 0; i < outcomes.length(); ++i) outcomes.set(i, 0);
           send(ex, 200, "{\"run\":" + cfg.run + ",\"scenario\":\"" + cfg.scenario + "\",\"strategy\":\"" + cfg.strategy
               + "\",\"pid\":" + ProcessHandle.current().pid() + "}");
         } else if (method.equals("GET") && path.equals("/lockbench/pool")) {
