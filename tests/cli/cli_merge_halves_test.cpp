@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 // A simulator result dressed as shard `index` of `count` of one real run (the
 // fields merge checks: the shard block, a shared run and start).
 json as_shard(json r, int index, int count) {
+  r["run_id"] = "targets-4343-1700000000000";  // a real run's, as every runner of one run shares it
   r["shard"] = {{"index", index},         {"count", count},   {"slice", std::to_string(index) + "/" + std::to_string(count)},
                 {"run", 4343},            {"start_unix_ms", 1700000000000}, {"partner_read", index == 0},
                 {"not_ended", json::array()}};
