@@ -226,6 +226,13 @@ void Recorder::pool_sample(const PoolSample& s) {
   // keep the busiest sample of the interval: exhaustion shows as peaks
   if (!b.has_pool || s.active + s.pending > b.pool.active + b.pool.pending) b.pool = s;
   b.has_pool = true;
+  if (s.pending_mean >= 0) {  // the world's own time average of the interval
+    b.pending_sum = s.pending_mean;
+    b.pending_samples = -1;
+  } else if (b.pending_samples >= 0) {  // evenly spaced samples: their mean is the time average
+    b.pending_sum += s.pending;
+    ++b.pending_samples;
+  }
 }
 
 std::int64_t Recorder::total() const {
@@ -255,7 +262,7 @@ nlohmann::json Recorder::timeline_json(std::size_t points_max) const {
       pending = std::max(pending, b.pool.pending);
       idle = sampled == 0 ? b.pool.idle : std::min(idle, b.pool.idle);
       active_sum += b.pool.active;
-      pending_sum += b.pool.pending;
+      pending_sum += b.pending_samples > 0 ? b.pending_sum / b.pending_samples : b.pending_sum;
       ++sampled;
     }
     const double k = sampled > 0 ? static_cast<double>(sampled) : 1;

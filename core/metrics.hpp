@@ -138,8 +138,10 @@ struct PoolStats {
   int active_max = 0;
   int pending_max = 0;
   double busy_conn_s = 0;  // integral of active connections over time
-  Samples wait_ms;         // per successful borrow
-  Samples hold_ms;         // per borrow
+  double pending_s = 0;    // integral of waiting borrowers over time (its mean: pending_s / the run's span)
+  Samples wait_ms;         // per successful borrow of a request (probes apart)
+  Samples hold_ms;         // per borrow of a request (probes apart: a probe's SELECT 1 is not a request's hold)
+  std::int64_t probe_borrows = 0;  // readiness checks that got a connection (in neither sample above)
   std::int64_t timeouts = 0;
   std::int64_t leaks = 0;  // leak-detection warnings
   std::vector<std::string> leak_steps;  // strategy step that held the connection (first few)
@@ -166,6 +168,10 @@ struct PoolSample {
   int active = 0;
   int pending = 0;
   int idle = 0;
+  // The interval's time-averaged waiters, when the world knows it exactly (the
+  // simulator integrates every change); below 0: unknown, and the Recorder
+  // averages the interval's samples instead (the real world's sampler).
+  double pending_mean = -1;
 };
 
 // Collects per-request results. Thread-safe: real-world workers finish
@@ -220,7 +226,9 @@ class Recorder {
   // At most `points_max` rows, each {t_s, dt_s, active, active_mean, pending,
   // pending_mean, idle, ok, conflict, pool_timeout, rejected, error}: active
   // and pending are the interval's busiest sample (peaks survive merging),
-  // idle its fewest idle connections, outcomes summed.
+  // active_mean the mean of each second's busiest, pending_mean the waiters'
+  // time average (not a mean of peaks), idle its fewest idle connections,
+  // outcomes summed.
   nlohmann::json timeline_json(std::size_t points_max = kTimelinePointsMax) const;
   Duration timeline_step() const { return timeline_step_; }
 
@@ -229,6 +237,8 @@ class Recorder {
     std::array<std::int64_t, 5> done{};
     PoolSample pool;
     bool has_pool = false;
+    double pending_sum = 0;  // samples' waiters, for the time average when the world gives none
+    int pending_samples = 0;
   };
   Bucket& bucket(Duration t);
   std::unique_lock<std::mutex> guard() const {

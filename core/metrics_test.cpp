@@ -211,3 +211,20 @@ TEST(DbFaults, EveryKindHasANameAndACountInTheResult) {
   EXPECT_EQ(db_fault_name(DbFault::commit_fail), "commit_fail");
   EXPECT_EQ(db_fault_name(DbFault::conn_lost), "conn_lost");
 }
+
+// pending_mean is the waiters' time average, not a mean of each second's
+// busiest sample (issue 43): a second sampled 0, 0, 0, 8 has a peak of 8 and a
+// time average of 2; a world that knows its exact average gives it instead.
+TEST(Timeline, PendingMeanIsTheTimeAverageAndPendingTheSecondsPeak) {
+  using std::chrono::milliseconds;
+  Recorder rec;
+  for (int ms : {0, 250, 500}) rec.pool_sample({milliseconds(ms), 1, 0, 9});
+  rec.pool_sample({milliseconds(750), 9, 8, 1});
+  rec.pool_sample({milliseconds(1000), 4, 3, 6, 1.5});  // second 1: the world's own average
+  const auto tl = rec.timeline_json();
+  ASSERT_EQ(tl.size(), 2u);
+  EXPECT_EQ(tl[0]["pending"], 8);
+  EXPECT_DOUBLE_EQ(tl[0]["pending_mean"].get<double>(), 2.0);
+  EXPECT_EQ(tl[1]["pending"], 3);
+  EXPECT_DOUBLE_EQ(tl[1]["pending_mean"].get<double>(), 1.5);
+}

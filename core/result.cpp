@@ -187,11 +187,13 @@ nlohmann::json make_result(const RunSummary& run) {
   const double util = pool.size > 0 ? pool.busy_conn_s / (pool.size * span_s) : 0;
   j["pool"] = {{"size", pool.size},
                {"active_max", pool.active_max},
-               {"pending_max", pool.pending_max},
+               {"pending_max", pool.pending_max},  // the peak
+               {"pending_mean", pool.pending_s / span_s},  // the time average
                {"utilization", util},
                {"wait_ms", trio(pool.wait_ms)},
                {"hold_ms", trio(pool.hold_ms)},
-               {"borrows", pool.hold_ms.size()},
+               {"borrows", pool.hold_ms.size()},  // requests' (hold_ms, wait_ms and the ceiling are theirs)
+               {"probe_borrows", pool.probe_borrows},
                {"timeouts", pool.timeouts},
                {"leaks", pool.leaks},
                {"leak_steps", pool.leak_steps}};

@@ -30,18 +30,29 @@ void Pool::account_busy_locked(Duration t) {
   }
 }
 
-PgConn* Pool::take_locked(PgConn* c, Duration waited) {
+void Pool::account_waiters_locked(Duration t) {
+  if (t > last_waiters_change_) {
+    stats_.pending_s += static_cast<double>(waiters_.size()) * to_s(t - last_waiters_change_);
+    last_waiters_change_ = t;
+  }
+}
+
+PgConn* Pool::take_locked(PgConn* c, Duration waited, Borrower who) {
   Slot& s = slot_of(c);
   s.borrowed = true;
   s.borrowed_at = now();
   s.leak_warned = false;
+  s.probe = who == Borrower::probe;
   s.holder = current_step_note();
-  stats_.wait_ms.add(to_ms(waited));
+  if (s.probe)
+    ++stats_.probe_borrows;
+  else
+    stats_.wait_ms.add(to_ms(waited));
   stats_.active_max = std::max(stats_.active_max, active_);
   return c;
 }
 
-PgConn* Pool::borrow(Duration timeout) {
+PgConn* Pool::borrow(Duration timeout, Borrower who) {
   const Duration start = now();
   PgConn* c = nullptr;
   Duration returned_at{};
@@ -56,6 +67,7 @@ PgConn* Pool::borrow(Duration timeout) {
       ++active_;
     } else {
       Waiter w;
+      account_waiters_locked(now());
       waiters_.push_back(&w);
       stats_.pending_max = std::max(stats_.pending_max, static_cast<int>(waiters_.size()));
       const auto deadline = Clock::now() + timeout;
@@ -66,6 +78,7 @@ PgConn* Pool::borrow(Duration timeout) {
           return nullptr;
         }
         if (w.cv.wait_until(lock, deadline) == std::cv_status::timeout && w.conn == nullptr && !closed_) {
+          account_waiters_locked(now());
           waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &w));
           ++stats_.timeouts;
           return nullptr;
@@ -73,7 +86,7 @@ PgConn* Pool::borrow(Duration timeout) {
       }
       c = w.conn;  // handed over by give_back(): already counted active
     }
-    take_locked(c, now() - start);
+    take_locked(c, now() - start, who);
     returned_at = slot_of(c).returned_at;
     borrowed_at = slot_of(c).borrowed_at;
   }
@@ -109,14 +122,15 @@ void Pool::give_back(PgConn* c, Duration borrowed_at) {
   if (c->broken() || Clock::now() - c->opened_at() > cfg_.max_lifetime) refresh(c, false);
   std::lock_guard lock(mu_);
   const Duration t = now();
-  stats_.hold_ms.add(to_ms(t - borrowed_at));
   Slot& s = slot_of(c);
+  if (!s.probe) stats_.hold_ms.add(to_ms(t - borrowed_at));
   s.borrowed = false;
   s.holder = nullptr;
   s.returned_at = t;
   if (!waiters_.empty() && !closed_) {
     // Hand over directly: the connection stays active, the oldest waiter gets it.
     Waiter* w = waiters_.front();
+    account_waiters_locked(t);
     waiters_.pop_front();
     w->conn = c;
     s.borrowed = true;  // in flight to the waiter (take_locked sets the rest)
@@ -160,6 +174,7 @@ PoolStats Pool::stats() const {
   // close the busy integral at the time of the copy
   const Duration t = now();
   if (t > last_change_) out.busy_conn_s += active_ * to_s(t - last_change_);
+  if (t > last_waiters_change_) out.pending_s += static_cast<double>(waiters_.size()) * to_s(t - last_waiters_change_);
   return out;
 }
 
@@ -173,6 +188,7 @@ std::vector<int> Pool::backend_pids() const {
 void Pool::close() {
   std::lock_guard lock(mu_);
   closed_ = true;
+  account_waiters_locked(now());
   for (Waiter* w : waiters_) w->cv.notify_one();  // under the lock, as in give_back()
   waiters_.clear();
 }

@@ -56,9 +56,13 @@ class Pool {
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
+  // Who borrows: a request (its wait and hold are the pool's wait_ms and
+  // hold_ms, and so the Little's-law ceiling), or a readiness probe (counted in
+  // probe_borrows only: a 1 ms SELECT 1 is no request's hold).
+  enum class Borrower { request, probe };
   // A connection, or null after `timeout`. Throws DbError when a broken
   // connection cannot be replaced (the database is gone).
-  PgConn* borrow(Duration timeout);
+  PgConn* borrow(Duration timeout, Borrower who = Borrower::request);
   PgConn* borrow() { return borrow(cfg_.connection_timeout); }
   // Called by PgConn::release().
   void give_back(PgConn* c, Duration borrowed_at);
@@ -91,11 +95,13 @@ class Pool {
     Duration borrowed_at{};
     Duration returned_at{};
     bool leak_warned = false;
+    bool probe = false;          // borrowed by a readiness probe
     StepNote* holder = nullptr;  // the borrower's step note (null: not a request)
   };
   Slot& slot_of(PgConn* c);
   void account_busy_locked(Duration t);
-  PgConn* take_locked(PgConn* c, Duration waited);
+  void account_waiters_locked(Duration t);  // before waiters_ changes: the pending_s integral
+  PgConn* take_locked(PgConn* c, Duration waited, Borrower who);
   // Replaces a broken or too old connection (outside the lock: a connect is slow).
   void refresh(PgConn* c, bool validate_first);
 
@@ -111,6 +117,7 @@ class Pool {
   std::deque<Waiter*> waiters_;   // first come, first served
   int active_ = 0;
   Duration last_change_{};        // for the busy-connection integral
+  Duration last_waiters_change_{};  // for the waiting-borrowers integral
   PoolStats stats_;
   std::int64_t replaced_ = 0;
   int leak_logs_ = 0;

@@ -258,6 +258,8 @@ void add_pool(PoolStats& out, const json& p) {
   out.active_max += p.value("active_max", 0);
   out.pending_max += p.value("pending_max", 0);
   out.busy_conn_s += p.value("busy_conn_s", 0.0);
+  out.pending_s += p.value("pending_s", 0.0);
+  out.probe_borrows += p.value("probe_borrows", std::int64_t{0});
   for (double v : p.value("wait_ms", std::vector<double>{})) out.wait_ms.add(v);
   for (double v : p.value("hold_ms", std::vector<double>{})) out.hold_ms.add(v);
   out.timeouts += p.value("timeouts", std::int64_t{0});

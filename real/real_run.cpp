@@ -122,20 +122,23 @@ void RealRun::start_sampler(Duration every, std::function<PoolSample()> sample) 
   });
 }
 
+// One prober per pod, on a fixed period from one period in (the simulator's
+// counting probe, sim/pod.cpp): a probe that takes its timeout does not
+// stretch the period, and a slow pod does not delay the others' probes.
 void RealRun::start_prober(std::size_t pods, std::function<bool(std::size_t)> probe) {
   if (s_.probe_interval <= Duration::zero()) return;
-  prober_.emplace(s_.probe_interval, [this, pods, probe = std::move(probe)] {
-    for (std::size_t i = 0; i < pods; ++i) {
-      const bool ok = probe(i);
+  auto shared = std::make_shared<std::function<bool(std::size_t)>>(std::move(probe));
+  for (std::size_t i = 0; i < pods; ++i)
+    probers_.push_back(std::make_unique<Ticker>(s_.probe_interval, [this, i, shared] {
+      const bool ok = (*shared)(i);
       std::lock_guard lock(probe_mu_);
       ++probe_.total;
       if (!ok) ++probe_.failed;
-    }
-  });
+    }, s_.probe_interval));
 }
 
 void RealRun::stop_tickers() {
-  if (prober_) prober_->stop();
+  for (auto& p : probers_) p->stop();
   if (sampler_) sampler_->stop();
 }
 

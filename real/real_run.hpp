@@ -39,6 +39,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -124,7 +125,8 @@ class RealRun {
   std::mutex probe_mu_;
   ProbeStats probe_;  // GUARDED_BY(probe_mu_)
   Duration last_progress_{};  // the sampler's thread only
-  std::optional<Ticker> sampler_, prober_;
+  std::optional<Ticker> sampler_;
+  std::vector<std::unique_ptr<Ticker>> probers_;  // one a pod
 };
 
 std::unique_ptr<RealRun> make_thread_pods_run(const Settings& configured, const RunHooks& hooks);

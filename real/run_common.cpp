@@ -122,15 +122,21 @@ std::int64_t new_run_key() {
   return static_cast<std::int64_t>(rng.next() >> 1);  // positive
 }
 
-Ticker::Ticker(Duration every, std::function<void()> f) : f_(std::move(f)), every_(every), thread_([this] { loop(); }) {}
+Ticker::Ticker(Duration every, std::function<void()> f, Duration first)
+    : f_(std::move(f)), every_(every), first_(first), thread_([this] { loop(); }) {}
 
 void Ticker::loop() {
+  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(every_);
+  auto due = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(first_);
   std::unique_lock lock(mu_);
-  while (!stop_) {
+  while (!cv_.wait_until(lock, due, [&] { return stop_; })) {
     lock.unlock();
     f_();
     lock.lock();
-    cv_.wait_for(lock, every_, [&] { return stop_; });
+    due += period;
+    // Over a whole period late (the call outlasted it): the missed ticks are skipped, not run in a burst.
+    const auto now = std::chrono::steady_clock::now();
+    if (period > period.zero() && now - due >= period) due += (now - due) / period * period;
   }
 }
 

@@ -56,11 +56,14 @@ std::string one_line(std::string text);
 // (a counter), in two processes (the pid) or on two machines (the clock).
 std::int64_t new_run_key();
 
-// Runs f on its own thread at once and then every `every` until stop() (or
-// destruction); stop() wakes it at once and joins.
+// Runs f on its own thread after `first` (at once by default) and then on a
+// fixed period, as kubelet's probes tick: the k-th call is due at first + k *
+// every however long the calls before it took (a late call runs at once; a
+// call over a whole period late is dropped, as kubelet skips a tick while its
+// last probe still runs). stop() (or destruction) wakes it at once and joins.
 class Ticker {
  public:
-  Ticker(Duration every, std::function<void()> f);
+  Ticker(Duration every, std::function<void()> f, Duration first = Duration::zero());
   ~Ticker() { stop(); }
   Ticker(const Ticker&) = delete;
   Ticker& operator=(const Ticker&) = delete;
@@ -70,6 +73,7 @@ class Ticker {
   void loop();
   const std::function<void()> f_;
   const Duration every_;
+  const Duration first_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;   // GUARDED_BY(mu_)

@@ -517,7 +517,7 @@ ManagementAnswer ServePod::readiness_answer(const std::optional<std::string>& ti
   wait = std::min(wait, readiness_cap());
   bool up = false;
   try {
-    if (PgConn* c = pool_->borrow(wait)) {
+    if (PgConn* c = pool_->borrow(wait, Pool::Borrower::probe)) {
       ConnHandle h(c);
       c->select_one();
       up = true;
@@ -572,7 +572,8 @@ json ServePod::stats() {
   for (Outcome oc : kOutcomes) outs[std::string(outcome_name(oc))] = outcomes_[static_cast<std::size_t>(oc)].load();
   return {{"pool",
            {{"name", pool_name_}, {"size", st.size}, {"active_max", st.active_max}, {"pending_max", st.pending_max},
-            {"busy_conn_s", st.busy_conn_s}, {"wait_ms", st.wait_ms.values()}, {"hold_ms", st.hold_ms.values()},
+            {"busy_conn_s", st.busy_conn_s}, {"pending_s", st.pending_s}, {"probe_borrows", st.probe_borrows},
+            {"wait_ms", st.wait_ms.values()}, {"hold_ms", st.hold_ms.values()},
             {"timeouts", st.timeouts}, {"leaks", st.leaks}, {"leak_steps", st.leak_steps}}},
           {"locks",
            {{"acquired", lc.acquired.load()}, {"denied", lc.denied.load()}, {"lease_steals", lc.lease_steals.load()},

@@ -108,6 +108,8 @@ PoolStats merge(const std::vector<std::unique_ptr<Pool>>& pools) {
     out.active_max += s.active_max;
     out.pending_max += s.pending_max;
     out.busy_conn_s += s.busy_conn_s;
+    out.pending_s += s.pending_s;
+    out.probe_borrows += s.probe_borrows;
     out.wait_ms.merge(s.wait_ms);
     out.hold_ms.merge(s.hold_ms);
     out.timeouts += s.timeouts;
@@ -321,7 +323,7 @@ void ThreadPodsRun::start_background() {
   });
   start_prober(pools_.size(), [this](std::size_t i) {
     try {
-      if (PgConn* c = pools_[i]->borrow(s_.probe_timeout)) {
+      if (PgConn* c = pools_[i]->borrow(s_.probe_timeout, Pool::Borrower::probe)) {
         ConnHandle h(c);
         c->select_one();
         return true;

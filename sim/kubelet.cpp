@@ -57,6 +57,7 @@ PodRoot run_check(SimWorld& w, Pod& pod, std::uint32_t slot, int kind, std::uint
     if (!c) {
       ok = false;
     } else {
+      ++w.pool_stats().probe_borrows;  // not a request's borrow: no hold_ms, no ceiling
       c->on_borrow(nullptr, w.now());
       co_await Sleep{w.loop(), w.db_latency(), pod.owner()};
       c->release();

@@ -42,6 +42,7 @@ PodRoot run_probe(SimWorld& w, Pod& pod, std::uint32_t slot) {
   if (!c) {
     w.probe_stats().failed++;
   } else {
+    ++w.pool_stats().probe_borrows;  // not a request's borrow: no hold_ms, no ceiling
     c->on_borrow(nullptr, w.now());
     co_await Sleep{w.loop(), w.db_latency(), pod.owner()};
     c->release();

@@ -82,3 +82,48 @@ TEST(SimQueueing, MatchesAnIndependentFifoQueueForHeldTxWithTwoCalls) {
 
 }  // namespace
 }  // namespace lockbench
+
+namespace lockbench {
+namespace {
+
+// The result's pool.pending_mean is the waiters' time average: by Little's law
+// on the pool's queue it is the borrow rate times the mean wait (every borrow
+// waits until it is served or gives up at connectionTimeout), while
+// pending_max is the peak (issue 43).
+TEST(SimQueueing, PendingMeanIsTheQueuesTimeAverageByLittlesLawAndPendingMaxItsPeak) {
+  Settings s = held_tx_queue("single-call", 11, 1000, 2000s);  // above the 10/s ceiling: a queue that times out
+  s.connection_timeout = 3s;
+  const auto r = run_sim(s);
+  const double span_s = r["duration_s"].get<double>();
+  const double waited_s = r["pool"]["wait_ms"]["mean"].get<double>() / 1000 * r["pool"]["borrows"].get<double>() +
+                          to_s(s.connection_timeout) * r["requests"]["pool_timeout"].get<double>();
+  const double mean = r["pool"]["pending_mean"].get<double>();
+  EXPECT_NEAR(mean, waited_s / span_s, 0.02 * mean);
+  EXPECT_GT(r["requests"]["pool_timeout"].get<int>(), 100);
+  EXPECT_GT(r["pool"]["pending_max"].get<double>(), 1.5 * mean);
+  EXPECT_EQ(r["pool"]["probe_borrows"], 0);  // no probe here
+  // The timeline's rows average to the run's mean (each row the time average of its seconds).
+  double rows = 0, weighted = 0;
+  for (const auto& row : r["timeline"]) {
+    weighted += row["pending_mean"].get<double>() * row["dt_s"].get<double>();
+    rows += row["dt_s"].get<double>();
+  }
+  EXPECT_NEAR(weighted / rows, mean, 0.02 * mean);
+}
+
+// The probe's borrows are counted apart: the requests' mean hold (and so the
+// ceiling) is the same with and without a probe, and the probe's are in probe_borrows.
+TEST(SimQueueing, ProbeBorrowsAreCountedApartFromTheRequestsHolds) {
+  Settings s = held_tx_queue("single-call", 5, 1000, 200s);
+  const auto without = run_sim(s);
+  s.probe_interval = 1s;
+  s.probe_timeout = 1s;
+  const auto with = run_sim(s);
+  EXPECT_GT(with["pool"]["probe_borrows"].get<int>(), 150);
+  EXPECT_EQ(with["pool"]["borrows"], with["requests"]["ok"]);
+  EXPECT_NEAR(with["prediction"]["mean_hold_ms"].get<double>(), without["prediction"]["mean_hold_ms"].get<double>(),
+              0.03 * without["prediction"]["mean_hold_ms"].get<double>());
+}
+
+}  // namespace
+}  // namespace lockbench

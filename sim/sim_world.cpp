@@ -132,18 +132,26 @@ void SimWorld::pool_changed(int active_delta, int pending_delta, int idle_delta)
   const Duration t = now();
   const Duration step = recorder_.timeline_step();
   pool_.busy_conn_s += active_ * to_s(t - last_change_);
-  last_change_ = t;
+  pool_.pending_s += pending_ * to_s(t - last_change_);
   // Time only moves forward: while t is inside bucket_, it is bucket_ (no division).
   const std::int64_t b = bucket_ >= 0 && t < bucket_end_ ? bucket_ : t / step;
   if (b != bucket_) {
-    bucket_end_ = step * (b + 1);
-    if (bucket_ >= 0) recorder_.pool_sample(bucket_peak_);
+    if (bucket_ >= 0) {
+      bucket_pending_s_ += pending_ * to_s(bucket_end_ - last_change_);
+      bucket_peak_.pending_mean = bucket_pending_s_ / to_s(step);
+      recorder_.pool_sample(bucket_peak_);
+    }
     // Seconds without any change carry the state they started with.
     for (std::int64_t k = std::max<std::int64_t>(bucket_ + 1, b - 100000); k < b; ++k)
-      recorder_.pool_sample({step * k, active_, pending_, idle_});
+      recorder_.pool_sample({step * k, active_, pending_, idle_, static_cast<double>(pending_)});
     bucket_ = b;
+    bucket_end_ = step * (b + 1);
     bucket_peak_ = {step * b, active_, pending_, idle_};
+    bucket_pending_s_ = pending_ * to_s(t - step * b);
+  } else {
+    bucket_pending_s_ += pending_ * to_s(t - last_change_);
   }
+  last_change_ = t;
   active_ += active_delta;
   pending_ += pending_delta;
   idle_ += idle_delta;
@@ -154,8 +162,16 @@ void SimWorld::pool_changed(int active_delta, int pending_delta, int idle_delta)
 
 void SimWorld::flush_timeline(bool) {
   pool_.busy_conn_s += active_ * to_s(now() - last_change_);
+  pool_.pending_s += pending_ * to_s(now() - last_change_);
+  if (bucket_ >= 0) {
+    // The last interval ends now: its average over the part the run lived.
+    const Duration end = std::min(now(), bucket_end_);
+    if (end > last_change_) bucket_pending_s_ += pending_ * to_s(end - last_change_);
+    const double lived_s = to_s(end - (bucket_end_ - recorder_.timeline_step()));
+    bucket_peak_.pending_mean = lived_s > 0 ? bucket_pending_s_ / lived_s : static_cast<double>(pending_);
+    recorder_.pool_sample(bucket_peak_);
+  }
   last_change_ = now();
-  if (bucket_ >= 0) recorder_.pool_sample(bucket_peak_);
 }
 
 // ---- requests

@@ -453,6 +453,7 @@ class SimWorld final : public World {
   std::int64_t bucket_ = -1;
   Duration bucket_end_{};  // where bucket_ ends: before it, no division finds the bucket again
   PoolSample bucket_peak_;
+  double bucket_pending_s_ = 0;  // waiter-seconds inside bucket_ up to last_change_
 
   // The lease store (redis-lease) and its failover.
   LeaseStore leases_;

@@ -213,7 +213,8 @@ TEST(DeployK8s, TheSweepJobItsMergeAndTheKustomizeVariablesAgree) {
   for (const auto& r : k["replacements"])
     for (const auto& t : r["targets"])
       for (const auto& f : t["fieldPaths"]) replaced.insert(r["source"]["fieldPath"].as<std::string>() + "->" + f.as<std::string>());
-  EXPECT_EQ(replaced, (std::set<std::string>{"data.shards->spec.completions", "data.parallelism->spec.parallelism"}));
+  EXPECT_EQ(replaced, (std::set<std::string>{"data.shards->spec.completions", "data.parallelism->spec.parallelism",
+                                             "data.storage-class->spec.storageClassName"}));
 }
 
 #ifdef LOCKBENCH_KUBECTL
@@ -244,7 +245,8 @@ TEST(DeployK8s, TheRunnersJobItsMergeAndTheKustomizeVariablesAgree) {
   ASSERT_TRUE(vars.count("runners") && vars.count("flags"));
   const int n = std::stoi(vars.at("runners"));
   for (const char* given_by_the_job : {"--out", "--shard"}) EXPECT_EQ(vars.at("flags").find(given_by_the_job), std::string::npos);
-  for (const char* needed : {"--world real", "--targets", "--db", "--partner"}) EXPECT_NE(vars.at("flags").find(needed), std::string::npos);
+  for (const char* needed : {"--world real", "--targets", "--partner"}) EXPECT_NE(vars.at("flags").find(needed), std::string::npos);
+  EXPECT_EQ(vars.at("flags").find("--db"), std::string::npos);  // the Secret, through LOCKBENCH_RUN_DB
   const auto docs = documents(slurp(kDeploy + "/runners/runner-job.yaml"));
   const YAML::Node job = find(docs, "Job", "lockbench-runners");
   ASSERT_TRUE(job);
@@ -269,5 +271,199 @@ TEST(DeployK8s, TheRunnersJobItsMergeAndTheKustomizeVariablesAgree) {
   for (const auto& r : k["replacements"])
     for (const auto& t : r["targets"])
       for (const auto& f : t["fieldPaths"]) replaced.insert(r["source"]["fieldPath"].as<std::string>() + "->" + f.as<std::string>());
-  EXPECT_EQ(replaced, (std::set<std::string>{"data.runners->spec.completions", "data.runners->spec.parallelism"}));
+  EXPECT_EQ(replaced, (std::set<std::string>{"data.runners->spec.completions", "data.runners->spec.parallelism",
+                                             "data.storage-class->spec.storageClassName"}));
 }
+
+// ---- issue 43: the manifests run on a real cluster as written
+
+namespace k8s_as_written {
+
+const std::vector<std::string> kKustomizations = {"", "/sweep", "/runners"};
+
+std::vector<YAML::Node> files_of(const std::string& dir) {
+  std::vector<YAML::Node> docs;
+  const YAML::Node k = YAML::LoadFile(kDeploy + dir + "/kustomization.yaml");
+  for (const auto& r : k["resources"])
+    for (const auto& d : documents(slurp(kDeploy + dir + "/" + r.as<std::string>()))) docs.push_back(d);
+  return docs;
+}
+
+// Every way a container's argv carries a secret: an env var filled from a
+// Secret ($(NAME) expands it into argv, where ps shows it), or a --db flag.
+std::vector<std::string> secrets_in_argv(const YAML::Node& doc) {
+  std::vector<std::string> found;
+  const YAML::Node pod = at(doc, "spec.template.spec");
+  if (!pod) return found;
+  for (const auto& c : pod["containers"]) {
+    std::string argv;
+    for (const char* part : {"command", "args"})
+      if (c[part])
+        for (const auto& a : c[part]) argv += a.as<std::string>() + " ";
+    if (c["env"])
+      for (const auto& e : c["env"])
+        if (at(e, "valueFrom.secretKeyRef") && argv.find("$(" + e["name"].as<std::string>() + ")") != std::string::npos)
+          found.push_back(at(doc, "metadata.name").as<std::string>() + ": $(" + e["name"].as<std::string>() + ") in argv");
+    if (argv.find("--db") != std::string::npos)
+      found.push_back(at(doc, "metadata.name").as<std::string>() + ": --db in argv");
+  }
+  return found;
+}
+
+TEST(DeployK8sAsWritten, NoSecretReachesAContainersArgvAndTheCheckFindsOne) {
+  for (const auto& dir : kKustomizations)
+    for (const auto& d : files_of(dir))
+      for (const auto& e : secrets_in_argv(d)) ADD_FAILURE() << "deploy/k8s" << dir << ": " << e;
+  const auto bad = documents(
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n"
+      "      containers:\n        - name: c\n          image: i\n          env: [{name: DB_URL, valueFrom: {secretKeyRef: {name: s, key: url}}}]\n"
+      "          command: [\"lockbench\", \"run\", \"--db=$(DB_URL)\"]\n");
+  EXPECT_EQ(secrets_in_argv(bad[0]), (std::vector<std::string>{"j: $(DB_URL) in argv", "j: --db in argv"}));
+  // Where the URL goes instead: the variables serve and run read (cli/main.cpp).
+  const auto base = files_of("");
+  const auto env_names = [](const YAML::Node& doc) {
+    std::set<std::string> names;
+    for (const auto& e : at(doc, "spec.template.spec.containers")[0]["env"]) names.insert(e["name"].as<std::string>());
+    return names;
+  };
+  EXPECT_TRUE(env_names(find(base, "Deployment", "lockbench-pods")).count("LOCKBENCH_SERVE_DB"));
+  EXPECT_TRUE(env_names(find(base, "Job", "lockbench-runner")).count("LOCKBENCH_RUN_DB"));
+  EXPECT_TRUE(env_names(find(files_of("/runners"), "Job", "lockbench-runners")).count("LOCKBENCH_RUN_DB"));
+}
+
+// An image a multi-node cluster can pull: a registry and a tag from each
+// kustomization's images entry, and a claim that names its storage class.
+TEST(DeployK8sAsWritten, EveryKustomizationNamesARegistryImageAndEveryClaimAStorageClass) {
+  for (const auto& dir : kKustomizations) {
+    const YAML::Node k = YAML::LoadFile(kDeploy + dir + "/kustomization.yaml");
+    ASSERT_TRUE(k["images"]) << "deploy/k8s" << dir << ": no images entry";
+    EXPECT_EQ(k["images"][0]["name"].as<std::string>(), "lockbench");
+    EXPECT_NE(k["images"][0]["newName"].as<std::string>().find('/'), std::string::npos) << "no registry in newName";
+    const std::string tag = k["images"][0]["newTag"].as<std::string>();
+    EXPECT_FALSE(tag.empty() || tag == "latest") << "a fixed tag: IfNotPresent with :latest keeps a stale image";
+    for (const auto& d : files_of(dir)) {
+      if (d["kind"].as<std::string>() == "PersistentVolumeClaim")
+        EXPECT_TRUE(at(d, "spec.storageClassName")) << "deploy/k8s" << dir << ": claim without storageClassName";
+      if (const YAML::Node pod = at(d, "spec.template.spec"))
+        for (const auto& c : pod["containers"]) EXPECT_EQ(c["image"].as<std::string>(), "lockbench");  // kustomize's images rewrites it
+    }
+  }
+}
+
+// Every claim is mounted by a Deployment too (the collector): the results stay
+// reachable by kubectl cp once the Jobs are gone.
+TEST(DeployK8sAsWritten, EveryResultsClaimIsKeptByACollectorThatOutlivesTheJobs) {
+  for (const auto& dir : {std::string("/sweep"), std::string("/runners")}) {
+    const auto docs = files_of(dir);
+    for (const auto& claim : docs) {
+      if (claim["kind"].as<std::string>() != "PersistentVolumeClaim") continue;
+      const std::string name = at(claim, "metadata.name").as<std::string>();
+      bool kept = false;
+      for (const auto& d : docs)
+        if (d["kind"].as<std::string>() == "Deployment")
+          for (const auto& v : at(d, "spec.template.spec.volumes"))
+            kept |= at(v, "persistentVolumeClaim.claimName") && at(v, "persistentVolumeClaim.claimName").as<std::string>() == name;
+      EXPECT_TRUE(kept) << "deploy/k8s" << dir << ": no Deployment keeps claim " << name;
+    }
+  }
+}
+
+// The runners drive lockbench.yaml's own Services, scenario and strategy, with its Secret.
+TEST(DeployK8sAsWritten, TheRunnersDriveLockbenchYamlsOwnServicesWithItsSecret) {
+  const auto base = files_of("");
+  const std::string flags = literals("/runners").at("flags");
+  const auto value_of = [&](const std::string& flag) {
+    const auto p = flags.find(flag + " ");
+    if (p == std::string::npos) return std::string();
+    const auto from = p + flag.size() + 1;
+    return flags.substr(from, flags.find(' ', from) - from);
+  };
+  for (const char* flag : {"--targets", "--partner"}) {
+    const std::string url = value_of(flag);  // http://NAME:PORT
+    ASSERT_EQ(url.rfind("http://", 0), 0u) << flag << " " << url;
+    const std::string host = url.substr(7, url.find(':', 7) - 7);
+    const int port = std::stoi(url.substr(url.find(':', 7) + 1));
+    const YAML::Node svc = find(base, "Service", host);
+    ASSERT_TRUE(svc) << flag << ": no Service " << host << " in lockbench.yaml";
+    EXPECT_EQ(at(svc, "spec.ports")[0]["port"].as<int>(), port) << flag;
+  }
+  std::string serve;
+  for (const auto& a : at(find(base, "Deployment", "lockbench-pods"), "spec.template.spec.containers")[0]["command"])
+    serve += a.as<std::string>() + " ";
+  for (const char* flag : {"--scenario", "--strategy"})
+    EXPECT_NE(serve.find(std::string(flag) + "=" + value_of(flag) + " "), std::string::npos) << flag << ": " << serve;
+  const auto secret_of = [](const YAML::Node& doc) {
+    for (const auto& e : at(doc, "spec.template.spec.containers")[0]["env"])
+      if (at(e, "valueFrom.secretKeyRef")) return at(e, "valueFrom.secretKeyRef.name").as<std::string>();
+    return std::string();
+  };
+  const std::string secret = secret_of(find(base, "Deployment", "lockbench-pods"));
+  EXPECT_EQ(secret, "lockbench-db");
+  EXPECT_EQ(secret_of(find(files_of("/runners"), "Job", "lockbench-runners")), secret);
+}
+
+// A merge gives up (backoffLimit, activeDeadlineSeconds past the runners'),
+// says which runner or shard it waits for, and stops at a failed runner; the
+// runners' own wait (--shard-wait) covers the pods' start-up.
+TEST(DeployK8sAsWritten, MergesGiveUpSayWhatTheyWaitForAndTheShardWaitCoversStartUp) {
+  for (const auto& [dir, merge_name] : {std::pair{std::string("/sweep"), "lockbench-sweep-merge"},
+                                        std::pair{std::string("/runners"), "lockbench-runners-merge"}}) {
+    const auto docs = files_of(dir);
+    const YAML::Node merge = find(docs, "Job", merge_name);
+    ASSERT_TRUE(merge);
+    EXPECT_TRUE(at(merge, "spec.backoffLimit")) << merge_name;
+    ASSERT_TRUE(at(merge, "spec.activeDeadlineSeconds")) << merge_name;
+    EXPECT_LE(at(merge, "spec.activeDeadlineSeconds").as<int>(), 2 * 86400) << merge_name;
+    EXPECT_NE(script_of(merge).find("merge: waiting for"), std::string::npos) << script_of(merge);
+  }
+  const auto docs = files_of("/runners");
+  const YAML::Node runners = find(docs, "Job", "lockbench-runners");
+  const YAML::Node merge = find(docs, "Job", "lockbench-runners-merge");
+  EXPECT_GT(at(merge, "spec.activeDeadlineSeconds").as<int>(), at(runners, "spec.activeDeadlineSeconds").as<int>());
+  const std::string run = script_of(runners), m = script_of(merge);
+  EXPECT_NE(run.find(".failed"), std::string::npos) << run;
+  EXPECT_NE(m.find("runner-$i.failed"), std::string::npos) << m;
+  const auto w = run.find("--shard-wait ");
+  ASSERT_NE(w, std::string::npos) << run;
+  const std::string wait = run.substr(w + 13, run.find(' ', w + 13) - w - 13);
+  ASSERT_FALSE(wait.empty());
+  EXPECT_EQ(wait.back(), 'm') << wait;  // minutes: an image pull and a scheduling delay fit
+  EXPECT_GE(std::stoi(wait), 5) << wait;
+}
+
+#ifdef LOCKBENCH_KUBECTL
+// What a cluster would get: every kustomization renders, with the registry's image in every container.
+TEST(DeployK8sAsWritten, KubectlKustomizeRendersEveryKustomizationWithTheRegistryImage) {
+  for (const auto& dir : kKustomizations) {
+    const std::string cmd = std::string(LOCKBENCH_KUBECTL) + " kustomize " + kDeploy + dir + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int status = pclose(p);
+    if (out.find("replacements") != std::string::npos && status != 0)
+      GTEST_SKIP() << "this kubectl's kustomize predates replacements (kustomize 4.1, kubectl 1.22): " << out;
+    ASSERT_EQ(status, 0) << dir << ": " << out;
+    const YAML::Node k = YAML::LoadFile(kDeploy + dir + "/kustomization.yaml");
+    const std::string image = k["images"][0]["newName"].as<std::string>() + ":" + k["images"][0]["newTag"].as<std::string>();
+    int containers = 0;
+    for (const auto& d : documents(out)) {
+      for (const auto& e : schema_errors(d)) ADD_FAILURE() << dir << ": " << e;
+      for (const auto& e : secrets_in_argv(d)) ADD_FAILURE() << dir << ": " << e;
+      if (d["kind"].as<std::string>() == "PersistentVolumeClaim")
+        EXPECT_EQ(at(d, "spec.storageClassName").as<std::string>(),
+                  literals(dir).at("storage-class"));
+      if (const YAML::Node pod = at(d, "spec.template.spec"))
+        for (const auto& c : pod["containers"]) {
+          EXPECT_EQ(c["image"].as<std::string>(), image) << dir;
+          ++containers;
+        }
+    }
+    EXPECT_GE(containers, 2) << dir;
+  }
+}
+#endif
+
+}  // namespace k8s_as_written

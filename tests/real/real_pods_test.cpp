@@ -169,8 +169,9 @@ TEST(RealPods, ServeAnswersEachOutcomeContractAndItsMetricsParse) {
     EXPECT_TRUE(values.contains(name + l)) << name;
   EXPECT_EQ(values["hikaricp_connections_max" + l], 3);
   EXPECT_EQ(values["hikaricp_connections_active" + l], 0);
-  // Two requests and the readiness probe borrowed a connection each.
-  EXPECT_GE(values["hikaricp_connections_usage_seconds_count" + l], 3);
+  // Two requests borrowed a connection each (the readiness probe's borrow is
+  // counted apart, pool.probe_borrows: issue 43).
+  EXPECT_GE(values["hikaricp_connections_usage_seconds_count" + l], 2);
   EXPECT_EQ(values["lockbench_requests_total{pool=\"pod2\",outcome=\"ok\"}"], 2);
 
   auto info = c.Get("/lockbench/info");
