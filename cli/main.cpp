@@ -637,11 +637,12 @@ class CompactCommand final : public Subcommand {
     app_->add_option("input", in_, "a result file, or a directory walked recursively")->required();
     app_->add_option("--out", out_, "output directory: the same relative paths; other files copied as they are")
         ->required();
+    app_->add_flag("--force", force_, "allow --out to be the input's own directory (compacts in place, for good)");
   }
 
   int run() override {
     try {
-      const auto plan = report::plan_compaction(in_, out_);
+      const auto plan = report::plan_compaction(in_, out_, force_);
       const std::size_t n = report::compact_files(plan);
       std::cout << "compacted " << n << " results into " << out_ << " (" << plan.size() << " files)\n";
     } catch (const std::invalid_argument& e) {
@@ -652,6 +653,7 @@ class CompactCommand final : public Subcommand {
 
  private:
   std::string in_, out_;
+  bool force_ = false;
 };
 
 class CompareCommand final : public Subcommand {

@@ -10,7 +10,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli/k8s_deployment.hpp"
 #include "cli/settings_io.hpp"
+#include "core/files.hpp"
 
 namespace lockbench::cli {
 
@@ -60,7 +62,6 @@ std::string trim_value(std::string s) {
 // laughs") counts each time; an alias to a node inside itself is a cycle.
 constexpr int kYamlDepthMax = 64;
 constexpr std::size_t kYamlVisitsMax = 100'000;
-constexpr std::uintmax_t kConfigBytesMax = 4 << 20;
 
 struct Flattener {
   const std::string& path;
@@ -98,19 +99,13 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw SettingError("--from: '" + path + "' is a directory; give the file (application.properties or application.yml)");
-  std::ifstream in(path);
-  if (!in) throw SettingError("--from: cannot read '" + path + "' (a Spring Boot application.properties or .yml)");
-  const auto bytes = std::filesystem::file_size(path, ec);
-  if (!ec && bytes > kConfigBytesMax)
-    throw SettingError("--from: '" + path + "' is " + std::to_string(bytes) + " bytes; a configuration file is at most " +
-                       std::to_string(kConfigBytesMax) + " bytes");
   std::vector<std::pair<std::string, std::string>> out;
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : relaxed(path.substr(dot + 1));
   if (ext == "yml" || ext == "yaml") {
     try {
       Flattener flat{path, out, {}, 0};  // one node count for all of the file's documents
-      for (const auto& doc : YAML::LoadAllFromFile(path)) flat.visit(doc, "");
+      for (const auto& doc : load_yaml_bounded(path, "--from")) flat.visit(doc, "");
     } catch (const YAML::Exception& e) {
       throw SettingError("--from: '" + path + "' is not valid YAML: " + e.what());
     }
@@ -119,6 +114,7 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
   if (ext != "properties")
     throw SettingError("--from: '" + path + "' is neither .properties nor .yml/.yaml (accepted: a Spring Boot "
                        "application.properties or application.yml)");
+  std::istringstream in(read_file_capped(path, kConfigFileBytesMax, "--from", "a configuration file"));
   std::string line;
   while (std::getline(in, line)) {
     const std::string t = trim_value(line);

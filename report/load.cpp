@@ -1,10 +1,9 @@
 // Reading result files and refusing incomplete ones with one clear line.
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "base/units.hpp"
+#include "core/files.hpp"
 #include "report/fields.hpp"
 #include "report/report.hpp"
 
@@ -27,11 +26,8 @@ void validate_result(const json& result, const std::string& source) {
 std::vector<json> load_results(const std::vector<std::string>& paths) {
   std::vector<json> results;
   for (const auto& path : paths) {
-    std::ifstream in(path);
-    if (!in) throw SettingError(fmt::format("{}: cannot read result file", path));
-    std::stringstream text;
-    text << in.rdbuf();
-    json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    json doc = json::parse(read_file_capped(path, kResultFileBytesMax, "report", "a result file"), nullptr,
+                           /*allow_exceptions=*/false);
     if (doc.is_discarded()) throw SettingError(fmt::format("{}: not valid JSON", path));
     if (doc.is_array()) {
       if (doc.empty()) throw SettingError(fmt::format("{}: an empty array holds no results", path));
