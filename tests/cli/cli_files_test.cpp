@@ -309,3 +309,76 @@ TEST_F(Files, AFourMiBYamlFlowSequenceIsRefusedAtTheNodeCapWithLittleMemory) {
 }
 
 }  // namespace cli_files_test
+
+namespace cli_files_test {
+
+// ---- closed loop past capacity, input hygiene -----------------------------------------------
+
+TEST_F(Files, AClosedLoopPastThreadsAndQueueBacksOffWithBoundedMemory) {
+  // 301 users, one more than max-threads 200 + accept-count 100: was bad_alloc at 2.6 GB after 14 s.
+  const auto [rss_kib, status] = peak_rss_kib({kBin, "run", "--world", "sim", "--quiet", "--strategy", "held-tx",
+                                               "--users", "301", "--think-time", "0s", "--duration", "5s", "--out",
+                                               at("r.json")});
+  ASSERT_EQ(status, 0);
+  EXPECT_LT(rss_kib, 500 * 1024) << "peak RSS " << rss_kib << " KiB";
+  const json r = json::parse(slurp(at("r.json")));
+  const auto rejected = r["requests"].value("rejected", 0);
+  const auto ok = r["requests"].value("ok", 0);
+  EXPECT_GT(rejected, 0);        // the 301st user is turned away ...
+  EXPECT_LT(rejected, 301 * 60);  // ... and backs off: at most ~12/s per user, not millions
+  EXPECT_GT(ok, 100);  // the service keeps serving the other 300
+}
+
+TEST_F(Files, NumbersOnTheCommandLineAreDecimalOnly) {
+  for (const std::string& args :
+       {std::string("run --world sim --repetitions 0x10"), std::string("sweep --vary rate=2 --repetitions 0b11"),
+        std::string("serve --port 0x1f90"), std::string("serve --run-id 0x10"), std::string("serve --pod 0x1"),
+        std::string("compare a b --max-ok-drop 0x10")}) {
+    SCOPED_TRACE(args);
+    const auto r = run_command(kBin + " " + args);
+    expect_one_line(r, 2, "is not a decimal");
+  }
+  EXPECT_EQ(run_command(kBin + " run --world sim --quiet --duration 2s --rate 5 --repetitions 2").status, 0);
+}
+
+TEST_F(Files, ControlBytesInDeploymentNamesAndPathsAreEscapedOnTheTerminal) {
+  file("d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: \"evil\\e]0;owned\\a\\e[2J\"\nspec:\n"
+                 "  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n"
+                 "        livenessProbe:\n          httpGet: {path: \"/x\\e[2J\"}\n");
+  const auto r = run_command(kBin + " lint --from " + at("d.yaml"));
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+  EXPECT_NE((r.out + r.err).find("\\x1B]0;owned\\x07"), std::string::npos) << r.out << r.err;
+  // An error line naming a path with control bytes: escaped too.
+  const auto bad = run_command(kBin + " run --config '" + at("no\x1b[2Jsuch.toml") + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.find('\x1b'), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.err.find("\\x1B[2J") != std::string::npos || bad.err.find("\\x1b[2J") != std::string::npos)
+      << bad.err;
+}
+
+TEST_F(Files, AResultNamingAStrategyWithANewlineOrABacktickIsRefusedAtInput) {
+  ASSERT_EQ(run_command(kBin + " run --world sim --quiet --duration 2s --rate 5 --strategy held-tx --out " +
+                        at("r.json")).status, 0);
+  json r = json::parse(slurp(at("r.json")));
+  for (const std::string& evil : {std::string("held-tx\nx"), std::string("held`<img src=x onerror=alert(1)>`")}) {
+    SCOPED_TRACE(evil);
+    r["strategy"] = evil;
+    file("evil.json", r.dump());
+    const auto rep = run_command(kBin + " report " + at("evil.json") + " --out " + at("rep"));
+    expect_one_line(rep, 2, "is not a name lockbench writes");  // was 0-byte SVGs with rc 0, raw HTML in report.md
+    EXPECT_FALSE(fs::exists(dir_ / "rep" / "report.md"));
+  }
+  EXPECT_EQ(run_command(kBin + " report " + at("r.json") + " --no-charts --out " + at("ok")).status, 0);
+}
+
+TEST_F(Files, AMalformedUnicodeEscapeInPropertiesIsRefusedInOneLine) {
+  // (the decoding itself: SpringProperties.UnicodeAndBackslashEscapesAreDecodedAsJavaReadsThem)
+  file("bad.properties", "spring.datasource.hikari.maximum-pool-size=\\u00G5\n");
+  expect_one_line(run_command(kBin + " lint --from " + at("bad.properties")), 2, "malformed \\uXXXX");
+  file("good.properties", "spring.datasource.hikari.maximum-pool-size=\\u0031\\u0035\n");
+  EXPECT_NE(run_command(kBin + " lint --from " + at("good.properties")).status, 2);
+}
+
+}  // namespace cli_files_test
