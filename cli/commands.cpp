@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/printable.hpp"
 #include "cli/output.hpp"
 #include "cli/settings_io.hpp"
 #include "base/redact.hpp"
@@ -98,7 +99,7 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format, 
   else if (format == "sarif")
     std::cout << report::render_sarif(rep).dump(2) << "\n";
   else
-    std::cout << report::render(rep);
+    std::cout << printable(report::render(rep), /*keep_newlines=*/true);  // names and paths from --from's files
   return rep.exit_code();
 }
 

@@ -1,32 +1,70 @@
 #include "cli/k8s_deployment.hpp"
 
 #include <filesystem>
+#include <sstream>
 
+#include "core/files.hpp"
+
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace lockbench::cli {
 
 namespace {
 
-constexpr std::uintmax_t kManifestBytesMax = 4 << 20;  // as a Spring file: a manifest is small
+// Counts the parser's events; throws at the cap, so the parse stops there.
+class NodeCounter final : public YAML::EventHandler {
+ public:
+  explicit NodeCounter(std::string where) : where_(std::move(where)) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { count(); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { count(); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { count(); }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count();
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count();
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count() {
+    if (++nodes_ > kYamlNodesMax)
+      throw SettingError(where_ + " has more than " + std::to_string(kYamlNodesMax) +
+                         " YAML nodes, the cap for a configuration file");
+  }
+  std::string where_;
+  std::size_t nodes_ = 0;
+};
+
+}  // namespace
+
+std::vector<YAML::Node> load_yaml_bounded(const std::string& path, const std::string& origin) {
+  const std::string text = read_file_capped(path, kConfigFileBytesMax, origin, "a configuration file");
+  const std::string where = origin + ": '" + path + "'";
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    NodeCounter counter(where);
+    while (parser.HandleNextDocument(counter)) {
+    }
+    return YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw SettingError(where + " is not valid YAML: " + e.what());
+  }
+}
+
+namespace {
 
 struct ManifestReader {
   const std::string& file;
 
   [[noreturn]] void refuse(const std::string& what) const { throw SettingError("--from: '" + file + "': " + what); }
 
-  std::vector<YAML::Node> documents() const {
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(file, ec);
-    if (ec) refuse("cannot be read (a Kubernetes manifest or a Spring Boot application.yml)");
-    if (bytes > kManifestBytesMax)
-      refuse(std::to_string(bytes) + " bytes; a manifest is at most " + std::to_string(kManifestBytesMax) + " bytes");
-    try {
-      return YAML::LoadAllFromFile(file);
-    } catch (const YAML::Exception& e) {
-      refuse(std::string("not valid YAML: ") + e.what());
-    }
-  }
+  std::vector<YAML::Node> documents() const { return load_yaml_bounded(file, "--from"); }
 
   static std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.as<std::string>() : ""; }
 
@@ -100,12 +138,11 @@ bool is_object(const YAML::Node& doc) { return doc.IsMap() && doc["apiVersion"] 
 bool is_kubernetes_yaml(const std::string& path) {
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
-  std::error_code ec;
-  if ((ext != "yml" && ext != "yaml") || std::filesystem::file_size(path, ec) > kManifestBytesMax || ec) return false;
+  if (ext != "yml" && ext != "yaml") return false;
   try {
-    for (const auto& doc : YAML::LoadAllFromFile(path))
+    for (const auto& doc : load_yaml_bounded(path, "--from"))
       if (is_object(doc)) return true;
-  } catch (const YAML::Exception&) {
+  } catch (const SettingError&) {
     return false;  // the Spring reader says what is wrong with it
   }
   return false;

@@ -22,9 +22,22 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/settings.hpp"
 
 namespace lockbench::cli {
+
+// A configuration file's YAML holds at most this many nodes (scalars,
+// collections and aliases, as the parser meets them).
+inline constexpr std::size_t kYamlNodesMax = 50'000;
+
+// The documents of the YAML file `path` (at most kConfigFileBytesMax bytes,
+// core/files.hpp), its nodes counted by yaml-cpp's event parser before any
+// node tree is built: a 4 MiB flow sequence is refused at the node cap with
+// little memory. Throws SettingError "ORIGIN: 'PATH' ..." for a file too large,
+// too many nodes or YAML that does not parse.
+std::vector<YAML::Node> load_yaml_bounded(const std::string& path, const std::string& origin);
 
 struct K8sProbe {
   ProbeSpec spec;    // Kubernetes' defaults where the file says nothing; `db` is not known here

@@ -9,6 +9,7 @@
 
 #include "cli/k8s_deployment.hpp"
 #include "cli/lint_sources.hpp"
+#include "cli/spring_config.hpp"
 
 namespace lockbench::cli {
 namespace {
@@ -156,6 +157,21 @@ TEST(LintSources, ADeploymentAndASpringFileTogether) {
   Settings s2;
   EXPECT_EQ(read_lint_sources(s2, {yml}, "", err, false).health.groups.at("liveness"),
             (std::vector<std::string>{"livenessState", "db"}));
+}
+
+// Issue 42: java.util.Properties' escapes, \u0035 = '5'.
+TEST(SpringProperties, UnicodeAndBackslashEscapesAreDecodedAsJavaReadsThem) {
+  Settings s;
+  apply_spring_config(s, write("escapes.properties",
+                               "spring.datasource.hikari.maximum-pool-size=\\u0031\\u0035\n"
+                               "server.tomcat.threads.max=\\3\\0\n"));
+  EXPECT_EQ(s.maximum_pool_size, 15);
+  EXPECT_EQ(s.max_threads, 30);
+  const std::string bad = message_of([] {
+    Settings t;
+    apply_spring_config(t, write("bad-escape.properties", "spring.datasource.hikari.maximum-pool-size=\\u00G5\n"));
+  });
+  EXPECT_NE(bad.find("line 1: malformed \\uXXXX escape"), std::string::npos) << bad;
 }
 
 }  // namespace

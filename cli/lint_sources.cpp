@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/k8s_deployment.hpp"
+#include "core/printable.hpp"
 #include "cli/settings_io.hpp"
 #include "cli/spring_config.hpp"
 
@@ -22,11 +23,11 @@ void merge_health(report::SpringHealth& into, const report::SpringHealth& h) {
 void read_spring(Settings& s, const std::string& file, LintSources& out, std::ostream& err, bool verbose) {
   const SpringConfig spring = apply_spring_config(s, file);
   merge_health(out.health, spring.health);
-  for (const auto& note : spring.notes) err << "lint: from " << file << ": " << note << "\n";
+  for (const auto& note : spring.notes) err << printable("lint: from " + file + ": " + note) << "\n";
   if (spring.ignored.empty() || !verbose) return;
-  err << "lint: from " << file << ": " << spring.applied.size() << " settings read; not read: ";
-  for (std::size_t i = 0; i < spring.ignored.size(); ++i) err << (i ? ", " : "") << spring.ignored[i];
-  err << "\n";
+  std::string line = "lint: from " + file + ": " + std::to_string(spring.applied.size()) + " settings read; not read: ";
+  for (std::size_t i = 0; i < spring.ignored.size(); ++i) line += (i ? ", " : "") + spring.ignored[i];
+  err << printable(line) << "\n";
 }
 
 std::string probe_line(const char* kind, const std::optional<K8sProbe>& p) {
@@ -76,10 +77,12 @@ LintSources read_lint_sources(Settings& s, const std::vector<std::string>& files
   const ChosenContainer chosen = choose_container(deployments, deployment, manifests);
   apply_container(s, chosen, manifests, out);
   if (verbose)
-    err << "lint: from " << manifests << ": " << chosen.where() << ": replicas " << chosen.deployment->replicas
-        << " (--pods); " << probe_line("readiness", chosen.container->readiness) << "; "
-        << probe_line("liveness", chosen.container->liveness) << "; "
-        << probe_line("startup", chosen.container->startup) << "\n";
+    err << printable("lint: from " + manifests + ": " + chosen.where() + ": replicas " +
+                     std::to_string(chosen.deployment->replicas) + " (--pods); " +
+                     probe_line("readiness", chosen.container->readiness) + "; " +
+                     probe_line("liveness", chosen.container->liveness) + "; " +
+                     probe_line("startup", chosen.container->startup))
+        << "\n";
   return out;
 }
 

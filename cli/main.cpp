@@ -40,6 +40,7 @@
 #include "cli/settings_io.hpp"
 #include "base/allocator.hpp"
 #include "base/redact.hpp"
+#include "core/printable.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
 #include "core/result.hpp"
@@ -402,6 +403,30 @@ class Subcommand {
 
 std::string output_group() { return std::string(kGroupOutput); }
 
+// The one rule for a number on the command line, as settings_io's parsers
+// read the settings: decimal only. CLI11 alone would take 0x10 as 16 and 0b11
+// as 3 (`--repetitions 0x10`, serve's --port, --run-id, --pod).
+CLI::Validator decimal_whole() {
+  return CLI::Validator(
+      [](std::string& v) {
+        const std::size_t digits = v.size() - (!v.empty() && v[0] == '-' ? 1 : 0);
+        return digits > 0 && digits <= 18 && v.find_first_not_of("0123456789", v.size() - digits) == std::string::npos
+                   ? std::string()
+                   : "'" + v.substr(0, 40) + "' is not a decimal whole number";
+      },
+      "", "decimal");
+}
+CLI::Validator decimal_number() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return !v.empty() && v.size() <= 40 && v.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+                       v.find_first_of("0123456789") != std::string::npos
+                   ? std::string()
+                   : "'" + v.substr(0, 40) + "' is not a decimal number";
+      },
+      "", "decimal");
+}
+
 std::string repetitions_help() {
   return "run each point N times (simulator: seeds derived from --seed and printed; real world: N repeats, each "
          "with fresh rows); every result is kept, and the table and DIR/aggregates.json give mean, median, stddev, "
@@ -457,7 +482,7 @@ class RunCommand final : public Subcommand {
                          ", or 1 while the progress line is drawn); each result is the same as alone. "
                          "Real runs are sequential")
         ->type_name("N");
-    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N");
+    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N")->check(decimal_whole());
     app_->add_flag("--force", claim_.force, "replace a result of other settings that --out holds, and reset a partner "
                                             "another live run is using (both refused otherwise)")
         ->group(output_group());
@@ -530,7 +555,7 @@ class SweepCommand final : public Subcommand {
                      "simulator runs in parallel (default: the core count, here " + std::to_string(default_jobs()) +
                          "); each result is the same as alone. A sweep with any real-world run is sequential")
         ->type_name("N");
-    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N");
+    app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N")->check(decimal_whole());
     app_->add_option("--knee-p99", knee_p99_,
                      "after the sweep, find each strategy's knee in the simulator: the highest rate with ok/s >= 95 % "
                      "of offered and p99 <= DURATION, by bisection from the plan's highest rate, once per repetition "
@@ -650,11 +675,12 @@ class CompactCommand final : public Subcommand {
     app_->add_option("input", in_, "a result file, or a directory walked recursively")->required();
     app_->add_option("--out", out_, "output directory: the same relative paths; other files copied as they are")
         ->required();
+    app_->add_flag("--force", force_, "allow --out to be the input's own directory (compacts in place, for good)");
   }
 
   int run() override {
     try {
-      const auto plan = report::plan_compaction(in_, out_);
+      const auto plan = report::plan_compaction(in_, out_, force_);
       const std::size_t n = report::compact_files(plan);
       std::cout << "compacted " << n << " results into " << out_ << " (" << plan.size() << " files)\n";
     } catch (const std::invalid_argument& e) {
@@ -665,6 +691,7 @@ class CompactCommand final : public Subcommand {
 
  private:
   std::string in_, out_;
+  bool force_ = false;
 };
 
 class CompareCommand final : public Subcommand {
@@ -674,8 +701,10 @@ class CompareCommand final : public Subcommand {
     app_->add_option("baseline", a_, "A: a result file or a directory of them")->required();
     app_->add_option("candidate", b_, "B: a result file or a directory of them")->required();
     app_->add_option("--format", format_, "md (default) or json");
-    app_->add_option("--max-ok-drop", opt_.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)");
-    app_->add_option("--max-p99-rise", opt_.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)");
+    app_->add_option("--max-ok-drop", opt_.max_ok_drop_pct, "flag ok/s down by more than this percentage (default 10)")
+        ->check(decimal_number());
+    app_->add_option("--max-p99-rise", opt_.max_p99_rise_pct, "flag ok p99 up by more than this percentage (default 20)")
+        ->check(decimal_number());
   }
 
   int run() override { return report::run_compare(a_, b_, opt_, format_, std::cout); }
@@ -781,7 +810,7 @@ class ValidateCommand final : public Subcommand {
     app_->add_option("--repetitions", repetitions_,
                      "runs per world and load, repetition i with the same seed in both worlds; each sim/real ratio "
                      "gets its 95 % interval, and a target is met only when the whole interval is inside it")
-        ->type_name("N")->default_str("3");
+        ->type_name("N")->default_str("3")->check(decimal_whole());
   }
 
   int run() override { return cmd_validate(settings_from(src_, *app_), *app_, out_, repetitions_); }
@@ -814,10 +843,12 @@ class ServeCommand final : public Subcommand {
   explicit ServeCommand(CLI::App& root) {
     app_ = root.add_subcommand("serve", "run ONE pod of the service as an HTTP server (see docs/how-to/real-world.md: pods as processes over HTTP)");
     add_setting_flags(app_, src_);
-    app_->add_option("--port", opt_.port, "TCP port (0 = a free one; the first line printed names it)");
+    app_->add_option("--port", opt_.port, "TCP port (0 = a free one; the first line printed names it)")
+        ->check(decimal_whole());
     app_->add_option("--host", opt_.host, "address to listen on (default 127.0.0.1)");
-    app_->add_option("--run-id", run_, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it");
-    app_->add_option("--pod", opt_.pod, "this pod's number, 1-based (pool name podN)");
+    app_->add_option("--run-id", run_, "the run's rows in lockbench.rows (the runner seeds them); pods of one run share it")
+        ->check(decimal_whole());
+    app_->add_option("--pod", opt_.pod, "this pod's number, 1-based (pool name podN)")->check(decimal_whole());
     app_->add_option("--management-port", opt_.management_port,
                      "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
                      "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
@@ -849,7 +880,8 @@ class PlaygroundCommand final : public Subcommand {
  public:
   explicit PlaygroundCommand(CLI::App& root) {
     app_ = root.add_subcommand("playground", "serve the playground (the simulator in the browser) on 127.0.0.1");
-    app_->add_option("--port", port_, "TCP port (0 = a free one; the first line printed names it)");
+    app_->add_option("--port", port_, "TCP port (0 = a free one; the first line printed names it)")
+        ->check(decimal_whole());
   }
 
   int run() override { return cmd_playground(port_); }
@@ -883,7 +915,7 @@ void describe_app(CLI::App& app) {
   app.set_version_flag("--version", "lockbench " + lockbench_version());
   // One line per refusal, like every other bad input.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "lockbench: " + redact_secrets(e.what()) + " (see lockbench --help)\n";
+    return "lockbench: " + printable(redact_secrets(e.what())) + " (see lockbench --help)\n";
   });
   app.get_formatter()->column_width(36);
 }
@@ -934,10 +966,10 @@ int lockbench_main(int argc, char** argv) {
     for (const auto& command : commands)
       if (command->given()) return command->run();
   } catch (const SettingError& e) {
-    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
+    std::cerr << "lockbench: " << printable(redact_secrets(e.what())) << "\n";  // one line, no control byte
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "lockbench: " << redact_secrets(e.what()) << "\n";
+    std::cerr << "lockbench: " << printable(redact_secrets(e.what())) << "\n";
     return 1;
   }
   return 0;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/settings_io.hpp"
+#include "core/files.hpp"
 #include "core/prometheus.hpp"
 #include "report/repetitions.hpp"
 
@@ -81,8 +82,17 @@ void check_writable_directory(const fs::path& dir, const std::string& out) {
 
 void write_file_atomically(const fs::path& path, const std::string& text, std::string_view flag) {
   const std::string cannot = std::string(flag) + ": cannot write " + path.string();
+  if (path == "-") {  // standard output: written, flushed and checked, never renamed over
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw SettingError(std::string(flag) + ": cannot write to standard output");
+    return;
+  }
   std::error_code dir_ec;
   if (fs::is_directory(path, dir_ec)) throw SettingError(cannot + ": it is a directory");
+  check_writable_target(path, flag);  // a device, FIFO or socket is never replaced by the rename
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  remove_stale_temporaries(parent, path.filename().string() + ".tmp-");  // a writer killed by kill -9 left it
   const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
   {
     errno = 0;
@@ -114,6 +124,7 @@ ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned, co
     if (fs::is_directory(p, ec))
       throw SettingError("--out: " + out_ + " is a directory; give a file name ending in .json, or a directory name "
                          "without .json for one file per run");
+    check_writable_target(p, "--out");  // a device or FIFO named x.json is neither read nor replaced
     check_writable_directory(p.has_parent_path() ? p.parent_path() : fs::path("."), out_);
     claim_file(options.force);
     written_.assign(planned_.size(), json());
@@ -126,8 +137,7 @@ ResultSink::ResultSink(std::string out, const std::vector<Settings>& planned, co
 namespace {
 
 json read_json_file(const fs::path& p) {
-  std::ifstream f(p);
-  return json::parse(f, nullptr, false);
+  return json::parse(read_file_capped(p, kResultFileBytesMax, "--out", "a result file"), nullptr, false);
 }
 
 bool is_result(const json& r) {
@@ -144,7 +154,12 @@ std::vector<fs::path> json_files_in(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() == ".json") {
+      if (!resolves_inside(dir, e.path()))
+        throw SettingError("--out: " + e.path().string() + " is a symlink that leads out of " + dir.string() +
+                           "; lockbench reads and replaces only files inside its --out");
+      out.push_back(e.path());
+    }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -251,13 +266,42 @@ void ResultSink::write(std::size_t index, const json& result) {
   write_file_atomically(out_, so_far.dump(2) + "\n");
 }
 
+// --resume: this point's result written under another spelling of its
+// strategy (held-tx and held-tx:wait are one strategy, but the file name keeps
+// the spelling given): renamed to this plan's name, so no point gets two files.
+fs::path ResultSink::respelled(std::size_t index) const {
+  if (!by_settings_) {
+    by_settings_.emplace();
+    for (const auto& f : json_files_in(out_)) {
+      const json doc = read_json_file(f);
+      if (is_result(doc)) by_settings_->emplace_back(canonical_settings(doc["settings"]).dump(), f);
+    }
+  }
+  const std::string mine = canonical_settings(planned_.at(index)).dump();
+  const fs::path p = path_of(index);
+  for (const auto& [settings, f] : *by_settings_) {
+    if (settings != mine || f == p) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(f, ec)) continue;  // taken by an earlier point already
+    fs::rename(f, p, ec);
+    if (ec) throw SettingError("--resume: cannot rename " + f.string() + " to " + p.string() + ": " + ec.message());
+    std::cerr << "lockbench: --resume: " << f.filename().string() << " holds this point under another spelling of "
+              << "its strategy; renamed to " << p.filename().string() << "\n";
+    return p;
+  }
+  return {};
+}
+
 json ResultSink::existing(std::size_t index) const {
   if (single_file_) return nullptr;
-  const fs::path p = path_of(index);
+  fs::path p = path_of(index);
   std::error_code ec;
+  if (!fs::exists(fs::symlink_status(p, ec)) && respelled(index).empty()) return nullptr;
+  if (!resolves_inside(out_, p))
+    throw SettingError("--resume: " + p.string() + " is a symlink that leads out of " + out_ +
+                       "; lockbench reads only files inside its --out");
   if (!fs::is_regular_file(p, ec)) return nullptr;
-  std::ifstream f(p);
-  const json r = json::parse(f, nullptr, false);
+  const json r = json::parse(read_file_capped(p, kResultFileBytesMax, "--resume", "a result file"), nullptr, false);
   if (r.is_discarded() || !r.is_object() || !r.contains("settings")) return nullptr;  // half a file: run again
   if (!r.value("complete", true) || r.value("interrupted", false)) return nullptr;
   // Names compared canonically: the plan may say held-tx, the result held-tx:wait.
@@ -292,9 +336,11 @@ void write_results(const std::vector<json>& results, const std::string& out) {
 }
 
 void check_metrics_out(const std::string& path) {
+  if (path == "-") return;  // standard output
   const fs::path p(path);
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw SettingError("--metrics-out: " + path + " is a directory; give a file name (metrics.prom)");
+  check_writable_target(p, "--metrics-out");
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
   const fs::path probe = p.string() + ".lockbench-check";
   {
@@ -335,7 +381,7 @@ static std::vector<HikariPoolMetrics> hikari_pools_of(const std::vector<json>& r
 
 void write_metrics(const std::vector<json>& results, const std::string& path) {
   const fs::path p(path);
-  if (p.has_parent_path()) {
+  if (p != "-" && p.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(p.parent_path(), ec);
   }
@@ -348,10 +394,18 @@ void write_report_atomically(const std::vector<json>& results, const std::string
   std::error_code ec;
   fs::create_directories(dest, ec);
   if (ec || !fs::is_directory(dest)) throw SettingError("--out: cannot create directory " + out);
+  remove_stale_temporaries(dest, ".report-tmp-");  // a report killed by kill -9 left its temporary directory
   const fs::path tmp = dest / (".report-tmp-" + std::to_string(::getpid()));
   fs::remove_all(tmp, ec);
   try {
     report::write_report(results, tmp, options);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  try {  // every target checked before the first rename: a FIFO or device named report.md is refused, not replaced
+    for (const auto& entry : fs::recursive_directory_iterator(tmp))
+      if (entry.is_regular_file()) check_writable_target(dest / fs::relative(entry.path(), tmp), "--out");
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;
@@ -388,13 +442,19 @@ bool is_aggregates_file(const fs::path& p) {
 
 nlohmann::json document_beside_results(const std::vector<std::string>& inputs, const std::string& name,
                                        const std::string& given) {
-  std::string path = given;
+  std::string path = given, from;
   for (const auto& in : inputs)
-    if (path.empty() && fs::is_directory(in) && fs::exists(fs::path(in) / name)) path = (fs::path(in) / name).string();
+    if (path.empty() && fs::is_directory(in) && fs::exists(fs::path(in) / name)) {
+      path = (fs::path(in) / name).string();
+      from = in;
+    }
   if (path.empty()) return nullptr;
-  std::ifstream f(path);
-  if (!f) throw SettingError(path + ": cannot be read");
-  nlohmann::json doc = nlohmann::json::parse(f, nullptr, false);
+  if (!from.empty() && !resolves_inside(from, path))
+    throw SettingError("report: " + path + " is a symlink that leads out of " + from +
+                       "; lockbench reads only files inside the directories it is given");
+  nlohmann::json doc = nlohmann::json::parse(
+      read_file_capped(path, kIndexFileBytesMax, given.empty() ? "report" : "--plan", "a document beside results"),
+      nullptr, false);
   if (doc.is_discarded()) throw SettingError(path + ": not valid JSON");
   return doc;
 }
@@ -405,8 +465,12 @@ std::vector<std::string> expand_result_paths(const std::vector<std::string>& pat
     if (fs::is_directory(p)) {
       std::vector<std::string> inside;
       for (const auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file() && e.path().extension() == ".json" && !is_aggregates_file(e.path()))
+        if (e.is_regular_file() && e.path().extension() == ".json" && !is_aggregates_file(e.path())) {
+          if (!resolves_inside(p, e.path()))
+            throw SettingError("results: " + e.path().string() + " is a symlink that leads out of " + p +
+                               "; lockbench reads only files inside the directories it is given");
           inside.push_back(e.path().string());
+        }
       std::sort(inside.begin(), inside.end());
       if (inside.empty()) throw SettingError("results: " + p + " holds no .json files");
       out.insert(out.end(), inside.begin(), inside.end());

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -85,12 +87,15 @@ class ResultSink {
 
  private:
   std::filesystem::path path_of(std::size_t index) const;
+  std::filesystem::path respelled(std::size_t index) const;
   void claim_directory(const SinkOptions& options) const;
   void claim_file(bool force) const;
   std::string out_;
   bool single_file_ = false;
   std::vector<Settings> planned_;
   std::vector<nlohmann::json> written_;  // single-file mode: results so far, by index (null = not yet)
+  // --resume: the results in --out by their canonical settings (dumped), read once.
+  mutable std::optional<std::vector<std::pair<std::string, std::filesystem::path>>> by_settings_;
 };
 // Writes through a temporary file and a rename; a failure names `flag` (the
 // option that chose the file) and the system's reason (disk full, ...).

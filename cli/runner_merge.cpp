@@ -11,6 +11,7 @@
 
 #include "cli/output.hpp"
 #include "cli/shards.hpp"
+#include "core/files.hpp"
 #include "report/report.hpp"
 
 namespace fs = std::filesystem;
@@ -216,10 +217,7 @@ int cmd_merge_runners(const std::vector<std::string>& inputs, const std::string&
                       std::ostream& log) {
   std::vector<json> results;
   for (const auto& f : expand_result_paths(inputs)) {
-    std::ifstream in(f);
-    std::stringstream text;
-    text << in.rdbuf();
-    json doc = json::parse(text.str(), nullptr, false);
+    json doc = json::parse(read_file_capped(f, kResultFileBytesMax, "merge", "a result file"), nullptr, false);
     if (doc.is_discarded()) refuse_runners(f + " is not JSON");
     if (doc.is_array()) {  // run --json writes an array
       for (auto& r : doc) results.push_back(std::move(r));

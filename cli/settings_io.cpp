@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "base/redact.hpp"
+#include "core/files.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 
@@ -529,9 +530,10 @@ void apply_toml_file(Settings& s, const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw SettingError("--config: " + path + " is a directory; give a TOML file (keys are the flag names without --)");
   if (!std::filesystem::exists(path, ec)) throw SettingError("--config: " + path + ": no such file");
+  const std::string text = read_file_capped(path, kConfigFileBytesMax, "--config", "a configuration file");
   toml::table table;
   try {
-    table = toml::parse_file(path);
+    table = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
     msg << "--config: " << path << ": " << e.description() << " (line " << e.source().begin.line << ")";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/output.hpp"
+#include "core/files.hpp"
 #include "core/result.hpp"
 #include "base/units.hpp"
 #include "strategies/registry.hpp"
@@ -46,11 +47,11 @@ Shard checked(std::size_t index, std::size_t count, const std::string& flag) {
   return Shard{index, count};
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+// A result or a manifest, at most `cap` bytes (core/files.hpp).
+std::string read_text(const fs::path& p, std::uintmax_t cap = kResultFileBytesMax) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return {};  // missing: the caller names what it needed
+  return read_file_capped(p, cap, "merge", cap == kResultFileBytesMax ? "a result file" : "a manifest");
 }
 
 std::string hash_of(const std::vector<json>& settings) {
@@ -164,12 +165,33 @@ json read_manifest(const fs::path& dir) {
   const fs::path p = dir / kManifestName;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return nullptr;
-  json m = json::parse(read_text(p), nullptr, false);
-  if (m.is_discarded() || !m.is_object() || m.value("schema", "") != "lockbench.manifest/1" ||
-      !m.contains("plan") || !m["plan"].is_array() || !m.contains("shard") || !m["shard"].is_object() ||
-      !m["shard"].contains("index") || !m["shard"].contains("count"))
-    throw SettingError(p.string() + ": not a lockbench manifest (schema lockbench.manifest/1); remove it or give "
-                       "another directory");
+  if (!resolves_inside(dir, p))
+    throw SettingError(p.string() + " is a symlink that leads out of " + dir.string() +
+                       "; lockbench reads only a manifest inside its directory");
+  json m = json::parse(read_text(p, kIndexFileBytesMax), nullptr, false);
+  const auto refuse = [&](const std::string& why) {
+    return SettingError(p.string() + ": not a lockbench manifest (schema lockbench.manifest/1: " + why +
+                        "); remove it or give another directory");
+  };
+  if (m.is_discarded() || !m.is_object()) throw refuse("not a JSON object");
+  if (!m.contains("schema") || m["schema"] != "lockbench.manifest/1") throw refuse("schema is not lockbench.manifest/1");
+  if (!m.contains("plan") || !m["plan"].is_array() ||
+      !std::all_of(m["plan"].begin(), m["plan"].end(), [](const json& n) { return n.is_string(); }))
+    throw refuse("plan is not an array of file names");
+  if (!m.contains("shard") || !m["shard"].is_object()) throw refuse("shard is not an object");
+  for (const char* key : {"index", "count"})
+    if (!m["shard"].contains(key) || !m["shard"][key].is_number_unsigned())
+      throw refuse(std::string("shard.") + key + " is not a whole number");
+  if (m["shard"].contains("positions")) {
+    const json& pos = m["shard"]["positions"];
+    if (!pos.is_array() || !std::all_of(pos.begin(), pos.end(), [](const json& n) { return n.is_number_unsigned(); }))
+      throw refuse("shard.positions is not an array of whole numbers");
+  }
+  for (const char* key : {"settings_hash", "lockbench_version"})
+    if (m.contains(key) && !m[key].is_string()) throw refuse(std::string(key) + " is not a string");
+  if (m["shard"].contains("slice") && !m["shard"]["slice"].is_string()) throw refuse("shard.slice is not a string");
+  // Every file name the plan gives stays inside the directory (no .., no absolute path, no symlink out).
+  for (const auto& name : m["plan"]) path_inside(dir, name.get<std::string>(), p.string());
   return m;
 }
 
@@ -245,7 +267,7 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, cons
       if (p >= plan.size() || !source[p].empty())
         refuse(s.dir + " (shard " + Shard{s.index, count}.text() + ") claims plan position " + std::to_string(p + 1) +
                (p < plan.size() ? ", which " + source[p] + " holds too" : ", beyond the plan"));
-      const fs::path f = fs::path(s.dir) / plan[p];
+      const fs::path f = path_inside(s.dir, plan[p], (fs::path(s.dir) / kManifestName).string());
       const json r = json::parse(read_text(f), nullptr, false);
       if (r.is_discarded() || !r.is_object() || !r.contains("settings") || !r.value("complete", true) ||
           r.value("interrupted", false))
@@ -266,6 +288,10 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, cons
   for (std::size_t p = 0; p < all.size(); ++p) all[p] = p;
   merged["shard"] = {{"index", 0}, {"count", 1}, {"slice", "0/1"}, {"positions", all}};
   const fs::path dest(out);
+  for (const auto& s : shards)
+    if (same_directory(s.dir, dest) && !options.force)
+      throw SettingError("--out: " + out + " is the shard directory " + s.dir +
+                         " itself: merge would replace its input; give another --out, or --force");
   std::error_code ec;
   fs::create_directories(dest, ec);
   if (ec || !fs::is_directory(dest)) throw SettingError("--out: cannot create directory " + out);
@@ -273,7 +299,8 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, cons
   const json there = read_manifest(dest);
   std::vector<fs::path> results_there;
   for (const auto& e : fs::directory_iterator(dest))
-    if (e.is_regular_file() && e.path().extension() == ".json" && is_result_text(read_text(e.path())))
+    if (e.is_regular_file() && e.path().extension() == ".json" && resolves_inside(dest, e.path()) &&
+        is_result_text(read_text(e.path())))
       results_there.push_back(e.path());
   const bool foreign = there.is_null() ? !results_there.empty() : there != merged;
   if (foreign && !options.force)
@@ -286,7 +313,7 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out, cons
   if (removed > 0) log << "merge: --force: removed " << removed << " result file(s) of another sweep from " << out << "\n";
   std::vector<std::string> written;
   for (std::size_t p = 0; p < plan.size(); ++p) {
-    const fs::path to = dest / plan[p];
+    const fs::path to = path_inside(dest, plan[p], "merge: the manifest's plan");
     write_file_atomically(to, read_text(source[p]));  // byte for byte what the shard wrote
     written.push_back(to.string());
   }

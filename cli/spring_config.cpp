@@ -10,7 +10,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli/k8s_deployment.hpp"
 #include "cli/settings_io.hpp"
+#include "core/files.hpp"
 
 namespace lockbench::cli {
 
@@ -54,13 +56,48 @@ std::string trim_value(std::string s) {
   return s;
 }
 
+// java.util.Properties' escapes: \uXXXX (as UTF-8), \t \n \r \f, and a
+// backslash before any other character stands for that character. A \u
+// without four hex digits is refused, as Java refuses it ("Malformed \uxxxx").
+std::string properties_unescape(const std::string& text, const std::string& where) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    if (c == 'u') {
+      unsigned code = 0;
+      for (int k = 0; k < 4; ++k) {
+        const char h = i + 1 < text.size() ? text[++i] : '\0';
+        if (!std::isxdigit(static_cast<unsigned char>(h)))
+          throw SettingError(where + ": malformed \\uXXXX escape (accepted: \\u and four hex digits, as Java reads it)");
+        code = code * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+      }
+      if (code < 0x80) {
+        out += static_cast<char>(code);
+      } else if (code < 0x800) {
+        out += static_cast<char>(0xC0 | (code >> 6));
+        out += static_cast<char>(0x80 | (code & 0x3F));
+      } else {
+        out += static_cast<char>(0xE0 | (code >> 12));
+        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (code & 0x3F));
+      }
+      continue;
+    }
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == 'f' ? '\f' : c;
+  }
+  return out;
+}
+
 // A service's configuration is small; a file beyond these caps is an attack or
 // a mistake, and gets one line instead of a crash or all of the memory. The
 // node count counts every visit, so an alias expanded many times ("billion
 // laughs") counts each time; an alias to a node inside itself is a cycle.
 constexpr int kYamlDepthMax = 64;
 constexpr std::size_t kYamlVisitsMax = 100'000;
-constexpr std::uintmax_t kConfigBytesMax = 4 << 20;
 
 struct Flattener {
   const std::string& path;
@@ -98,19 +135,13 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw SettingError("--from: '" + path + "' is a directory; give the file (application.properties or application.yml)");
-  std::ifstream in(path);
-  if (!in) throw SettingError("--from: cannot read '" + path + "' (a Spring Boot application.properties or .yml)");
-  const auto bytes = std::filesystem::file_size(path, ec);
-  if (!ec && bytes > kConfigBytesMax)
-    throw SettingError("--from: '" + path + "' is " + std::to_string(bytes) + " bytes; a configuration file is at most " +
-                       std::to_string(kConfigBytesMax) + " bytes");
   std::vector<std::pair<std::string, std::string>> out;
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : relaxed(path.substr(dot + 1));
   if (ext == "yml" || ext == "yaml") {
     try {
       Flattener flat{path, out, {}, 0};  // one node count for all of the file's documents
-      for (const auto& doc : YAML::LoadAllFromFile(path)) flat.visit(doc, "");
+      for (const auto& doc : load_yaml_bounded(path, "--from")) flat.visit(doc, "");
     } catch (const YAML::Exception& e) {
       throw SettingError("--from: '" + path + "' is not valid YAML: " + e.what());
     }
@@ -119,13 +150,18 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& p
   if (ext != "properties")
     throw SettingError("--from: '" + path + "' is neither .properties nor .yml/.yaml (accepted: a Spring Boot "
                        "application.properties or application.yml)");
+  std::istringstream in(read_file_capped(path, kConfigFileBytesMax, "--from", "a configuration file"));
   std::string line;
+  std::size_t number = 0;
   while (std::getline(in, line)) {
+    ++number;
     const std::string t = trim_value(line);
     if (t.empty() || t[0] == '#' || t[0] == '!') continue;
     const auto sep = t.find_first_of("=:");
     if (sep == std::string::npos) continue;
-    out.emplace_back(trim_value(t.substr(0, sep)), trim_value(t.substr(sep + 1)));
+    const std::string where = "--from: '" + path + "' line " + std::to_string(number);
+    out.emplace_back(properties_unescape(trim_value(t.substr(0, sep)), where),
+                     properties_unescape(trim_value(t.substr(sep + 1)), where));
   }
   return out;
 }

@@ -67,7 +67,8 @@ Workload::Workload(const Settings& s, bool fresh_keys)
       key_rng_(s.seed, "workload.keys"),
       choice_rng_(s.seed, "workload.choice"),
       think_rng_(s.seed, "workload.think"),
-      dup_rng_(s.seed, "workload.duplicates") {}
+      dup_rng_(s.seed, "workload.duplicates"),
+      backoff_rng_(s.seed, "workload.rejected_backoff") {}
 
 Request Workload::make(Duration at, int user) {
   Request r;
@@ -120,5 +121,21 @@ void Workload::add_duplicates(std::vector<Request>& out) {
 Request Workload::next_for_user(int user, Duration at) { return make(at, user); }
 
 Duration Workload::think(int) { return from_ms(think_rng_.exponential(to_ms(s_.think_time))); }
+
+Duration Workload::think_after(int user, bool rejected) {
+  const Duration thought = think(user);
+  if (user < 0) return thought;
+  const auto u = static_cast<std::size_t>(user);
+  if (u >= rejected_streak_.size()) rejected_streak_.resize(u + 1, 0);
+  int& streak = rejected_streak_[u];
+  if (!rejected) {
+    streak = 0;
+    return thought;
+  }
+  streak = std::min(streak + 1, 30);
+  const double ceiling_ms =
+      std::min(to_ms(kRejectedBackoffCap), to_ms(kRejectedBackoffBase) * static_cast<double>(1ull << (streak - 1)));
+  return std::max(thought, from_ms(backoff_rng_.uniform(0, ceiling_ms)));
+}
 
 }  // namespace lockbench

@@ -71,6 +71,18 @@ class Workload {
   Request next_for_user(int user, Duration at);
   // Closed loop: a think time sample (exponential with the configured mean).
   Duration think(int user);
+  // The wait before a user's next request, after its last one ended
+  // (`rejected`: the service had no thread and no queue slot for it). A
+  // rejected user backs off as an HTTP client retrying a 503 does: its think
+  // time, but at least a capped exponential backoff with full jitter
+  // (kRejectedBackoffBase doubling per rejection in a row, at most
+  // kRejectedBackoffCap); an answer resets the streak. Without rejections the
+  // samples are think()'s, so such runs keep their results. Bounds a closed
+  // loop's rate at any --users and --think-time (issue 42: 301 users at think
+  // time 0 retried at once, forever).
+  Duration think_after(int user, bool rejected);
+  static constexpr Duration kRejectedBackoffBase = std::chrono::milliseconds(100);
+  static constexpr Duration kRejectedBackoffCap = std::chrono::seconds(5);
 
  private:
   Request make(Duration at, int user);
@@ -84,6 +96,8 @@ class Workload {
   Rng choice_rng_;
   Rng think_rng_;
   Rng dup_rng_;
+  Rng backoff_rng_;
+  std::vector<int> rejected_streak_;  // per user: rejections in a row
   std::uint64_t next_id_ = 1;
 };
 

@@ -145,3 +145,33 @@ TEST(ZipfSampler, TheSameSeedGivesTheSameKeysAndAnotherSeedOthers) {
   }
   EXPECT_GT(differ, 100);
 }
+
+// Issue 42: a rejected closed-loop user backs off (capped exponential, full
+// jitter) instead of retrying at once; an answer resets it, and a run without
+// rejections keeps think()'s samples.
+TEST(Workload, ARejectedUserBacksOffExponentiallyUpToTheCapAndAnAnswerResetsIt) {
+  Settings s;
+  s.think_time = Duration::zero();
+  Workload w(s, false);
+  double sum_first_ms = 0, sum_capped_ms = 0;
+  Workload one(s, false);  // 200 users, each with its own streak; the draws go on from one stream
+  for (int i = 0; i < 200; ++i) {
+    one.think_after(i, false);
+    sum_first_ms += to_ms(one.think_after(i, true));  // first rejection: uniform in [0, 100 ms]
+    for (int k = 0; k < 10; ++k) one.think_after(i, true);
+    const Duration capped = one.think_after(i, true);  // long streak: uniform in [0, 5 s]
+    EXPECT_LE(capped, Workload::kRejectedBackoffCap);
+    sum_capped_ms += to_ms(capped);
+  }
+  EXPECT_GT(sum_first_ms / 200, 20.0);
+  EXPECT_LT(sum_first_ms / 200, 80.0);
+  EXPECT_GT(sum_capped_ms / 200, 1500.0);
+  EXPECT_LT(sum_capped_ms / 200, 3500.0);
+  // An answer resets the streak: think time 0 again.
+  w.think_after(7, true);
+  EXPECT_EQ(w.think_after(7, false), Duration::zero());
+  // Without rejections the samples are think()'s.
+  s.think_time = 100ms;
+  Workload a(s, false), b(s, false);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(a.think(i % 5), b.think_after(i % 5, false));
+}

@@ -325,9 +325,9 @@ class ProcessPodsRun final : public RealRun, public PodFleet {
   void start_faults();
   void dispatch_users();
   void dispatch_schedule();
-  void send(const Request& r);
+  Outcome send(const Request& r);  // the request's outcome (rejected: the user backs off)
   json recovery_block() const;
-  void record_answer(const Request& r, std::size_t pod, const httplib::Result& res);
+  Outcome record_answer(const Request& r, std::size_t pod, const httplib::Result& res);
   void watch_for_stop();
   void stop_pods_after_grace();
   std::vector<std::optional<json>> read_stats();
@@ -611,9 +611,9 @@ void ProcessPodsRun::dispatch_users() {
           std::lock_guard lock(workload_mu);
           r = workload.next_for_user(u, at);
         }
-        send(r);
+        const bool rejected = send(r) == Outcome::rejected;
         std::lock_guard lock(workload_mu);
-        at = now() + workload.think(u);
+        at = now() + workload.think_after(u, rejected);
       }
     });
   for (auto& t : users) t.join();
@@ -636,10 +636,10 @@ void ProcessPodsRun::dispatch_schedule() {
 }
 
 // One request over HTTP to its pod (round-robin by id).
-void ProcessPodsRun::send(const Request& r) {
+Outcome ProcessPodsRun::send(const Request& r) {
   if (stopping()) {  // a stop: what is still queued is not sent (a draining load balancer answers 503)
     reject(r, "rejected: interrupted before it started");
-    return;
+    return Outcome::rejected;
   }
   std::size_t pod = r.id % n_pods_;
   Kubelet::Route routed;
@@ -647,7 +647,7 @@ void ProcessPodsRun::send(const Request& r) {
     routed = kubelet_->route(r.id);
     if (routed.pod < 0) {
       reject(r, routed.refused);
-      return;
+      return Outcome::rejected;
     }
     pod = static_cast<std::size_t>(routed.pod);
   }
@@ -678,10 +678,10 @@ void ProcessPodsRun::send(const Request& r) {
     in_flight_[pod].erase(r.id);
   }
   if (kubelet_ && !res) kubelet_->no_answer(routed);
-  record_answer(r, pod, res);
+  return record_answer(r, pod, res);
 }
 
-void ProcessPodsRun::record_answer(const Request& r, std::size_t pod, const httplib::Result& res) {
+Outcome ProcessPodsRun::record_answer(const Request& r, std::size_t pod, const httplib::Result& res) {
   const Duration end = now();
   const Duration total = end - r.intended;
   Outcome o = Outcome::error;
@@ -695,6 +695,7 @@ void ProcessPodsRun::record_answer(const Request& r, std::size_t pod, const http
   recorder_.finish(r.id, o, r.intended, end, split);
   finished(o);
   if (o == Outcome::ok) faults_->answered_ok(pod, end);
+  return o;
 }
 
 // ---- drain: the load's end; the strategy's background work told that the

@@ -146,7 +146,7 @@ class ThreadPodsRun final : public RealRun {
   void dispatch_open();
   void dispatch_burst();
   void dispatch_closed();
-  void submit(const Request& r, std::latch* gate, std::function<void()> done);
+  void submit(const Request& r, std::latch* gate, std::function<void(bool rejected)> done);
   void serve_one(const Request& r, Duration submitted, std::latch* gate);
   void end_own_sessions();
   std::int64_t count_leaked(pqxx::connection& c);
@@ -178,7 +178,7 @@ class ThreadPodsRun final : public RealRun {
   std::mutex closed_mu_;
   std::condition_variable closed_cv_;
   std::int64_t closed_in_flight_ = 0;  // GUARDED_BY(closed_mu_)
-  std::vector<int> finished_users_;    // GUARDED_BY(closed_mu_): users whose request just ended
+  std::vector<std::pair<int, bool>> finished_users_;  // GUARDED_BY(closed_mu_): users whose request just ended, rejected?
   std::int64_t terminated_ = 0;
 };
 
@@ -384,7 +384,7 @@ void ThreadPodsRun::dispatch_closed() {
   for (int u = 0; u < s_.users; ++u) ready.push({Duration::zero(), u});
   std::unique_lock lock(closed_mu_);
   while (!stop_requested()) {
-    for (int u : finished_users_) ready.push({now() + workload_->think(u), u});
+    for (const auto& [u, rejected] : finished_users_) ready.push({now() + workload_->think_after(u, rejected), u});
     finished_users_.clear();
     if (ready.empty()) {
       if (closed_in_flight_ == 0) break;
@@ -404,9 +404,9 @@ void ThreadPodsRun::dispatch_closed() {
     const Request r = workload_->next_for_user(user, at);
     ++closed_in_flight_;
     lock.unlock();
-    submit(r, nullptr, [this, user] {
+    submit(r, nullptr, [this, user](bool rejected) {
       std::lock_guard l(closed_mu_);
-      finished_users_.push_back(user);
+      finished_users_.emplace_back(user, rejected);
       --closed_in_flight_;
       closed_cv_.notify_all();
     });
@@ -415,7 +415,7 @@ void ThreadPodsRun::dispatch_closed() {
 }
 
 // Submits to the request's pod; `done` runs after the request finished (or was rejected).
-void ThreadPodsRun::submit(const Request& r, std::latch* gate, std::function<void()> done) {
+void ThreadPodsRun::submit(const Request& r, std::latch* gate, std::function<void(bool rejected)> done) {
   completion_.submitted();
   const Duration submitted = now();
   const bool accepted = workers_[r.id % workers_.size()]->submit([this, r, submitted, gate, done] {
@@ -424,15 +424,16 @@ void ThreadPodsRun::submit(const Request& r, std::latch* gate, std::function<voi
       // draining its queue answers 503). A burst gate still counts it.
       if (gate) gate->count_down();
       reject(r, "rejected: interrupted before it started");
+      if (done) done(true);
     } else {
       serve_one(r, submitted, gate);
+      if (done) done(false);
     }
-    if (done) done();
     completion_.finished();
   });
   if (!accepted) {
     reject(r, "rejected");
-    if (done) done();
+    if (done) done(true);
     completion_.finished();
   }
 }

@@ -7,6 +7,9 @@
 #include <unistd.h>
 #include <system_error>
 
+#include "base/units.hpp"
+#include "core/files.hpp"
+
 namespace lockbench::report {
 
 namespace fs = std::filesystem;
@@ -66,19 +69,29 @@ std::string compact_result_text(const std::string& text) {
   return compact_dump(compact_result(std::move(j)));
 }
 
-std::vector<CompactPlan> plan_compaction(const fs::path& in, const fs::path& out) {
+std::vector<CompactPlan> plan_compaction(const fs::path& in, const fs::path& out, bool in_place) {
   std::error_code ec;
   std::vector<CompactPlan> plan;
+  const auto refuse_in_place = [&](const fs::path& dir) {
+    if (!in_place && same_directory(dir, out))
+      throw std::invalid_argument("--out " + out.string() + " is the input's own directory: compacting in place " +
+                                  "drops every trace and timeline for good; give another --out, or --force");
+  };
   if (fs::is_regular_file(in, ec)) {
+    refuse_in_place(in.has_parent_path() ? in.parent_path() : fs::path("."));
     plan.push_back({in, out / in.filename()});
     return plan;
   }
   if (!fs::is_directory(in, ec)) throw std::invalid_argument(in.string() + ": no such file or directory");
+  refuse_in_place(in);
   // OUT inside IN: the files already under OUT are output, not input.
   const std::string in_abs = fs::weakly_canonical(in).string() + "/", out_abs = fs::weakly_canonical(out).string() + "/";
   const bool out_inside_in = out_abs.size() > in_abs.size() && out_abs.rfind(in_abs, 0) == 0;
   for (fs::recursive_directory_iterator it(in, ec), end; it != end && !ec; it.increment(ec)) {
     if (!it->is_regular_file()) continue;
+    if (!resolves_inside(in, it->path()))
+      throw std::invalid_argument(it->path().string() + " is a symlink that leads out of " + in.string() +
+                                  "; compact reads only files inside its input");
     if (out_inside_in && fs::weakly_canonical(it->path()).string().rfind(out_abs, 0) == 0) continue;
     plan.push_back({it->path(), out / fs::relative(it->path(), in)});
   }
@@ -89,17 +102,22 @@ std::vector<CompactPlan> plan_compaction(const fs::path& in, const fs::path& out
 namespace {
 
 std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw std::invalid_argument(p.string() + ": cannot read");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+  try {
+    return read_file_capped(p, kResultFileBytesMax, "input", "a file compact copies");
+  } catch (const SettingError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 
 void write_atomically(const fs::path& p, const std::string& text) {
   std::error_code ec;
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
   if (ec) throw std::invalid_argument(p.parent_path().string() + ": cannot create: " + ec.message());
+  try {
+    check_writable_target(p, "--out");
+  } catch (const SettingError& e) {
+    throw std::invalid_argument(e.what());
+  }
   const fs::path tmp = p.string() + ".tmp-" + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

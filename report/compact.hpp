@@ -46,11 +46,14 @@ std::string compact_result_text(const std::string& text);
 // result JSON compacted, other files copied byte for byte. Files are planned
 // first and each written atomically; returns how many result files were
 // compacted. Throws SettingError-like std::invalid_argument naming IN or OUT
-// on bad paths.
+// on bad paths: OUT the same directory as IN (in place: every trace and
+// timeline dropped for good) unless `in_place`, and a file under IN that is a
+// symlink leading out of IN.
 struct CompactPlan {
   std::filesystem::path from, to;
 };
-std::vector<CompactPlan> plan_compaction(const std::filesystem::path& in, const std::filesystem::path& out);
+std::vector<CompactPlan> plan_compaction(const std::filesystem::path& in, const std::filesystem::path& out,
+                                         bool in_place = false);
 
 // Carries out the plan: reads every file first (a file that is not JSON but
 // ends in .json is refused before anything is written), then writes each to a

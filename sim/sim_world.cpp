@@ -227,15 +227,15 @@ void SimWorld::start_request(Pod&, const Request& r) {
 void SimWorld::reject(const Request& r) {
   recorder_.finish(r.id, Outcome::rejected, r.intended, now(), TimeSplit{});
   if (tracing()) recorder_.trace({r.id, "outcome", now(), now(), -1, "rejected"});
-  finished(r);
+  finished(r, true);
 }
 
-void SimWorld::finished(const Request& r) {
+void SimWorld::finished(const Request& r, bool rejected) {
   --in_flight_;
   ++done_;
   if (r.id < live_.size()) live_[r.id] = 0;
   if (r.user >= 0) {
-    const Duration next = now() + workload_.think(r.user);
+    const Duration next = now() + workload_.think_after(r.user, rejected);
     if (next < s_.duration) {
       ++arrivals_left_;
       loop_.at(next, kGlobal, &on_user_request, this, static_cast<std::uint64_t>(r.user));

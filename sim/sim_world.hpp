@@ -335,7 +335,7 @@ class SimWorld final : public World {
   void pool_changed(int active_delta, int pending_delta, int idle_delta);
   void start_request(Pod& pod, const Request& r);
   void reject(const Request& r);
-  void finished(const Request& r);
+  void finished(const Request& r, bool rejected = false);  // rejected: the user backs off (Workload::think_after)
   // A lease was taken over from `previous_owner`: a steal from live work when that request still runs.
   void lease_taken_over(std::string_view previous_owner);
   bool all_done() const { return arrivals_left_ == 0 && in_flight_ == 0; }
