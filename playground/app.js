@@ -583,10 +583,14 @@ function drawCharts(t) {
   drawLineChart(document.getElementById('chart-ok'), {
     title: 'ok/s (mean of the last 10 s) against offered and the Little\'s-law ceiling', xMax, marks, events, series: ok,
   });
-  const size = sets.length ? sets[sets.length - 1].run.results[0].pool.size : 0;
+  // Each run's pool size; A's too when B changed it.
+  const sizes = [];
+  for (const { tag, run } of sets) {
+    const size = run.results[0].pool.size;
+    if (size && !sizes.some((m) => m.y === size)) sizes.push({ y: size, label: 'pool size ' + size + (tag ? ' (' + tag + ')' : ''), color: '#333' });
+  }
   drawLineChart(document.getElementById('chart-pool'), {
-    title: 'pool: active (solid) and waiting (dashed) against its size', xMax, events,
-    marks: size ? [{ y: size, label: 'pool size ' + size, color: '#333' }] : [], series: pool,
+    title: 'pool: active (solid) and waiting (dashed) against its size', xMax, events, marks: sizes, series: pool,
   });
   drawLineChart(document.getElementById('chart-outcomes'), {
     title: 'refused per second: pool timeouts (solid), rejected (dotted), conflicts (dashed)', xMax, events, series: refused,

@@ -128,6 +128,34 @@ for (const [id, shot] of Object.entries(shots)) {
     for (const e of document.querySelectorAll('[data-shot-hidden]')) delete e.dataset.shotHidden;
   });
 }
+// Compare A/B: the 6.6/s lesson pinned as A, the pool raised to 20 for B.
+await runLesson('ceiling');
+await page.click('#pin');
+await page.evaluate(() => { document.getElementById('more').open = true; });
+await page.click('#all-maximum-pool-size', { clickCount: 3 });
+await page.keyboard.type('20');
+await page.keyboard.press('Tab');
+await synced();
+await page.click('#run');
+await page.waitForFunction(() => document.body.dataset.state === 'done' && !window.lockbenchPlayground.page.running, { timeout: 120000 });
+await page.evaluate(() => { document.getElementById('more').open = false; });
+await page.evaluate(() => {
+  const keep = new Set(['#compare', '#chart-ok', '#chart-pool', '#verdict'].map((s) => document.querySelector(s)));
+  const hide = (e) => { for (const c of [...e.children]) { if (keep.has(c)) continue; if ([...keep].some((k) => c.contains(k))) hide(c); else c.dataset.shotHidden = '1'; } };
+  hide(document.body);
+  const style = document.createElement('style');
+  style.id = 'shot-style';
+  style.textContent = '[data-shot-hidden] { display: none !important; } #charts { grid-template-columns: 1fr; } #verdict h3 { margin: 4px 0; }';
+  document.head.append(style);
+  window.dispatchEvent(new Event('resize'));
+});
+await shoot(path.join(docs, 'playground', 'compare.png'), { x: 0, y: 0, width: 860, height: Math.min(1000, await page.evaluate(() => document.documentElement.scrollHeight)) });
+await page.evaluate(() => {
+  document.getElementById('shot-style').remove();
+  for (const e of document.querySelectorAll('[data-shot-hidden]')) delete e.dataset.shotHidden;
+});
+await page.click('#unpin');
+
 // A phone's width (390 px): the 6.6/s lesson after its run, the top of the page down to the first chart.
 await page.setViewport({ width: 390, height: 844 });
 await runLesson('ceiling');
