@@ -67,7 +67,7 @@ async function open(browser, hash = '', url = pageUrl) {
     if (u.startsWith(url) || u.startsWith('blob:') || u.startsWith('data:')) r.continue();
     else { problems.push('fetched ' + u); r.abort(); }
   });
-  await page.goto(url + hash);
+  await page.goto(url + hash, { timeout: 120000 });  // over HTTP the 2.6 MB page took 20-40 s to load on the busy test VM
   await page.waitForFunction(() => document.body.dataset.state && document.body.dataset.state !== 'idle' ||
     document.getElementById('status').textContent === 'ready', { timeout: 60000 });
   return { page, problems };
