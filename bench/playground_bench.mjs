@@ -12,6 +12,14 @@
 //   default on this 2-core machine; the page's worker is one thread).
 // Goals (issue 30): one strategy's 10 minutes under 1 s, all six under 5 s,
 // wasm at most 3x native.
+// Then what a student waits for (issue 44), each in a fresh browser (a new
+// profile: nothing cached), the median of ROUNDS:
+// - cold first Run: the page opened and ready, Run pressed, until the page
+//   shows the results (body[data-state] = done: charts, verdict, diagram);
+// - cold run=1 link: from opening the link to its results shown (the page's
+//   load and the module's compile included);
+// - warm Run: Run pressed again in the same page, until the results.
+// Goals: a cold first Run of one strategy under 0.5 s, a cold link under 1 s.
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -88,3 +96,54 @@ for (const r of runs) {
 }
 await browser.close();
 fs.rmSync(profile, { recursive: true, force: true });
+
+// ---- cold and warm, as a student meets them ----
+const launchFresh = async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lockbench-playground-cold-'));
+  const b = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, userDataDir: dir,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+  return { b, dir };
+};
+const hashOf = (settings) => '#' + Object.entries(settings).map(([k, v]) => k + '=' + encodeURIComponent(v)).join('&') + '&speed=0';
+const done = (p) => p.waitForFunction(() => document.body.dataset.state === 'done' && !window.lockbenchPlayground.page.running,
+  { timeout: 120000, polling: 5 });
+async function clickRun(p) {
+  await p.waitForFunction(() => document.body.dataset.synced === '1', { timeout: 60000, polling: 5 });
+  const t = performance.now();
+  await p.click('#run');
+  await p.waitForFunction(() => document.body.dataset.state === 'running', { timeout: 60000, polling: 5 }).catch(() => {});
+  await done(p);
+  return performance.now() - t;
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const studentRuns = [
+  { name: 'lesson: 6.6 requests/s (one strategy, 10 min)', settings: LESSONS.find((l) => l.id === 'ceiling').settings },
+  { name: 'incident, held-tx (one strategy, 10 min)', settings: { preset: 'incident', strategy: 'held-tx', seed: '1' } },
+  { name: 'incident, all six side by side', settings: { preset: 'incident', strategy: 'all', seed: '1' } },
+];
+console.log('\n' + pad('as a student meets it (median of ' + rounds + ')', 52) + pad('cold Run', 10) + pad('cold link', 11) + 'warm Run (ms)');
+for (const r of studentRuns) {
+  const cold = [], link = [], warm = [];
+  for (let i = 0; i < rounds; i++) {
+    let { b, dir } = await launchFresh();
+    let p = await b.newPage();
+    await p.goto('file://' + pagePath + hashOf(r.settings));
+    await p.waitForFunction(() => document.getElementById('status').textContent === 'ready' || document.body.dataset.synced === '1', { timeout: 60000 });
+    cold.push(await clickRun(p));
+    warm.push(await clickRun(p));
+    await b.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    ({ b, dir } = await launchFresh());
+    p = await b.newPage();
+    const t = performance.now();
+    await p.goto('file://' + pagePath + hashOf(r.settings) + '&run=1');
+    await done(p);
+    link.push(performance.now() - t);
+    await b.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(pad(r.name, 52) + pad(median(cold).toFixed(0), 10) + pad(median(link).toFixed(0), 11) + median(warm).toFixed(0));
+}

@@ -92,11 +92,17 @@ using namespace lockbench::playground;
 
 extern "C" {
 
-// {"settings": {...}} -> {"strategies": ["held-tx", ...]} or {"error": line}.
+// {"settings": {...}} -> {"strategies": ["held-tx", ...], "values": {name: text}}
+// or {"error": line}. `values` is every setting as the run will use it (the
+// preset's, the given, the defaults), written as the command line reads it:
+// what the page's controls show.
 EMSCRIPTEN_KEEPALIVE const char* lockbench_plan(const char* request) {
   return guarded(request, [](const json& req) {
     const Settings s = settings_of(req);
-    return json{{"strategies", cli::strategies_of(s)}};
+    json values = json::object();
+    for (const auto& d : cli::setting_defs())
+      if (d.show) values[d.name] = d.show(s);
+    return json{{"strategies", cli::strategies_of(s)}, {"values", values}};
   });
 }
 
@@ -110,7 +116,9 @@ EMSCRIPTEN_KEEPALIVE const char* lockbench_run(const char* request) {
 }
 
 // {"results": [...]} -> the report's views of them: {"verdict": {"headers": [...],
-// "rows": [[...]]}, "race_svg": SVG or null, "pool_svg": SVG or null}.
+// "rows": [[...]]}, "race_svg": SVG or null, "pool_svg": SVG or null (the
+// first result's that has one, as report.md picks), "sequences": [{"strategy",
+// "race_svg", "pool_svg"} per result] (so the page can step through any one)}.
 EMSCRIPTEN_KEEPALIVE const char* lockbench_views(const char* request) {
   return guarded(request, [](const json& req) {
     const auto views = report::detail::configured_views(req.at("results").get<std::vector<json>>());
@@ -128,6 +136,15 @@ EMSCRIPTEN_KEEPALIVE const char* lockbench_views(const char* request) {
         out["pool_strategy"] = r.value("strategy", "");
         break;
       }
+    json sequences = json::array();
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const auto race = report::race_diagram_svg(views[i], "race-seq");
+      const auto pool = report::pool_exhaustion_diagram_svg(views[i], "pool-seq");
+      sequences.push_back({{"strategy", views[i].value("strategy", "")},
+                           {"race_svg", race ? json(*race) : json(nullptr)},
+                           {"pool_svg", pool ? json(*pool) : json(nullptr)}});
+    }
+    out["sequences"] = sequences;
     return out;
   });
 }

@@ -60,8 +60,9 @@ function drawAxes(c, title, xMax, yMax, xLabel) {
   g.beginPath(); g.moveTo(left, top); g.lineTo(left, bottom); g.lineTo(right, bottom); g.stroke();
 }
 
-// spec: {title, xMax, yMax, xLabel, series: [{label, color, dash, points: [[x, y], ...]}],
-//        marks: [{y, label, color}] (horizontal dashed lines)}
+// spec: {title, xMax, yMax, xLabel, series: [{label, color, dash, alpha, points: [[x, y], ...]}],
+//        marks: [{y, label, color}] (horizontal dashed lines),
+//        events: [{x, to, label}] (a run's events on the time axis: a line at x, a band to `to`)}
 function drawLineChart(canvas, spec) {
   const c = chartSetup(canvas);
   const { g, left, right, top, bottom } = c;
@@ -73,6 +74,21 @@ function drawLineChart(canvas, spec) {
   drawAxes(c, spec.title, xMax, yMax, spec.xLabel || 's');
   const X = (x) => left + (right - left) * Math.min(x, xMax) / xMax;
   const Y = (y) => bottom - (bottom - top) * y / yMax;
+  for (const e of spec.events || []) {
+    if (!(e.x >= 0) || e.x > xMax) continue;
+    if (e.to > e.x) {
+      g.fillStyle = 'rgba(242, 142, 43, 0.15)';
+      g.fillRect(X(e.x), top, Math.max(1, X(e.to) - X(e.x)), bottom - top);
+    }
+    g.strokeStyle = '#b85c00';
+    g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(X(e.x), top); g.lineTo(X(e.x), bottom); g.stroke();
+    g.lineWidth = 1;
+    g.fillStyle = '#b85c00';
+    g.textAlign = X(e.x) > (left + right) / 2 ? 'right' : 'left';
+    g.fillText(e.label + ' ' + shortNumber(e.x) + ' s', X(e.x) + (g.textAlign === 'right' ? -3 : 3), bottom - 4);
+    g.textAlign = 'left';
+  }
   for (const m of spec.marks || []) {
     g.strokeStyle = m.color || '#333';
     g.setLineDash([5, 4]);
@@ -81,8 +97,9 @@ function drawLineChart(canvas, spec) {
     g.fillStyle = m.color || '#333';
     g.fillText(m.label, left + 4, Y(m.y) - 3);
   }
-  let legendX = left + 4;
+  let legendX = left + 4, legendY = top + 2;
   spec.series.forEach((s, i) => {
+    g.globalAlpha = s.alpha || 1;
     g.strokeStyle = s.color || CHART_COLORS[i % CHART_COLORS.length];
     g.lineWidth = 1.6;
     g.setLineDash(s.dash || []);
@@ -93,9 +110,12 @@ function drawLineChart(canvas, spec) {
     g.lineWidth = 1;
     g.fillStyle = g.strokeStyle;
     const label = s.label;
-    g.fillRect(legendX, top + 2, 10, 3);
-    g.fillText(label, legendX + 13, top + 8);
-    legendX += g.measureText(label).width + 26;
+    const w = g.measureText(label).width + 26;
+    if (legendX > left + 4 && legendX + w > right) { legendX = left + 4; legendY += 12; }  // wrap the legend
+    g.fillRect(legendX, legendY, 10, 3);
+    g.fillText(label, legendX + 13, legendY + 6);
+    legendX += w;
+    g.globalAlpha = 1;
   });
 }
 

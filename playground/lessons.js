@@ -2,6 +2,11 @@
 // (settings by their command-line names, as the URL hash carries them) and two
 // sentences on what to notice. The page runs them through the simulator like
 // any other settings; the tests check each against `lockbench run --world sim`.
+// A lesson may also carry
+// - predict: {question, unit, measure(results) -> number, explain(results) -> text}:
+//   asked before the run, the answer kept beside the measured figure;
+// - story(results) -> [sentences]: what the run shows, from its own numbers.
+// Both read only the results (the JSON `lockbench run --json` prints).
 'use strict';
 const LESSONS = [
   {
@@ -11,7 +16,8 @@ const LESSONS = [
       'partner-latency': 'fixed:1.5s', rate: '13', duration: '10m', seed: '1' },
     notice: 'held-tx keeps its pooled connection through the 1.5 s partner call, so 10 connections serve at most ' +
       '10 / 1.5 s = 6.6 requests/s (Little\'s law), whatever arrives. Watch ok/s flatten at the dashed ceiling ' +
-      'while the pool stays full and the waiters pile up until connectionTimeout.',
+      'while the pool stays full: the requests Tomcat cannot start are queued (max-threads + accept-count) and the ' +
+      'rest are rejected; only a few wait out connectionTimeout.',
   },
   {
     id: 'burst',
@@ -80,3 +86,158 @@ const LESSONS = [
       'Little\'s-law ceiling; those that do not exclude race.',
   },
 ];
+
+// ---- what the lessons say of a run, from its own numbers ---------------------
+// A number as the page prints it: at most 2 decimals, no trailing zeros.
+function lessonNumber(v) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  return String(Math.round(v * 100) / 100);
+}
+function lessonSeconds(ms) { return lessonNumber(ms / 1000) + ' s'; }
+function resultOf(results, strategy) {
+  return results.find((r) => r.strategy === strategy || r.strategy.startsWith(strategy + ':')) || results[0];
+}
+function violationsOf(r, kind) { return (r.partner && r.partner.violations && r.partner.violations[kind]) || 0; }
+function violationTotal(r) {
+  return Object.values((r.partner && r.partner.violations) || {}).reduce((a, n) => a + (n || 0), 0);
+}
+function lessonOf(id) { return LESSONS.find((l) => l.id === id); }
+
+lessonOf('ceiling').predict = {
+  question: 'With 10 connections each held 1.5 s, how many requests a second can held-tx answer ok when 13 arrive each second?',
+  unit: 'ok/s',
+  measure: (results) => results[0].throughput_ok_per_s,
+  explain: (results) => {
+    const r = results[0], hold = r.prediction.configured_hold_ms;
+    return `Little's law: ${r.pool.size} connections ÷ ${lessonSeconds(hold)} held per request = ` +
+      `${lessonNumber(r.pool.size / (hold / 1000))} requests/s, whatever arrives (the measured mean hold, ` +
+      `${lessonSeconds(r.prediction.mean_hold_ms)}, gives ${lessonNumber(r.prediction.littles_law_ceiling_per_s)}/s). ` +
+      `The other ${lessonNumber(r.offered_per_s - r.throughput_ok_per_s)}/s of the ${lessonNumber(r.offered_per_s)}/s ` +
+      'offered cannot be served: they are rejected, or wait and time out.';
+  },
+};
+lessonOf('ceiling').story = (results) => results.map((r) => {
+  const s = r.settings, threads = s['max-threads'] * (s.pods || 1), accept = s['accept-count'] * (s.pods || 1);
+  return `${r.strategy}: ${lessonNumber(r.throughput_ok_per_s)} ok/s of ${lessonNumber(r.offered_per_s)} offered, at its ` +
+    `ceiling of ${lessonNumber(r.prediction.littles_law_ceiling_per_s)}/s. The waiters for a connection level off at ` +
+    `${r.pool.pending_max}: Tomcat runs at most ${threads} requests (max-threads), ${r.pool.size} of them holding the ` +
+    `connections; ${accept} more queue for a thread (accept-count) and the rest are turned away at once: ` +
+    `${r.requests.rejected} rejected. A waiter gets a connection after ${lessonSeconds(r.pool.wait_ms.p50)} at the ` +
+    `median, just inside connectionTimeout (${s['connection-timeout']}), so only ${r.requests.pool_timeout} time out.`;
+});
+
+lessonOf('burst').predict = {
+  question: 'Eight requests for one user arrive at the same instant. How many of them are answered ok?',
+  unit: 'ok of 8',
+  measure: (results) => results[0].requests.ok,
+  explain: (results) => {
+    const r = results[0];
+    return `All ${r.requests.total} ask for the same lock at once. The first takes it and keeps it through its partner ` +
+      `calls (${lessonSeconds(r.latency_ok_ms.p50)}); the other ${r.requests.conflict} find it taken and get a conflict ` +
+      `(409) at once: ${r.requests.total} − ${r.requests.ok} = ${r.requests.conflict}. ` +
+      results.slice(1).map((o) => `${o.strategy}: the same, ${o.requests.ok} ok and ${o.requests.conflict} conflict.`).join(' ');
+  },
+};
+lessonOf('burst').story = (results) => [
+  ...results.map((r) => `${r.strategy}: ${r.requests.ok} ok, ${r.requests.conflict} conflict (denied) of the ` +
+    `${r.requests.total} that arrived at once; the one that got in held the lock ${lessonSeconds(r.latency_ok_ms.p50)}.`),
+  `The run lasts ${lessonSeconds(results[0].duration_s * 1000)}: the verdict's columns per second divide by that ` +
+    `(${results[0].requests.ok} ok in ${lessonSeconds(results[0].duration_s * 1000)} is ` +
+    `${lessonNumber(results[0].throughput_ok_per_s)}/s), so read the counts and the requests one by one.`,
+];
+
+lessonOf('race').predict = {
+  question: 'row-lease\'s lease lives 1 s and a switch\'s partner calls take 1.5 s at the median. How many leases are taken over mid-call in the 2 minutes?',
+  unit: 'steals',
+  measure: (results) => resultOf(results, 'row-lease').locks.lease_steals,
+  explain: (results) => {
+    const r = resultOf(results, 'row-lease'), none = resultOf(results, 'none'), s = r.settings;
+    return `${r.requests.total} requests arrive for ${s.keys} users. A lease lives ${s['lease-ttl']}, and a switch's ` +
+      `calls (${s['partner-latency']}) mostly outlast it: the next request for the same user finds the lease expired and ` +
+      `takes it over (${r.locks.lease_steals} steals), and both call the partner at once: ` +
+      `${violationsOf(r, 'overlap_person')} overlaps for row-lease, ${violationsOf(none, 'overlap_person')} for none, which excludes nothing.`;
+  },
+};
+lessonOf('race').story = (results) => results.map((r) => `${r.strategy}: ${violationsOf(r, 'overlap_person')} ` +
+  `overlapping mutations of one person at the partner, ${violationTotal(r)} violations in all, ` +
+  `${r.locks.lease_steals} leases taken over mid-call; ${r.requests.ok} ok of ${r.requests.total}.` +
+  (r.trace && r.trace.race ? ` Its first captured race: requests ${r.trace.race.request_ids.join(' and ')} for ${r.trace.race.person}.` : ''));
+
+lessonOf('checkout').predict = {
+  question: 'held-tx charges the card inside its transaction. How many charges take money for an order the service does not hold as paid (orphan charges)?',
+  unit: 'orphan charges',
+  measure: (results) => violationsOf(resultOf(results, 'held-tx'), 'orphan_charge'),
+  explain: (results) => {
+    const r = resultOf(results, 'held-tx'), f = r.db_faults || {};
+    const fixes = results.filter((o) => o !== r);
+    return `Of held-tx's ${r.requests.total} requests, ${f.commit_fail || 0} COMMITs failed and ${f.conn_lost || 0} ` +
+      `connections were lost (--db-faults); a transaction rolled back after the charge leaves the money taken and no ` +
+      `paid order: ${violationsOf(r, 'orphan_charge')} orphan charges, and ${violationsOf(r, 'double_charge')} orders charged twice. ` +
+      fixes.map((o) => `${o.strategy}: ${violationsOf(o, 'orphan_charge')}`).join(', ') + ': the charge is outside the transaction.';
+  },
+};
+lessonOf('checkout').story = (results) => results.map((r) => {
+  const f = r.db_faults || {};
+  return `${r.strategy}: ${violationsOf(r, 'orphan_charge')} orphan charges, ${violationsOf(r, 'double_charge')} double ` +
+    `charges; ${r.requests.error} requests answered error (the faults over all its transactions: ${f.commit_fail || 0} ` +
+    `failed COMMITs, ${f.conn_lost || 0} lost connections)` + (r.requests.pool_timeout + r.requests.rejected ? `, ${r.requests.pool_timeout} pool timeouts ` +
+    `and ${r.requests.rejected} rejected (it holds a connection through the 1.8 s charge)` : '') +
+    (violationsOf(r, 'orphan_charge') === 0 ? (r.requests.error ? ': each error charged nothing unrecorded, so a retry is safe.' : '.')
+      : ': each orphan is a customer charged for an order that failed.');
+});
+
+lessonOf('pgbouncer').story = (results) => results.map((r) => `${r.strategy}: ${violationsOf(r, 'overlap_person')} ` +
+  `overlaps, ${violationTotal(r)} violations, ${r.requests.ok} ok, ${r.requests.conflict} conflict, ` +
+  `${r.requests.pool_timeout} pool timeouts of ${r.requests.total}; ${r.locks.handed_to_stranger} locks found on a ` +
+  'backend another client was handed.');
+
+lessonOf('failover').story = (results) => {
+  const r = results[0], store = (r.sim && r.sim.lease_store) || {};
+  const lines = [`At ${store.failover_at_s} s the Redis primary failed over to a replica ${store.replication_lag_ms} ms ` +
+    `behind: ${store.leases_lost_on_failover} lease held then was lost (marked on the charts' time axis).`];
+  const race = r.trace && r.trace.race;
+  if (!race) return lines.concat([`No two holders overlapped in this run (${violationTotal(r)} violations).`]);
+  const acquired = (id) => (r.trace.events || []).find((e) => e.request_id === id && e.step === 'lock.acquire');
+  const [a, b] = race.request_ids.map(acquired).sort((x, y) => x.start_ms - y.start_ms);
+  const token = (e) => (/token (\d+)/.exec(e.detail) || [])[1];
+  const end = (id) => Math.max(...(r.trace.events || []).filter((e) => e.request_id === id && e.step.startsWith('partner.')).map((e) => e.end_ms));
+  lines.push(`Request ${a.request_id} took the lease at ${lessonSeconds(a.end_ms)} (fencing token ${token(a)}), inside the ` +
+    `${store.replication_lag_ms} ms the replica never got; request ${b.request_id} took it again after the failover, at ` +
+    `${lessonSeconds(b.end_ms)}, while ${a.request_id} was still calling the partner (until ${lessonSeconds(end(a.request_id))}).`);
+  if (token(a) === undefined || token(b) === undefined)
+    return lines.concat([`The trace does not name their fencing tokens: ${violationsOf(r, 'overlap_person')} overlap_person, ` +
+      `${violationsOf(r, 'stale_token_rejected')} stale tokens rejected.`]);
+  lines.push(token(a) === token(b)
+    ? `The INCR counter went back with the failover: both holders got the same fencing token, ${token(b)}, so the ` +
+      `partner's fence (--fencing ${r.settings.fencing}) refused neither: ${violationsOf(r, 'overlap_person')} ` +
+      `overlap_person, ${violationsOf(r, 'stale_token_rejected')} stale tokens rejected.`
+    : `The two holders got fencing tokens ${token(a)} and ${token(b)}: ${violationsOf(r, 'stale_token_rejected')} stale tokens rejected.`);
+  return lines;
+};
+
+lessonOf('pinning').story = (results) => results.map((r) => `${r.strategy}: ${lessonNumber(r.throughput_ok_per_s)} ` +
+  `ok/s of ${lessonNumber(r.offered_per_s)} offered, ok p99 ${lessonSeconds(r.latency_ok_ms.p99)}, ` +
+  `${r.requests.ok} ok of ${r.requests.total}.`);
+
+lessonOf('incident').story = (results) => results.map((r) => `${r.strategy}: ${lessonNumber(r.throughput_ok_per_s)} ok/s ` +
+  `of ${lessonNumber(r.offered_per_s)}` + (r.strategy_info && r.strategy_info.holds_connection_during_call
+  ? ` (holds a connection through the call: ceiling ${lessonNumber(r.prediction.littles_law_ceiling_per_s)}/s)` : '') +
+  `, ${violationTotal(r)} violations, ${r.requests.pool_timeout} pool timeouts, ${r.requests.rejected} rejected.`);
+
+// The verdict's columns (report/sections.cpp verdict_table), one line each.
+const VERDICT_LEGEND = {
+  'strategy': 'the lock strategy (and its variant) the run used.',
+  'world': 'sim: the simulator (this page); real: PostgreSQL and a partner service.',
+  'scenario': 'the request flow (switch-primary, checkout, ...).',
+  'offered /s': 'requests that arrived per second.',
+  'exclusion held?': 'pass when the partner saw no two mutations of one person (or order) at once; fail counts the overlaps the partner\'s oracle caught.',
+  'pool-safe?': 'pass when no request gave up waiting for a connection (pool timeouts) and the health probes got one.',
+  'ok /s of offered': 'requests answered ok per second, and the share of what arrived.',
+  'ok /s of Little\'s-law ceiling': 'for a strategy that holds a connection through the partner call: ok/s against pool size ÷ mean hold, the most it can serve.',
+  'ok p99': 'the time 99 % of the ok requests took, from their intended start.',
+  'lease steals': 'leases that expired during their holder\'s call and were taken by another request.',
+  'leaked locks': 'locks never released (a session lock left on a pooled connection).',
+  'orphan effects': 'effects at the partner the service does not hold: a charge for an order that is not paid (orphan_charge), a charge made twice.',
+  'pods (probes acting)': 'restarts and requests lost when Kubernetes\' probes pulled or killed pods.',
+  'recovery': 'time from the end of a partner fault window until ok/s and p99 are back.',
+};

@@ -129,8 +129,33 @@ std::string mermaid(const Sequence& s) {
 }
 
 bool is_partner(const std::string& step) { return step.rfind("partner.", 0) == 0; }
-bool is_db(const std::string& step) {
-  return step.rfind("db.", 0) == 0 || step.rfind("lock.", 0) == 0;
+
+// The lifeline a db.* or lock.* step talks to, by what the trace says of it: a
+// lease store's calls name the store ("redis lease 7", "etcd lease 7 revision
+// 3", sim/renewal.cpp and real/real_world.cpp), an in-process lock says "local
+// lock"; every other db.* and lock.* step (row locks, advisory locks, the lease
+// table) is a statement on the PostgreSQL connection. Empty: not a store step.
+std::string store_of(const Event& e) {
+  const bool lock = e.step.rfind("lock.", 0) == 0;
+  if (!lock && e.step.rfind("db.", 0) != 0) return {};
+  if (lock && e.detail.rfind("redis ", 0) == 0) return "Redis";
+  if (lock && e.detail.rfind("etcd ", 0) == 0) return "Etcd";
+  if (lock && e.detail.rfind("local lock", 0) == 0) return "Local";
+  return "DB";
+}
+
+// The lifelines the stores of `events` add after the DB's, in a fixed order,
+// for the requests `drawn` holds.
+std::vector<std::pair<std::string, std::string>> store_lifelines(const std::vector<Event>& events,
+                                                                 const std::set<std::string>& drawn) {
+  std::set<std::string> used;
+  for (const auto& e : events)
+    if (drawn.count(e.request_id)) used.insert(store_of(e));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (used.count("Redis")) out.emplace_back("Redis", "Redis (lease store)");
+  if (used.count("Etcd")) out.emplace_back("Etcd", "etcd (lease store)");
+  if (used.count("Local")) out.emplace_back("Local", "lock in the pod's memory");
+  return out;
 }
 
 // Steps shorter than this get one arrow; longer ones a call and an answer, so
@@ -138,8 +163,7 @@ bool is_db(const std::string& step) {
 constexpr double kAnswerArrowMs = 10;
 
 // The arrows for one event of request `who`, to the participant the step talks to.
-void draw(Diagram& d, const Event& e, const std::string& who, const std::string& pool, const std::string& db,
-          const std::string& partner) {
+void draw(Diagram& d, const Event& e, const std::string& who, const std::string& pool, const std::string& partner) {
   const std::string detail = e.detail.empty() ? "" : " " + label(e.detail);
   const double took = e.end_ms - e.start_ms;
   const bool answer = took >= kAnswerArrowMs;
@@ -164,7 +188,7 @@ void draw(Diagram& d, const Event& e, const std::string& who, const std::string&
     const std::string what = label(e.detail).rfind(call, 0) == 0 ? label(e.detail) : call + detail;
     d.message(e.start_ms, who, partner, fmt::format("t={} {}", ms(e.start_ms), what));
     d.reply(e.end_ms, partner, who, fmt::format("t={} {} done after {}", ms(e.end_ms), call, ms(took)));
-  } else if (is_db(e.step)) {
+  } else if (const std::string db = store_of(e); !db.empty()) {
     if (answer) {
       d.message(e.start_ms, who, db, fmt::format("t={} {}{}", ms(e.start_ms), e.step, detail));
       d.reply(e.end_ms, db, who, fmt::format("t={} {} after {}", ms(e.end_ms), e.step, ms(took)));
@@ -206,8 +230,8 @@ std::optional<Sequence> race_sequence(const json& result) {
 
   Diagram d;
   for (const auto& e : events) {
-    if (e.request_id == a) draw(d, e, "A", "Pool", "DB", "Partner");
-    if (e.request_id == b) draw(d, e, "B", "Pool", "DB", "Partner");
+    if (e.request_id == a) draw(d, e, "A", "Pool", "Partner");
+    if (e.request_id == b) draw(d, e, "B", "Pool", "Partner");
   }
   const auto sa = partner_span(events, a), sb = partner_span(events, b);
   if (sa && sb) {
@@ -225,11 +249,11 @@ std::optional<Sequence> race_sequence(const json& result) {
          fmt::format("{}whole {} run, as the partner counted it: {} violations{}",
                      kind.empty() ? "" : "flagged as " + label(kind) + ". ", label(str(result, "strategy")),
                      detail::fmt(v.total, 0), v.kinds.empty() ? "" : ", " + label(detail::kinds_text(v.kinds, 3))));
-  return d.finish({{"A", "request " + label(a)},
-                   {"B", "request " + label(b)},
-                   {"Pool", "connection pool"},
-                   {"DB", "PostgreSQL"},
-                   {"Partner", "partner (identity provider)"}});
+  std::vector<std::pair<std::string, std::string>> header = {
+      {"A", "request " + label(a)}, {"B", "request " + label(b)}, {"Pool", "connection pool"}, {"DB", "PostgreSQL"}};
+  for (auto& lifeline : store_lifelines(events, {a, b})) header.push_back(std::move(lifeline));
+  header.emplace_back("Partner", "partner (identity provider)");
+  return d.finish(std::move(header));
 }
 
 std::optional<Sequence> pool_exhaustion_sequence(const json& result) {
@@ -270,12 +294,15 @@ std::optional<Sequence> pool_exhaustion_sequence(const json& result) {
   for (std::size_t i = 0; i < shown; ++i) header.emplace_back(fmt::format("H{}", i + 1), "request " + label(holders[i]));
   header.emplace_back("Pool", "connection pool");
   header.emplace_back("DB", "PostgreSQL");
+  std::set<std::string> drawn(holders.begin(), holders.begin() + static_cast<std::ptrdiff_t>(shown));
+  drawn.insert(victim);
+  for (auto& lifeline : store_lifelines(events, drawn)) header.push_back(std::move(lifeline));
   header.emplace_back("Partner", "partner");
   header.emplace_back("V", "request " + label(victim));
   for (const auto& e : events) {
     for (std::size_t i = 0; i < shown; ++i)
-      if (e.request_id == holders[i]) draw(d, e, fmt::format("H{}", i + 1), "Pool", "DB", "Partner");
-    if (e.request_id == victim) draw(d, e, "V", "Pool", "DB", "Partner");
+      if (e.request_id == holders[i]) draw(d, e, fmt::format("H{}", i + 1), "Pool", "Partner");
+    if (e.request_id == victim) draw(d, e, "V", "Pool", "Partner");
   }
   const double size = num_or(result, "pool.size", 0);
   // The trace is a sample: it may hold only some of the requests that had the
@@ -398,16 +425,30 @@ std::optional<std::string> pool_exhaustion_diagram(const json& result) {
   return mermaid(*s);
 }
 
+namespace {
+
+// The SVG's title names the race it shows: the strategy, the flagged kind, the person.
+std::string race_title(const json& result) {
+  const json* race = detail::find(result, "trace.race");
+  const std::string kind = race ? label(str(*race, "kind")) : "", person = race ? label(str(*race, "person")) : "";
+  std::string title = "The race under " + label(str(result, "strategy", "?"));
+  if (!kind.empty()) title += ": " + kind;
+  if (!person.empty()) title += " on " + person;
+  return title + ", as it happened";
+}
+
+}  // namespace
+
 std::optional<std::string> race_diagram_svg(const json& result, const std::string& id) {
   auto s = race_sequence(result);
   if (!s) return std::nullopt;
-  return svg(*s, id, "The double-link race, as it happened");
+  return svg(*s, id, race_title(result));
 }
 
 std::optional<std::string> pool_exhaustion_diagram_svg(const json& result, const std::string& id) {
   auto s = pool_exhaustion_sequence(result);
   if (!s) return std::nullopt;
-  return svg(*s, id, "Pool exhaustion");
+  return svg(*s, id, "Pool exhaustion under " + label(str(result, "strategy", "?")));
 }
 
 }  // namespace lockbench::report

@@ -11,6 +11,8 @@
 namespace lockbench::report {
 namespace {
 
+using nlohmann::json;
+
 std::size_t pos(const std::string& text, const std::string& needle) {
   const auto at = text.find(needle);
   EXPECT_NE(at, std::string::npos) << "missing: " << needle;
@@ -69,6 +71,65 @@ TEST(RaceDiagram, StripsCharactersThatWouldBreakMermaidFromDetails) {
   const auto d = race_diagram(r);
   ASSERT_TRUE(d.has_value());
   expect_valid_mermaid(*d);
+}
+
+// A lease store's calls (sim/renewal.cpp, real/real_world.cpp: "redis lease 7",
+// "etcd lease 7 revision 3") go to the store's own lifeline, not PostgreSQL's;
+// a row lease (the lease table) and a row lock stay on PostgreSQL.
+json with_lock_steps(const std::string& a_detail, const std::string& b_detail) {
+  auto r = fixtures::none_hot_with_race();
+  r["strategy"] = "redis-lease:fenced";
+  r["trace"]["race"]["kind"] = "overlap_person";
+  json& events = r["trace"]["events"];
+  events.push_back(fixtures::event("r-17", "lock.acquire", 1000.3, 1000.8, nullptr, a_detail));
+  events.push_back(fixtures::event("r-18", "lock.acquire", 1040.3, 1052.0, nullptr, b_detail));
+  return r;
+}
+
+TEST(RaceDiagram, DrawsRedisLeaseCallsOnARedisLifelineNotPostgres) {
+  const auto d = race_diagram(with_lock_steps("redis lease 7", "redis lease 7 took over the expired lease of r-17"));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("participant Redis as Redis (lease store)"), std::string::npos);
+  EXPECT_NE(d->find("A->>Redis: t=1000.3 ms lock.acquire redis lease 7"), std::string::npos);
+  EXPECT_NE(d->find("B->>Redis: t=1040.3 ms lock.acquire redis lease 7 took over"), std::string::npos);
+  EXPECT_NE(d->find("Redis-->>B: t=1052.0 ms lock.acquire after 11.7 ms"), std::string::npos);
+  EXPECT_EQ(d->find("->>DB: t=1000.3 ms lock.acquire"), std::string::npos);
+  // The database's own steps stay on PostgreSQL, and the store sits between it and the partner.
+  EXPECT_NE(d->find("A->>DB: t=1000.2 ms db.begin"), std::string::npos);
+  EXPECT_LT(pos(*d, "participant DB as PostgreSQL"), pos(*d, "participant Redis"));
+  EXPECT_LT(pos(*d, "participant Redis"), pos(*d, "participant Partner"));
+  EXPECT_EQ(d->find("participant Etcd"), std::string::npos);
+  expect_valid_mermaid(*d);
+}
+
+TEST(RaceDiagram, DrawsEtcdLeaseCallsOnAnEtcdLifeline) {
+  const auto d = race_diagram(with_lock_steps("etcd lease 7 revision 12", "etcd lease 7 held by r-17"));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("participant Etcd as etcd (lease store)"), std::string::npos);
+  EXPECT_NE(d->find("A->>Etcd: t=1000.3 ms lock.acquire etcd lease 7 revision 12"), std::string::npos);
+  EXPECT_EQ(d->find("participant Redis"), std::string::npos);
+  expect_valid_mermaid(*d);
+}
+
+TEST(RaceDiagram, KeepsRowLeasesAndRowLocksOnPostgres) {
+  const auto d = race_diagram(with_lock_steps("lease 7", "lease 7"));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NE(d->find("A->>DB: t=1000.3 ms lock.acquire lease 7"), std::string::npos);
+  EXPECT_EQ(d->find("participant Redis"), std::string::npos);
+  EXPECT_EQ(d->find("participant Etcd"), std::string::npos);
+  expect_valid_mermaid(*d);
+}
+
+TEST(RaceDiagramSvg, IsTitledWithTheRaceItShows) {
+  const auto svg = race_diagram_svg(with_lock_steps("redis lease 7", "redis lease 7"));
+  ASSERT_TRUE(svg.has_value());
+  EXPECT_NE(svg->find("<title>The race under redis-lease:fenced: overlap_person on p-1, as it happened</title>"),
+            std::string::npos);
+  EXPECT_NE(svg->find(">Redis (lease store)<"), std::string::npos);
+  auto plain = fixtures::none_hot_with_race();
+  const auto other = race_diagram_svg(plain);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_NE(other->find("<title>The race under none on p-1, as it happened</title>"), std::string::npos);
 }
 
 TEST(PoolExhaustionDiagram, ShowsTheHoldersAndTheRequestThatTimedOut) {

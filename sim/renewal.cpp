@@ -82,6 +82,7 @@ Task<LeaseResult> SimWorld::kv_lease_acquire(RequestCtx& cx, Key key, std::strin
   cx.split().lock_wait += now() - t0;
   if (tracing()) {
     std::string detail = "redis lease " + std::to_string(key);
+    if (r.acquired) detail += " token " + std::to_string(r.token);  // the fencing token INCR handed out
     if (r.took_over_expired) detail += " took over the expired lease of " + r.previous_owner;
     if (!r.acquired) detail += " held by " + leases_.owner_of(now(), key);
     cx.trace(r.acquired ? "lock.acquire" : "lock.denied", t0, now(), -1, std::move(detail));
