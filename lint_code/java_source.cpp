@@ -22,7 +22,11 @@ const Annotation* find_annotation(const std::vector<Annotation>& as, std::string
 #if !LOCKBENCH_HAVE_JAVA_GRAMMAR
 
 bool java_grammar_available() { return false; }
-JavaFile parse_java(std::string_view, const std::string& path) { return JavaFile{.path = path}; }
+JavaFile parse_java(std::string_view, const std::string& path) {
+  JavaFile f;
+  f.path = path;
+  return f;
+}
 
 #else
 
