@@ -37,6 +37,10 @@ Settings shape_of(const Settings& s, const Finding& f, std::string& note) {
     sim.scenario = f.remote_calls >= 2 ? "switch-primary" : "single-call";
     if (f.remote_calls > 2) note = fmt::format(" (the code makes {} calls; the simulated scenario makes 2)", f.remote_calls);
   }
+  if (f.kind == "orm-lease" && sim.orm_writer_rate <= 0) {
+    sim.orm_writer_rate = 5;  // this load-and-save path; its own rate is not in the code
+    note = " (this load-and-save path at 5/s: --orm-writer-rate sets its rate, --keys how many rows the requests spread over)";
+  }
   if (f.kind == "synchronized" && sim.pods < 2) {
     sim.pods = 2;  // one pod: the monitor excludes; the finding is about the second pod
     note = " (on 2 pods: one pod alone is excluded by the monitor; --pods sets it)";
@@ -74,9 +78,11 @@ std::string consequence_of(const Settings& sim, const Finding& f, const nlohmann
   if (f.kind == "advisory-lock")
     extra = fmt::format(", {:.0f} unlock failures, {:.0f} locks left on pooled connections", num(r, {"locks", "unlock_failures"}),
                         num(r, {"locks", "leaked"}));
-  if (f.kind == "orm-lease") extra = fmt::format(", {:.0f} leases stolen", num(r, {"locks", "lease_steals"}));
-  return fmt::format("{}{}; {} {}: {} of {:.0f} requests{}, {:.1f} ok/s (simulated, {} for {:.0f} s)", f.family, note, load,
-                     pool, violations_text(r), total, extra, ok_per_s, sim.strategy, num(r, {"duration_s"}));
+  if (f.kind == "orm-lease")
+    extra = fmt::format(", {:.0f} of {:.0f} entity saves wrote the lock columns back (lock stomps)",
+                        num(r, {"side_traffic", "lock_stomps"}), num(r, {"side_traffic", "entity_saves"}));
+  return fmt::format("{}{} {}, {}: {} of {:.0f} requests{}, {:.1f} ok/s (simulated for {:.0f} s)", sim.strategy, note, load,
+                     pool, violations_text(r), total, extra, ok_per_s, num(r, {"duration_s"}));
 }
 
 std::string reproduce_line(const Settings& sim) {
