@@ -260,6 +260,10 @@ class Analyzer {
   std::vector<Finding> out_;
   std::set<const Method*> in_tx_;  // methods reached inside a transaction
   std::set<std::pair<std::string, int>> unresolved_seen_;
+  // Methods one walk may enter (every entry resets it): depth bounds a path,
+  // this bounds the paths, so a wide call graph costs at most this much.
+  static constexpr int kWalkBudget = 20000;
+  int budget_ = kWalkBudget;
 
   static TxAttr tx_attr(const TypeDecl& t, const Method& m) {
     if (const Annotation* a = find_annotation(m.annotations, "Transactional")) return tx_of_annotation(*a);
@@ -408,6 +412,7 @@ class Analyzer {
              bool want_db, bool in_tx, std::set<const Method*>& seen, std::vector<Reached>& out) {
     const Method& m = *ref.method;
     const TypeDecl& t = *ref.type;
+    if (--budget_ < 0) return;  // a call graph too wide to walk from one entry: stop, find nothing more
     if (in_tx) in_tx_.insert(&m);
     for (std::size_t i : calls) {
       const Call& c = m.calls[i];
@@ -490,6 +495,7 @@ class Analyzer {
       if (tx.starts() && !listener) {
         std::set<const Method*> seen{&m};
         std::vector<Reached> reached;
+        budget_ = kWalkBudget;
         reach(ref, all_calls(m), {step(t, m.line, t.name + "." + m.name + " (" + tx.text() + ")")}, 0, false, true,
               seen, reached);
         if (!reached.empty()) entries.push_back({ref, std::move(reached), t.name + "." + m.name + " (" + tx.text() + ")", m.line, tx.read_only});
@@ -506,6 +512,7 @@ class Analyzer {
         std::set<const Method*> seen{&m};
         std::vector<Reached> reached;
         const std::string head = t.name + "." + m.name + ": " + call_text(tc) + " (a TransactionTemplate block)";
+        budget_ = kWalkBudget;
         reach(ref, calls, {step(t, tc.line, head)}, 0, false, true, seen, reached);
         if (!reached.empty()) entries.push_back({ref, std::move(reached), head, tc.line, false});
       }
@@ -594,6 +601,7 @@ class Analyzer {
     for (const auto& r : regions) {
       std::set<const Method*> seen{&m};
       std::vector<Reached> reached;
+      budget_ = kWalkBudget;
       reach(ref, r.calls, {step(t, r.line, r.head)}, 0, true, false, seen, reached);
       if (reached.empty()) continue;
       Finding f;
@@ -817,6 +825,7 @@ class Analyzer {
     if (!write && !tx_attr(t, m).starts()) return;
     std::set<const Method*> seen{&m};
     std::vector<Reached> reached;
+    budget_ = kWalkBudget;
     reach(ref, all_calls(m), {step(t, m.line, t.name + "." + m.name)}, 0, false, false, seen, reached);
     if (reached.empty()) return;
     Finding f;
