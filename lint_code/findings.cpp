@@ -306,7 +306,10 @@ class Analyzer {
   std::optional<std::string> remote_kind(const std::string& type, const Call& c) const {
     if (c.names.empty() || type.empty()) return std::nullopt;
     const std::string& first = c.names[0];
-    if (type == "RestTemplate" || type == "TestRestTemplate" || type == "RestOperations") return "RestTemplate." + first;
+    if ((type == "RestTemplate" || type == "TestRestTemplate" || type == "RestOperations") &&
+        any_name(c, {"getForObject", "getForEntity", "headForHeaders", "postForLocation", "postForObject", "postForEntity",
+                     "put", "patchForObject", "delete", "optionsForAllow", "exchange", "execute"}))
+      return "RestTemplate." + first;  // its HTTP methods, not getInterceptors() and the like
     if (type == "RestClient" && any_name(c, {"retrieve", "exchange", "toEntity", "body"})) return "RestClient." + first + "…" + c.names.back();
     if (type == "WebClient" && any_name(c, {"block", "blockFirst", "blockLast", "blockOptional"}))
       return "WebClient." + first + "…block()";
