@@ -36,6 +36,7 @@
 #include "cli/shards.hpp"
 #include "cli/playground.hpp"
 #include "cli/lint_sources.hpp"
+#include "cli/lint_code_command.hpp"
 #include "cli/spring_config.hpp"
 #include "cli/settings_io.hpp"
 #include "base/allocator.hpp"
@@ -745,6 +746,15 @@ class LintCommand final : public Subcommand {
         ->type_name("NAME");
     app_->add_option("--format", format_, "text | json | sarif (SARIF 2.1.0, for code-scanning UIs)")
         ->type_name("FORMAT");
+    app_->add_option("--code", code_,
+                     "the service's Java source: remote calls inside transactions, synchronized as a lock, advisory "
+                     "locks on pooled connections, ORM-mapped leases, no @Version; with --from, each with the "
+                     "simulator's consequence (docs/how-to/lint.md)")
+        ->type_name("DIR");
+    app_->add_option("--code-depth", code_depth_, "with --code: calls followed from a transaction or a lock (default 4)")
+        ->type_name("N");
+    app_->add_option("--fail-on", fail_on_, "with --code: flag (default; exit 1 when a finding is flagged) | warn | never")
+        ->type_name("LEVEL");
   }
 
   // The strategy is known when a flag, the --config file or a --from file names it.
@@ -761,6 +771,13 @@ class LintCommand final : public Subcommand {
     const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
     if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
     s.validate();
+    if (!code_.empty()) {
+      bool load_given = !from_.empty();
+      for (const char* f : {"--rate", "--users", "--burst", "--config", "--preset"}) load_given = load_given || app_->count(f);
+      return cmd_lint_code(s, {code_, code_depth_, format_, fail_on_, load_given});
+    }
+    if (app_->count("--fail-on") || app_->count("--code-depth"))
+      throw SettingError("--fail-on, --code-depth: only with --code DIR");
     return cmd_lint(s, strategy_known, format_, sources);
   }
 
@@ -768,6 +785,8 @@ class LintCommand final : public Subcommand {
   SettingSources src_;
   std::vector<std::string> from_;
   std::string deployment_, format_ = "text";
+  std::string code_, fail_on_ = "flag";
+  int code_depth_ = 4;
 };
 
 class PlanCommand final : public Subcommand {

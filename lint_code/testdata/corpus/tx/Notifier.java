@@ -1,0 +1,5 @@
+package com.acme.tx;
+
+public interface Notifier {
+    void notifyOf(String id);
+}
