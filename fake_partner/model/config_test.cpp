@@ -173,7 +173,8 @@ TEST(Config, TheShippedExampleIsAcceptedAndSetsEveryPart) {
   const Config c = Config::from_json(doc);
   std::set<std::string> given, all;
   for (const auto& [k, v] : doc.items()) given.insert(k);
-  for (const auto& [k, v] : c.to_json().items()) all.insert(k);
+  const json written = c.to_json();  // items() of a temporary would outlive it
+  for (const auto& [k, v] : written.items()) all.insert(k);
   EXPECT_EQ(given, all);
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.rate_limit.size, 100);

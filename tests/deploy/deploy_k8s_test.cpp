@@ -342,10 +342,12 @@ TEST(DeployK8sAsWritten, EveryKustomizationNamesARegistryImageAndEveryClaimAStor
     const std::string tag = k["images"][0]["newTag"].as<std::string>();
     EXPECT_FALSE(tag.empty() || tag == "latest") << "a fixed tag: IfNotPresent with :latest keeps a stale image";
     for (const auto& d : files_of(dir)) {
-      if (d["kind"].as<std::string>() == "PersistentVolumeClaim")
+      if (d["kind"].as<std::string>() == "PersistentVolumeClaim") {
         EXPECT_TRUE(at(d, "spec.storageClassName")) << "deploy/k8s" << dir << ": claim without storageClassName";
-      if (const YAML::Node pod = at(d, "spec.template.spec"))
+      }
+      if (const YAML::Node pod = at(d, "spec.template.spec")) {
         for (const auto& c : pod["containers"]) EXPECT_EQ(c["image"].as<std::string>(), "lockbench");  // kustomize's images rewrites it
+      }
     }
   }
 }
@@ -452,9 +454,10 @@ TEST(DeployK8sAsWritten, KubectlKustomizeRendersEveryKustomizationWithTheRegistr
     for (const auto& d : documents(out)) {
       for (const auto& e : schema_errors(d)) ADD_FAILURE() << dir << ": " << e;
       for (const auto& e : secrets_in_argv(d)) ADD_FAILURE() << dir << ": " << e;
-      if (d["kind"].as<std::string>() == "PersistentVolumeClaim")
+      if (d["kind"].as<std::string>() == "PersistentVolumeClaim") {
         EXPECT_EQ(at(d, "spec.storageClassName").as<std::string>(),
                   literals(dir).at("storage-class"));
+      }
       if (const YAML::Node pod = at(d, "spec.template.spec"))
         for (const auto& c : pod["containers"]) {
           EXPECT_EQ(c["image"].as<std::string>(), image) << dir;
