@@ -168,8 +168,9 @@ def backtick_path_problem(root, path, word):
     first = word.split("/")[0]
     if word.startswith(("./", "../")):
         base = here
-    elif os.path.exists(os.path.join(here, first)) and here != root:
-        base = here
+    elif os.path.exists(os.path.join(here, first)) and here != root and (
+            os.path.exists(os.path.join(here, word)) or not os.path.exists(os.path.join(root, word))):
+        base = here  # docs/playground.md's `playground/binding.cpp` is the root's when docs/playground/ lacks it
     elif os.path.exists(os.path.join(root, first)):
         base = root
     else:
@@ -220,7 +221,9 @@ def citation_problems(root, files):
     pages = {os.path.basename(f) for f in files if f.endswith(".md")}
     sections = partner_sections(root)
     for rel in files:
-        if rel.endswith(".md") or rel.startswith("results/") or rel.startswith("tests/docs/") or not SOURCE_FILE.search(rel):
+        # A test's own scratch paths (a report.md under a temporary folder) cite nothing.
+        if rel.endswith((".md", "_test.cpp")) or rel.startswith("results/") or rel.startswith("tests/docs/") \
+                or not SOURCE_FILE.search(rel):
             continue
         try:
             with open(os.path.join(root, rel), encoding="utf-8") as f:
