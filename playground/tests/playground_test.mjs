@@ -285,6 +285,10 @@ checks.TheServedPageRunsALinkAsTheFileDoes = (browser) => servedPage(async (url)
   expect((await finished(page)) === 'done', `${url}${hash} ran`);
   const diff = deepDiff(withoutProvenance(await pageResults(page)), withoutProvenance(nativeResults(settings)));
   expect(diff === null, 'the same JSON as native apart from provenance' + (diff ? ' (first difference: ' + diff + ')' : ''));
+  // Sent as it is, whatever the client accepts: Debian's cpp-httplib brotli-compressed the 2.6 MB page
+  // for a browser's Accept-Encoding, about 14 s of CPU a load (cli/playground.cpp).
+  const asked = await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } });
+  expect(!asked.headers.get('content-encoding'), `the page is not compressed (got ${asked.headers.get('content-encoding')})`);
   const missing = await fetch(url + 'no-such-file').then((r) => r.status);
   expect(missing === 404, `any other path is 404 (got ${missing})`);
   expect(problems.length === 0, 'no page error, console error or fetch: ' + problems.join('; '));
