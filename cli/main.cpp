@@ -870,7 +870,8 @@ class ServeCommand final : public Subcommand {
     app_->add_option("--pod", opt_.pod, "this pod's number, 1-based (pool name podN)")->check(decimal_whole());
     app_->add_option("--management-port", opt_.management_port,
                      "serve /health/* and /metrics also on this port, on threads of their own, so probes answer under "
-                     "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)");
+                     "load (0 = a free one, printed as 'management on HOST:PORT'; default: none)")
+        ->check(decimal_whole());
     app_->add_option("--control-token", opt_.control_token,
                      "POST /lockbench/requests-over then needs 'Authorization: Bearer TOKEN' (without one: loopback "
                      "peers only); give it in the environment, not on the command line")

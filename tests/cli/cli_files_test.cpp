@@ -333,6 +333,7 @@ TEST_F(Files, NumbersOnTheCommandLineAreDecimalOnly) {
   for (const std::string& args :
        {std::string("run --world sim --repetitions 0x10"), std::string("sweep --vary rate=2 --repetitions 0b11"),
         std::string("serve --port 0x1f90"), std::string("serve --run-id 0x10"), std::string("serve --pod 0x1"),
+        std::string("serve --management-port 0x1f91"),
         std::string("compare a b --max-ok-drop 0x10")}) {
     SCOPED_TRACE(args);
     const auto r = run_command(kBin + " " + args);
