@@ -406,12 +406,13 @@ std::string output_group() { return std::string(kGroupOutput); }
 
 // The one rule for a number on the command line, as settings_io's parsers
 // read the settings: decimal only. CLI11 alone would take 0x10 as 16 and 0b11
-// as 3 (`--repetitions 0x10`, serve's --port, --run-id, --pod).
+// as 3 (`--repetitions 0x10`, serve's --port, --run-id, --pod). Up to 20 digits
+// (a run id is a 64-bit number); the option's own type then refuses what it cannot hold.
 CLI::Validator decimal_whole() {
   return CLI::Validator(
       [](std::string& v) {
         const std::size_t digits = v.size() - (!v.empty() && v[0] == '-' ? 1 : 0);
-        return digits > 0 && digits <= 18 && v.find_first_not_of("0123456789", v.size() - digits) == std::string::npos
+        return digits > 0 && digits <= 20 && v.find_first_not_of("0123456789", v.size() - digits) == std::string::npos
                    ? std::string()
                    : "'" + v.substr(0, 40) + "' is not a decimal whole number";
       },

@@ -340,6 +340,10 @@ TEST_F(Files, NumbersOnTheCommandLineAreDecimalOnly) {
     expect_one_line(r, 2, "is not a decimal");
   }
   EXPECT_EQ(run_command(kBin + " run --world sim --quiet --duration 2s --rate 5 --repetitions 2").status, 0);
+  // A run id is a 64-bit number: all of its 19 digits are taken (the runner passes its process pods such
+  // ids; RealSafetyCli.ProcessPods* failed on one when the rule stopped at 18).
+  const auto big = run_command(kBin + " serve --run-id 5228389784938143492 --port 0x1");
+  EXPECT_EQ(big.err.find("--run-id"), std::string::npos) << big.err;
 }
 
 TEST_F(Files, ControlBytesInDeploymentNamesAndPathsAreEscapedOnTheTerminal) {
