@@ -15,7 +15,7 @@ must match one of its headings, slugged as GitHub slugs them. http(s), mailto
 and other links with a scheme are not checked. HTML comments are not
 rendered, so links inside them are not checked either.
 
-Paths written in backticks in prose (`docs/how-to/x.md`, `../shared/x.md`,
+Paths written in backticks in prose (`docs/how-to/x.md`, `../elsewhere/x.md`,
 `fake_partner/model/config.hpp`) are checked too: a code span that is one word
 with a '/' and starts with './', '../' or a name that exists beside the file
 or at ROOT must name a file or folder inside ROOT (a module named without its
@@ -313,12 +313,12 @@ SELF_TEST_FILES = {
     "docs/a.md": "# A heading with `code`\n\n[dead](missing.md)\n\n![dead image](img/none.png)\n\n"
                  "[bad anchor](../README.md#no-such-heading)\n\n[good](../README.md#top)\n\n"
                  "[the second Part](README.md#part-1)\n\n<img src=\"none.svg\">\n\n[ref]: gone.md\n\n"
-                 "See `../shared/partner-api.md` and `docs/gone.md`, not `../../outside.md` or "
-                 "`/work/shared/partner-api.md`.\n\nFine: `docs/README.md`, `../README.md`, `/admin/check`, "
+                 "See `../elsewhere/partner-api.md` and `docs/gone.md`, not `../../outside.md` or "
+                 "`/work/elsewhere/partner-api.md`.\n\nFine: `docs/README.md`, `../README.md`, `/admin/check`, "
                  "`application/json`, `build/cli/lockbench`, `docs/a`, `x/NAME.cpp`, `docs/*.md`.\n",
     "docs/orphan.md": "# Nobody links here\n",
     "docs/reference/partner-api.md": "# Contract\n\n## A. One\n\n## E. Admin\n",
-    "src/x.cpp": "// see /work/shared/DESIGN.md and DESIGN.md, and docs/gone.md\n"
+    "src/x.cpp": "// see /work/elsewhere/DESIGN.md and DESIGN.md, and docs/gone.md\n"
                  "// fine: README.md, docs/README.md, ../docs/a.md, docs/reference/partner-api.md section E\n"
                  "// docs/reference/partner-api.md Z is no section\n",
 }
@@ -328,11 +328,11 @@ SELF_TEST_EXPECTED = [
     "docs/a.md:7: dead link ../README.md#no-such-heading: no heading #no-such-heading",
     "docs/a.md:13: dead link none.svg",
     "docs/a.md:15: dead link gone.md",
-    "docs/a.md:17: dead path `../shared/partner-api.md`: no shared/partner-api.md",
+    "docs/a.md:17: dead path `../elsewhere/partner-api.md`: no elsewhere/partner-api.md",
     "docs/a.md:17: dead path `docs/gone.md`: no docs/gone.md",
     "docs/a.md:17: dead path `../../outside.md`: outside the repository",
-    "docs/a.md:17: dead path `/work/shared/partner-api.md`: outside the repository",
-    "src/x.cpp:1: cites /work/shared/DESIGN.md: outside the repository",
+    "docs/a.md:17: dead path `/work/elsewhere/partner-api.md`: outside the repository",
+    "src/x.cpp:1: cites /work/elsewhere/DESIGN.md: outside the repository",
     "src/x.cpp:1: cites DESIGN.md: no such page",
     "src/x.cpp:1: cites docs/gone.md: not in the repository",
     "src/x.cpp:3: cites section Z of docs/reference/partner-api.md",
