@@ -5,6 +5,8 @@
 // the `lockbench run` line that reproduces it.
 #pragma once
 
+#include <functional>
+#include <iosfwd>
 #include <string>
 
 #include "core/settings.hpp"
@@ -17,7 +19,17 @@ struct LintCodeOptions {
   std::string format = "text";   // text | json | sarif
   std::string fail_on = "flag";  // --fail-on: flag | warn | never
   bool simulate = false;         // --from or a load flag was given: each finding gets the simulator's figure
+  bool keys_given = false;       // --keys (flag, --config or --from): orm-lease's shape keeps it
+  bool duration_given = false;   // --duration: likewise
 };
+
+// lint --prometheus FILE: one scrape, read as `plan --prometheus` reads it
+// (plan/prometheus_input.hpp, the same refusals): the partner latency, the
+// pool, and the open-loop rate (this pod's mean since it started, x --pods).
+// A setting whose flag was given (flag_given("rate"), ...) keeps the flag's
+// value. What was read is said in one line on `note`, when given.
+void apply_prometheus_scrape(Settings& s, const std::string& path, const std::function<bool(const std::string&)>& flag_given,
+                             std::ostream* note);
 
 // Prints the findings to stdout; returns the exit code (1 when a finding at
 // or above --fail-on's level is there). Throws SettingError (exit 2) for a bad

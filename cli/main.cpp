@@ -756,6 +756,10 @@ class LintCommand final : public Subcommand {
         ->type_name("N");
     app_->add_option("--fail-on", fail_on_, "with --code: flag (default; exit 1 when a finding is flagged) | warn | never")
         ->type_name("LEVEL");
+    app_->add_option("--prometheus", prometheus_,
+                     "one scrape of the service's /actuator/prometheus, as plan reads it: the partner latency, the "
+                     "pool and the rate (one pod's; x --pods) that the checks and --code's consequences use; flags win")
+        ->type_name("FILE");
   }
 
   // The strategy is known when a flag, the --config file or a --from file names it.
@@ -767,6 +771,9 @@ class LintCommand final : public Subcommand {
     LintSources sources = read_lint_sources(s, from_, deployment_, std::cerr, format_ == "text");
     for (const auto& d : setting_defs())
       if (app_->count("--" + d.name)) d.apply(s, src_.values.at(d.name));
+    if (!prometheus_.empty())
+      apply_prometheus_scrape(s, prometheus_, [&](const std::string& flag) { return app_->count("--" + flag) > 0; },
+                              format_ == "text" ? &std::cerr : nullptr);
     if (app_->count("--readiness")) sources.readiness = {};  // the flag's probe, not the Deployment's
     if (app_->count("--liveness")) sources.liveness = {};
     const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
@@ -774,8 +781,11 @@ class LintCommand final : public Subcommand {
     s.validate();
     if (!code_.empty()) {
       bool load_given = !from_.empty();
-      for (const char* f : {"--rate", "--users", "--burst", "--config", "--preset"}) load_given = load_given || app_->count(f);
-      return cmd_lint_code(s, {code_, code_depth_, format_, fail_on_, load_given});
+      for (const char* f : {"--rate", "--users", "--burst", "--config", "--preset", "--prometheus"})
+        load_given = load_given || app_->count(f);
+      const bool keys_given = app_->count("--keys") > 0 || s.keys != Settings{}.keys;
+      const bool duration_given = app_->count("--duration") > 0 || s.duration != Settings{}.duration;
+      return cmd_lint_code(s, {code_, code_depth_, format_, fail_on_, load_given, keys_given, duration_given});
     }
     if (app_->count("--fail-on") || app_->count("--code-depth"))
       throw SettingError("--fail-on, --code-depth: only with --code DIR");
@@ -786,7 +796,7 @@ class LintCommand final : public Subcommand {
   SettingSources src_;
   std::vector<std::string> from_;
   std::string deployment_, format_ = "text";
-  std::string code_, fail_on_ = "flag";
+  std::string code_, fail_on_ = "flag", prometheus_;
   int code_depth_ = 4;
 };
 
