@@ -519,6 +519,29 @@ class Analyzer {
         reach(ref, calls, {step(t, tc.line, head)}, 0, false, true, seen, reached);
         if (!reached.empty()) entries.push_back({ref, std::move(reached), head, tc.line, false});
       }
+      // A JDBC transaction by hand: Connection.setAutoCommit(false) up to that
+      // connection's commit() in source order (a rollback() on an error branch
+      // does not end the happy path).
+      for (std::size_t i = 0; i < m.calls.size(); ++i) {
+        const Call& c = m.calls[i];
+        static const std::regex off(R"(^\(\s*false\s*\)$)");
+        if (c.names.size() != 1 || c.names[0] != "setAutoCommit" || !std::regex_search(c.args_text, off) ||
+            type_of(c.root, m, t, c) != "Connection")
+          continue;
+        std::vector<std::size_t> calls;
+        for (std::size_t j = i + 1; j < m.calls.size(); ++j) {
+          const Call& d = m.calls[j];
+          if (d.root == c.root && d.names.size() == 1 && d.names[0] == "commit") break;
+          calls.push_back(j);
+        }
+        std::set<const Method*> seen{&m};
+        std::vector<Reached> reached;
+        const std::string head =
+            t.name + "." + m.name + ": " + c.root + ".setAutoCommit(false) (a JDBC transaction until " + c.root + ".commit())";
+        budget_ = kWalkBudget;
+        reach(ref, calls, {step(t, c.line, head)}, 0, false, true, seen, reached);
+        if (!reached.empty()) entries.push_back({ref, std::move(reached), head, c.line, false});
+      }
     }
     // One finding per first remote call site: the entry with the shortest path, the others named.
     std::map<std::pair<std::string, int>, std::vector<const Entry*>> by_site;
@@ -546,7 +569,7 @@ class Analyzer {
                   std::to_string(e.reached.size()) + (e.reached.size() == 1 ? " remote call: " : " remote calls: ") + calls;
       if (e.read_only) f.message += "; readOnly does not release the connection";
       for (const auto& p : f.path)
-        if (contains(p.text, "self-invocation")) {
+        if (contains(p.text, "bypassed by the proxy")) {  // a helper of its own, without attributes, changes nothing
           f.message += "; on the path a self-invocation bypasses the proxy";
           break;
         }

@@ -124,6 +124,22 @@ TEST(LintCodeCorpus, self_invocation_is_said_and_not_supported_alone_starts_no_t
   EXPECT_NE(f->message.find("self-invocation"), std::string::npos);
   EXPECT_NE(f->path[2].text.find("bypassed by the proxy"), std::string::npos);
   EXPECT_EQ(at(corpus().findings, "tx/NotSupportedEntry.java", "remote-in-tx"), nullptr);
+  // A plain helper of its own class (no attributes for the proxy to bypass): the path says
+  // self-invocation, the message does not claim a bypass (found on a real service, #45).
+  const Finding* h = at(corpus().findings, "tx/TxWithHelper.java", "remote-in-tx");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->message.find("bypasses the proxy"), std::string::npos) << h->message;
+  EXPECT_NE(h->path[2].text.find("(self-invocation)"), std::string::npos) << h->path[2].text;
+}
+
+TEST(LintCodeCorpus, a_jdbc_transaction_by_hand_holds_the_connection_until_its_commit) {
+  REQUIRE_GRAMMAR();
+  const Finding* f = at(corpus().findings, "tx/JdbcTxByHand.java", "remote-in-tx");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->path[0].text.find("c.setAutoCommit(false) (a JDBC transaction until c.commit())"), std::string::npos)
+      << f->path[0].text;
+  EXPECT_EQ(f->path.back().file, "common/PartnerClient.java");
+  EXPECT_EQ(at(corpus().findings, "tx/JdbcCommitFirst.java", "remote-in-tx"), nullptr);  // committed before the call
 }
 
 TEST(LintCodeCorpus, read_only_with_a_remote_call_still_holds_the_connection) {
