@@ -682,11 +682,15 @@ class Analyzer {
     for (std::size_t i = 0; i < m.calls.size(); ++i) {
       const std::string sql = sql_of(t, m, m.calls[i]);
       if (!contains(sql, "pg_") || !contains(sql, "advisory")) continue;
-      if (contains(sql, "advisory_unlock"))
+      // Called, not named: `CREATE ALIAS pg_try_advisory_xact_lock FOR ...` takes no lock.
+      static const std::regex unlock(R"(pg_advisory_unlock(_shared|_all)?\s*\()", std::regex::icase);
+      static const std::regex xact(R"(pg_(try_)?advisory_xact_lock(_shared)?\s*\()", std::regex::icase);
+      static const std::regex session(R"(pg_(try_)?advisory_lock(_shared)?\s*\()", std::regex::icase);
+      if (std::regex_search(sql, unlock))
         unlocks.push_back(i);
-      else if (contains(sql, "advisory_xact_lock"))
+      else if (std::regex_search(sql, xact))
         xacts.push_back(i);
-      else if (contains(sql, "advisory_lock"))
+      else if (std::regex_search(sql, session))
         locks.push_back(i);
     }
     if (locks.empty() && unlocks.empty() && xacts.empty()) return;

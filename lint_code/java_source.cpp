@@ -266,8 +266,16 @@ class Reader {
     for (uint32_t i = 0; i < ts_node_child_count(c); ++i) {
       TSNode v = ts_node_child(c, i);
       if (!is(v, "variable_declarator")) continue;
-      m.locals.push_back({simple_type(text(type)), std::string(text(type)),
-                          std::string(text(ts_node_child_by_field_name(v, "name", 4))), {}, false, line(v), ""});
+      std::string simple = simple_type(text(type)), as_written(text(type));
+      if (simple == "var") {  // `var tx = new TransactionTemplate(...)`: the type is the created one's
+        TSNode value = ts_node_child_by_field_name(v, "value", 5);
+        if (!ts_node_is_null(value) && is(value, "object_creation_expression")) {
+          TSNode created = ts_node_child_by_field_name(value, "type", 4);
+          if (!ts_node_is_null(created)) simple = simple_type(text(created)), as_written = std::string(text(created));
+        }
+      }
+      m.locals.push_back({simple, as_written, std::string(text(ts_node_child_by_field_name(v, "name", 4))), {}, false,
+                          line(v), ""});
     }
   }
 
