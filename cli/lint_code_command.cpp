@@ -204,7 +204,8 @@ int cmd_lint_code(const Settings& s, const LintCodeOptions& o) {
   if (o.depth < 0 || o.depth > 32) throw SettingError("--code-depth: " + std::to_string(o.depth) + " is not accepted (0 to 32)");
   if (!lint_code::java_grammar_available())
     throw SettingError("--code: this lockbench was built without the Java grammar (Debian's libtree-sitter-dev, which "
-                       "scripts/setup installs, and npm's tree-sitter-java, which the build fetches); rebuild with both");
+                       "scripts/setup installs, and npm's tree-sitter-java, which the build fetches); rebuild with both, and "
+                       "LOCKBENCH_JAVA_GRAMMAR on");
   lint_code::Scan scan;
   try {
     scan = lint_code::scan_tree(o.dir);
