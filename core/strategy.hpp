@@ -1,7 +1,7 @@
 // The strategy interface: how exclusion and transaction boundaries are arranged
-// around a scenario's critical section. Each strategy is one short file in
-// strategies/, written once as a coroutine over the World interface, plus one
-// row in strategies/registry.cpp that states its properties.
+// around a scenario's critical section. Each strategy is one file in
+// strategies/, written once as a coroutine over the World interface, ending
+// with its registry row (strategies/family.hpp) that states its properties.
 #pragma once
 
 #include <string>

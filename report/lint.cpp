@@ -6,7 +6,7 @@
 
 #include "report/explain.hpp"
 #include "report/lint_internal.hpp"
-#include "strategies/registry.hpp"
+#include "strategies/family.hpp"
 
 namespace lockbench::report {
 
@@ -88,11 +88,26 @@ void check_lease(const LintInput& in, const StrategyInfo* info, LintReport& r) {
                                                       "Set --lease-ttl."});
 }
 
+// The strategies whose rows hold a connection through the call: each such
+// family by its name, or, when only some variants hold, by the first that does.
+std::string connection_holders() {
+  std::string out;
+  for (const StrategyFamily* f : strategy_families()) {
+    const StrategyInfo* first = nullptr;
+    bool all = true;
+    for (const auto& row : f->variants) {
+      if (row.props.holds_connection_during_call && first == nullptr) first = &row;
+      all = all && row.props.holds_connection_during_call;
+    }
+    if (first != nullptr) out += (out.empty() ? "" : ", ") + std::string(all ? f->name : first->spec);
+  }
+  return out;
+}
+
 // 2. A strategy that holds a connection through the calls, against Little's law.
 LintFinding pool_of_a_holder(const LintInput& in, const LintReport& r) {
   const std::string who = !in.strategy.empty() ? in.strategy
-                                               : "a strategy that holds a connection (held-tx, advisory-xact, "
-                                                 "advisory-session:pinned)";
+                                               : "a strategy that holds a connection (" + connection_holders() + ")";
   const std::string numbers = fmt::format(
       "{} requests/s x {} mean hold = {:.2f} busy connections for a pool of {}; ceiling {} / {} = {:.2f} requests/s",
       in.rate_per_s, d(r.hold_mean), r.busy_connections, in.pool_size, in.pool_size, d(r.hold_mean), r.ceiling_per_s);
@@ -130,7 +145,7 @@ void check_pool(const LintInput& in, LintReport& r) {
 }
 
 // 3. Does the strategy exclude at all, across pods, for a record that may not
-// exist yet? From the strategy's registry row (strategies/registry.cpp).
+// exist yet? From the strategy's registry row (in its file, strategies/family.hpp).
 void check_exclusion(const LintInput& in, const StrategyInfo& info, LintReport& r) {
   const StrategyProps& p = info.props;
   if (p.exclusion == Exclusion::none)
@@ -247,7 +262,7 @@ void check_connection_acquisition(const LintInput& in, LintReport& r) {
   require(in.pre_sql_work.count() >= 0, "--pre-sql-work: must not be negative");
   if (in.pre_sql_work.count() == 0) return;
   const bool known = !in.strategy.empty();
-  if (known && strategy_info(in.strategy).family != "held-tx") return;  // the model is held-tx's
+  if (known && !strategy_family(strategy_info(in.strategy).family).lint.holds_pre_sql_work) return;  // the row's lint fact
   // Little's law on the two holds: from the transaction's start (the work
   // included) or from the first statement.
   const Duration from_start = r.hold_mean + in.pre_sql_work;

@@ -8,7 +8,7 @@
 //     connection through the partner calls keeps rate x hold connections busy
 //     on average; at or above the pool size requests queue and time out.
 //  3. Does the strategy exclude at all, across the pods it runs on, for a
-//     record that may not exist yet? (strategies/registry.cpp says.)
+//     record that may not exist yet? (its registry row says.)
 //  4. PostgreSQL's own limits: pods x maximumPoolSize (+ lockbench's own
 //     session) against max_connections - superuser_reserved_connections - the
 //     sessions already there; the locks the strategy can hold at once

@@ -514,7 +514,7 @@ Table prediction_table(const std::vector<json>& views) {
 
 namespace {
 
-// A fact of the strategy's registry row (strategies/registry.cpp), as the
+// A fact of the strategy's registry row (in its file under strategies/), as the
 // result states it (its strategy_info, written from the row when it ran) or,
 // for a result without one, as this build's registry states it.
 std::optional<json> registry_fact(const json& r, const std::string& fact) {

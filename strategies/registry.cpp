@@ -1,296 +1,85 @@
-// The one list of strategies: names, variants, properties. A new strategy is
-// one file plus one row here. The request edge (serve) lives here too.
+// The one list of strategies, as their files registered them (each file's
+// StrategyFamily row, LOCKBENCH_STRATEGY): lookups, checks and the result's
+// strategy_info. The request edge (serve) lives here too.
 #include "strategies/registry.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <stdexcept>
 
+#include "strategies/family.hpp"
 #include "strategies/side_traffic.hpp"
-#include "strategies/strategies.hpp"
 
 namespace lockbench {
 
 namespace {
 
-template <class S, class... A>
-std::unique_ptr<Strategy> make(A... a) {
-  return std::make_unique<S>(a...);
-}
-
-// Each strategy's properties (core/strategy.hpp's StrategyProps), by field
-// name: what a row leaves out is false / none.
-constexpr StrategyProps kNone{.holds_connection_during_call = false, .exclusion = Exclusion::none, .crash_safe = false};
-constexpr StrategyProps kHeldTx{.holds_connection_during_call = true,
-                                .exclusion = Exclusion::all_pods,
-                                .crash_safe = true,
-                                .needs_existing_row = true,
-                                .lock_table = LockTableUse::per_connection};
-constexpr StrategyProps kAdvisoryXact{.holds_connection_during_call = true,
-                                      .exclusion = Exclusion::all_pods,
-                                      .crash_safe = true,
-                                      .lock_table = LockTableUse::per_connection};
-constexpr StrategyProps kSessionPinned{.holds_connection_during_call = true,
-                                       .exclusion = Exclusion::all_pods,
-                                       .crash_safe = true,
-                                       .lock_table = LockTableUse::per_connection};
-// Its failed unlocks leave session locks on pooled connections: up to one per key.
-constexpr StrategyProps kSessionPooled{.holds_connection_during_call = false,
-                                       .exclusion = Exclusion::none,
-                                       .crash_safe = false,
-                                       .lock_table = LockTableUse::per_key};
-constexpr StrategyProps kRowLease{.holds_connection_during_call = false,
-                                  .exclusion = Exclusion::all_pods,
-                                  .crash_safe = true,
-                                  .needs_existing_row = true,
-                                  .refuses_missing_row = true,
-                                  .lease_ttl = true};
-constexpr StrategyProps kRowLeaseRenew{.holds_connection_during_call = false,
-                                       .exclusion = Exclusion::all_pods,
-                                       .crash_safe = true,
-                                       .needs_existing_row = true,
-                                       .refuses_missing_row = true,
-                                       .lease_ttl = true,
-                                       .renews_lease = true};
-// The article's lease: the expiry compares the database's clock with the
-// application's, and the release clears whoever holds the lease.
-constexpr StrategyProps kRowLeaseArticle{.holds_connection_during_call = false,
-                                         .exclusion = Exclusion::none,
-                                         .crash_safe = true,
-                                         .needs_existing_row = true,
-                                         .refuses_missing_row = true,
-                                         .lease_ttl = true};
-// The lease, with its columns mapped into the ORM entity: an unrelated save()
-// from stale state stomps the lock, so it does not exclude once that path runs.
-constexpr StrategyProps kRowLeaseOrmMapped{.holds_connection_during_call = false,
-                                           .exclusion = Exclusion::none,
-                                           .crash_safe = true,
-                                           .needs_existing_row = true,
-                                           .refuses_missing_row = true,
-                                           .lease_ttl = true,
-                                           .lock_in_entity = true};
-constexpr StrategyProps kOptimistic{.holds_connection_during_call = false,
-                                    .exclusion = Exclusion::none,
-                                    .crash_safe = false,
-                                    .needs_existing_row = true};
-constexpr StrategyProps kSplitTx{.holds_connection_during_call = false,
-                                 .exclusion = Exclusion::none,
-                                 .crash_safe = false,
-                                 .needs_idempotency = true};
-constexpr StrategyProps kAfterCommit{.holds_connection_during_call = false,
-                                     .exclusion = Exclusion::none,
-                                     .crash_safe = false,
-                                     .needs_idempotency = true};
-// A poller that dies leaves its claimed row, which is due again after the claim lease.
-constexpr StrategyProps kOutbox{.holds_connection_during_call = false,
-                                .exclusion = Exclusion::none,
-                                .crash_safe = true,
-                                .needs_idempotency = true};
-// A lease in Redis: excludes while the TTL holds, the store cannot check it.
-constexpr StrategyProps kRedisLease{.holds_connection_during_call = false,
-                                    .exclusion = Exclusion::all_pods,
-                                    .crash_safe = true,
-                                    .needs_lease_store = true,
-                                    .lease_ttl = true};
-constexpr StrategyProps kRedisLeaseRenew{.holds_connection_during_call = false,
-                                         .exclusion = Exclusion::all_pods,
-                                         .crash_safe = true,
-                                         .needs_lease_store = true,
-                                         .lease_ttl = true,
-                                         .renews_lease = true};
-// A lease in etcd: the same guarantees as Redis's, from a store that loses no acknowledged write.
-constexpr StrategyProps kEtcdLease{.holds_connection_during_call = false,
-                                   .exclusion = Exclusion::all_pods,
-                                   .crash_safe = true,
-                                   .needs_lease_store = true,
-                                   .lease_ttl = true,
-                                   .lease_store = LeaseStoreKind::etcd};
-constexpr StrategyProps kEtcdLeaseRenew{.holds_connection_during_call = false,
-                                        .exclusion = Exclusion::all_pods,
-                                        .crash_safe = true,
-                                        .needs_lease_store = true,
-                                        .lease_ttl = true,
-                                        .lease_store = LeaseStoreKind::etcd,
-                                        .renews_lease = true};
-// An in-process lock: nothing held in the database, gone with its pod.
-constexpr StrategyProps kSynchronized{.holds_connection_during_call = false,
-                                      .exclusion = Exclusion::one_pod,
-                                      .crash_safe = true};
-// Waiting for the lock is Java's synchronized (key.intern()) { ... }: a monitor.
-constexpr StrategyProps kSynchronizedWait{.holds_connection_during_call = false,
-                                          .exclusion = Exclusion::one_pod,
-                                          .crash_safe = true,
-                                          .monitor_during_call = true};
-
-// The table: one row per strategy, in teaching order (--strategy all runs the
-// in_all rows in this order). Constant-initialized: no order of static
-// initialization to mind.
-using V = RowLease::Variant;
-constexpr StrategyInfo kRegistry[] = {
-    {.spec = "none",
-     .family = "none",
-     .in_all = true,
-     .family_default = true,
-     .props = kNone,
-     .teaches = "the race itself",
-     .make = [] { return make<None>(); }},
-    {.spec = "held-tx:wait",
-     .family = "held-tx",
-     .in_all = true,
-     .family_default = true,
-     .props = kHeldTx,
-     .teaches = "pool exhaustion (@Transactional around HTTP)",
-     .make = [] { return make<HeldTx>(false); }},
-    {.spec = "held-tx:nowait",
-     .family = "held-tx",
-     .props = kHeldTx,
-     .teaches = "pool exhaustion; a busy row answers 409 at once",
-     .make = [] { return make<HeldTx>(true); }},
-    {.spec = "advisory-xact:try",
-     .family = "advisory-xact",
-     .in_all = true,
-     .family_default = true,
-     .props = kAdvisoryXact,
-     .teaches = "correct exclusion, crash-safe, still pins the pool",
-     .make = [] { return make<AdvisoryXact>(false); }},
-    {.spec = "advisory-xact:wait",
-     .family = "advisory-xact",
-     .props = kAdvisoryXact,
-     .teaches = "correct exclusion with a bounded wait (lock_timeout)",
-     .make = [] { return make<AdvisoryXact>(true); }},
-    {.spec = "advisory-session:pinned",
-     .family = "advisory-session",
-     .family_default = true,
-     .props = kSessionPinned,
-     .teaches = "correct while the connection stays pinned",
-     .make = [] { return make<AdvisorySession>(true, false); }},
-    {.spec = "advisory-session:pooled",
-     .family = "advisory-session",
-     .in_all = true,
-     .props = kSessionPooled,
-     .teaches = "the pooled-connection trap: failed unlocks, locks leaked into the pool",
-     .make = [] { return make<AdvisorySession>(false, false); }},
-    {.spec = "advisory-session:pinned-wait",
-     .family = "advisory-session",
-     .props = kSessionPinned,
-     .teaches = "pinned, waiting for the lock",
-     .make = [] { return make<AdvisorySession>(true, true); }},
-    {.spec = "advisory-session:pooled-wait",
-     .family = "advisory-session",
-     .props = kSessionPooled,
-     .teaches = "pooled, waiting for the lock",
-     .make = [] { return make<AdvisorySession>(false, true); }},
-    {.spec = "row-lease",
-     .family = "row-lease",
-     .in_all = true,
-     .family_default = true,
-     .props = kRowLease,
-     .teaches = "a lease row: no connection held; stolen when the TTL is shorter than the call",
-     .make = [] { return make<RowLease>(V::db_clock); }},
-    {.spec = "row-lease:app-clock",
-     .family = "row-lease",
-     .props = kRowLease,
-     .teaches = "lease times from the application's clock",
-     .make = [] { return make<RowLease>(V::app_clock); }},
-    {.spec = "row-lease:fenced",
-     .family = "row-lease",
-     .props = kRowLease,
-     .teaches = "sends a fencing token that an enforcing partner checks",
-     .make = [] { return make<RowLease>(V::fenced); }},
-    {.spec = "row-lease:article",
-     .family = "row-lease",
-     .props = kRowLeaseArticle,
-     .teaches = "the first article's SQL: mixed clocks and an unowned release",
-     .make = [] { return make<RowLease>(V::article); }},
-    {.spec = "row-lease:renew",
-     .family = "row-lease",
-     .props = kRowLeaseRenew,
-     .teaches = "extends its lease every TTL/3 during the call (ShedLock's extend): short TTL, no steals",
-     .make = [] { return make<RowLease>(V::renew); }},
-    {.spec = "row-lease:orm-mapped",
-     .family = "row-lease",
-     .props = kRowLeaseOrmMapped,
-     .teaches = "lock columns mapped in the ORM entity: another save() writes back a stale lock",
-     .make = [] { return make<RowLease>(V::orm_mapped); }},
-    // Not in --strategy all: a real run needs a Redis (--redis).
-    {.spec = "redis-lease",
-     .family = "redis-lease",
-     .family_default = true,
-     .props = kRedisLease,
-     .teaches = "SET NX PX in Redis: stolen when the TTL is below the call; the store is unguarded",
-     .make = [] { return make<KvLease>(KvLease::Variant::plain); }},
-    {.spec = "redis-lease:fenced",
-     .family = "redis-lease",
-     .props = kRedisLease,
-     .teaches = "sends the INCR fencing token; a failover can hand a token out twice",
-     .make = [] { return make<KvLease>(KvLease::Variant::fenced); }},
-    {.spec = "redis-lease:renew",
-     .family = "redis-lease",
-     .props = kRedisLeaseRenew,
-     .teaches = "extends its lease every TTL/3 during the call (Redisson's watchdog)",
-     .make = [] { return make<KvLease>(KvLease::Variant::renew); }},
-    // Not in --strategy all: a real run needs an etcd (--etcd).
-    {.spec = "etcd-lease",
-     .family = "etcd-lease",
-     .family_default = true,
-     .props = kEtcdLease,
-     .teaches = "a txn bound to an etcd lease: stolen when the TTL is below the call; no loss at a leader change",
-     .make = [] { return make<KvLease>(KvLease::Variant::plain); }},
-    {.spec = "etcd-lease:fenced",
-     .family = "etcd-lease",
-     .props = kEtcdLease,
-     .teaches = "sends the key's mod_revision as the fencing token: it never goes back",
-     .make = [] { return make<KvLease>(KvLease::Variant::fenced); }},
-    {.spec = "etcd-lease:renew",
-     .family = "etcd-lease",
-     .props = kEtcdLeaseRenew,
-     .teaches = "keeps its lease alive every TTL/3 during the call (an etcd Session's keep-alive)",
-     .make = [] { return make<KvLease>(KvLease::Variant::renew); }},
-    {.spec = "optimistic",
-     .family = "optimistic",
-     .in_all = true,
-     .family_default = true,
-     .props = kOptimistic,
-     .teaches = "detects the conflict only after the side effect",
-     .make = [] { return make<Optimistic>(); }},
-    {.spec = "split-tx",
-     .family = "split-tx",
-     .in_all = true,
-     .family_default = true,
-     .props = kSplitTx,
-     .teaches = "short transactions around an idempotent call; a reconciler completes what stays pending",
-     .make = [] { return make<SplitTx>(true); }},
-    {.spec = "split-tx:no-reconcile",
-     .family = "split-tx",
-     .props = kSplitTx,
-     .teaches = "the article's code: an unknown outcome leaves the order pending, charged",
-     .make = [] { return make<SplitTx>(false); }},
-    {.spec = "after-commit",
-     .family = "after-commit",
-     .in_all = true,
-     .family_default = true,
-     .props = kAfterCommit,
-     .teaches = "the email after COMMIT: never for a rollback, lost when the pod dies first",
-     .make = [] { return make<AfterCommit>(); }},
-    {.spec = "outbox",
-     .family = "outbox",
-     .in_all = true,
-     .family_default = true,
-     .props = kOutbox,
-     .teaches = "order + outbox row in one transaction; pollers deliver at least once, charge once",
-     .make = [] { return make<Outbox>(); }},
-    {.spec = "synchronized:wait",
-     .family = "synchronized",
-     .family_default = true,
-     .props = kSynchronizedWait,
-     .teaches = "an in-process lock per key: excludes within one pod, nothing across pods",
-     .make = [] { return make<Synchronized>(true); }},
-    {.spec = "synchronized:try",
-     .family = "synchronized",
-     .props = kSynchronized,
-     .teaches = "ReentrantLock.tryLock(): a busy key answers 409 at once, within one pod only",
-     .make = [] { return make<Synchronized>(false); }},
+// The families as their files registered them (in link order), until the
+// registry is first read; then sorted once into the table below.
+struct Registered {
+  std::vector<const StrategyFamily*> families;
+  bool read = false;
 };
 
+Registered& registered() {
+  static Registered r;  // built on first use: safe from any file's static initialization
+  return r;
+}
+
+struct RegistryTable {
+  std::vector<const StrategyFamily*> families;  // teaching order
+  std::vector<StrategyInfo> rows;               // every family's variants
+};
+
+// A registry that two files fill with one name, or with one order, is a bug
+// of the build: it stops at the first read, naming both.
+RegistryTable build_registry_table() {
+  Registered& reg = registered();
+  reg.read = true;
+  RegistryTable t;
+  t.families = reg.families;
+  std::sort(t.families.begin(), t.families.end(),
+            [](const StrategyFamily* a, const StrategyFamily* b) { return a->order < b->order; });
+  for (std::size_t i = 0; i < t.families.size(); ++i) {
+    const StrategyFamily& f = *t.families[i];
+    if (f.variants.empty()) throw std::logic_error("strategy family '" + std::string(f.name) + "' has no variant");
+    for (std::size_t j = 0; j < i; ++j)
+      if (t.families[j]->name == f.name || t.families[j]->order == f.order)
+        throw std::logic_error("strategy families '" + std::string(t.families[j]->name) + "' and '" +
+                               std::string(f.name) + "' share a name or an order (" + std::to_string(f.order) + ")");
+    for (const StrategyInfo& row : f.variants) {
+      if (row.family != f.name)
+        throw std::logic_error("strategy " + std::string(row.spec) + " is in family '" + std::string(f.name) +
+                               "' but its row says '" + std::string(row.family) + "'");
+      t.rows.push_back(row);
+    }
+  }
+  return t;
+}
+
+const RegistryTable& registry_table() {
+  static const RegistryTable t = build_registry_table();
+  return t;
+}
+
 }  // namespace
+
+bool register_strategy_family(const StrategyFamily& family) {
+  Registered& reg = registered();
+  if (reg.read)
+    throw std::logic_error("strategy family '" + std::string(family.name) +
+                           "' registered after the registry was read (a static initializer read it)");
+  reg.families.push_back(&family);
+  return true;
+}
+
+std::span<const StrategyFamily* const> strategy_families() { return registry_table().families; }
+
+const StrategyFamily& strategy_family(std::string_view name) {
+  for (const StrategyFamily* f : strategy_families())
+    if (f->name == name) return *f;
+  throw std::logic_error("no strategy family '" + std::string(name) + "' is registered");
+}
 
 std::string_view lease_store_name(LeaseStoreKind k) { return k == LeaseStoreKind::etcd ? "etcd" : "redis"; }
 
@@ -303,7 +92,7 @@ std::string_view exclusion_name(Exclusion e) {
   return "?";
 }
 
-std::span<const StrategyInfo> strategy_registry() { return kRegistry; }
+std::span<const StrategyInfo> strategy_registry() { return registry_table().rows; }
 
 const StrategyInfo& strategy_info(std::string_view spec) {
   for (const auto& row : strategy_registry())

@@ -1,5 +1,5 @@
-// The one list of strategies. A new strategy is one file plus one row in
-// registry.cpp; the runner, results, report, lint and explain read the row.
+// The one list of strategies. A new strategy is one file (strategies/family.hpp:
+// its row, registered there); the runner, results, report, lint and explain read it.
 #pragma once
 
 #include <memory>

@@ -26,9 +26,19 @@
 #include <exception>
 #include <string>
 
-#include "strategies/strategies.hpp"
+#include "strategies/family.hpp"
 
 namespace lockbench {
+
+class RowLease final : public Strategy {
+ public:
+  enum class Variant { db_clock, app_clock, fenced, article, renew, orm_mapped };
+  explicit RowLease(Variant v) : v_(v) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  Variant v_;
+};
 
 namespace {
 
@@ -118,5 +128,145 @@ Task<Outcome> RowLease::run(RequestCtx& cx, Scenario& sc) {
   if (failure) std::rethrow_exception(failure);
   co_return stored ? Outcome::ok : Outcome::error;
 }
+
+// The registry row (strategies/family.hpp): its variants, their properties, and the
+// words `lockbench explain row-lease` prints.
+constexpr StrategyProps kRowLease{.holds_connection_during_call = false,
+                                  .exclusion = Exclusion::all_pods,
+                                  .crash_safe = true,
+                                  .needs_existing_row = true,
+                                  .refuses_missing_row = true,
+                                  .lease_ttl = true};
+// The article's lease: the expiry compares the database's clock with the
+// application's, and the release clears whoever holds the lease.
+constexpr StrategyProps kRowLeaseArticle{.holds_connection_during_call = false,
+                                         .exclusion = Exclusion::none,
+                                         .crash_safe = true,
+                                         .needs_existing_row = true,
+                                         .refuses_missing_row = true,
+                                         .lease_ttl = true};
+constexpr StrategyProps kRowLeaseRenew{.holds_connection_during_call = false,
+                                       .exclusion = Exclusion::all_pods,
+                                       .crash_safe = true,
+                                       .needs_existing_row = true,
+                                       .refuses_missing_row = true,
+                                       .lease_ttl = true,
+                                       .renews_lease = true};
+// The lease, with its columns mapped into the ORM entity: an unrelated save()
+// from stale state stomps the lock, so it does not exclude once that path runs.
+constexpr StrategyProps kRowLeaseOrmMapped{.holds_connection_during_call = false,
+                                           .exclusion = Exclusion::none,
+                                           .crash_safe = true,
+                                           .needs_existing_row = true,
+                                           .refuses_missing_row = true,
+                                           .lease_ttl = true,
+                                           .lock_in_entity = true};
+constexpr StrategyInfo kRowLeaseVariants[] = {
+    {.spec = "row-lease",
+     .family = "row-lease",
+     .in_all = true,
+     .family_default = true,
+     .props = kRowLease,
+     .teaches = "a lease row: no connection held; stolen when the TTL is shorter than the call",
+     .make = strategy_maker<RowLease, RowLease::Variant::db_clock>},
+    {.spec = "row-lease:app-clock",
+     .family = "row-lease",
+     .props = kRowLease,
+     .teaches = "lease times from the application's clock",
+     .make = strategy_maker<RowLease, RowLease::Variant::app_clock>},
+    {.spec = "row-lease:fenced",
+     .family = "row-lease",
+     .props = kRowLease,
+     .teaches = "sends a fencing token that an enforcing partner checks",
+     .make = strategy_maker<RowLease, RowLease::Variant::fenced>},
+    {.spec = "row-lease:article",
+     .family = "row-lease",
+     .props = kRowLeaseArticle,
+     .teaches = "the first article's SQL: mixed clocks and an unowned release",
+     .make = strategy_maker<RowLease, RowLease::Variant::article>},
+    {.spec = "row-lease:renew",
+     .family = "row-lease",
+     .props = kRowLeaseRenew,
+     .teaches = "extends its lease every TTL/3 during the call (ShedLock's extend): short TTL, no steals",
+     .make = strategy_maker<RowLease, RowLease::Variant::renew>},
+    {.spec = "row-lease:orm-mapped",
+     .family = "row-lease",
+     .props = kRowLeaseOrmMapped,
+     .teaches = "lock columns mapped in the ORM entity: another save() writes back a stale lock",
+     .make = strategy_maker<RowLease, RowLease::Variant::orm_mapped>},
+};
+constexpr StrategyFamily kRowLeaseFamily{
+    .name = "row-lease",
+    .order = 50,
+    .words =
+        {
+            .summary = "a lease in a row (locked_at, lock_owner) with a TTL: the first article's pattern, done carefully",
+            .how = "UPDATE users SET locked_at = now(), lock_owner = $me WHERE id = $k AND (locked_at IS NULL OR locked_at "
+                   "< now() - $ttl), in autocommit: one affected row means the lease is held, zero means someone else holds "
+                   "it (409). Concurrent UPDATEs on one row serialize on the row lock; the second re-checks the WHERE "
+                   "against the committed row and matches nothing. The connection goes back to the pool before the partner "
+                   "calls. Release: UPDATE ... SET locked_at = NULL WHERE id = $k AND lock_owner = $me. Times come from the "
+                   "database's clock, so service clocks do not matter; row-lease:app-clock computes them with the service's "
+                   "own clock instead, and then clock skew between services moves the expiry. row-lease:fenced also bumps "
+                   "a lease_token column on every acquisition and sends it with each partner call (X-Fencing-Token), so a "
+                   "partner that remembers the highest token seen can refuse the calls of a holder whose lease was taken "
+                   "over. The result is stored only while the lease is still ours (UPDATE ... WHERE id = $k AND lock_owner = "
+                   "$me: 0 rows = the lease was lost, counted as lease_lost, nothing stored). row-lease:article is the first "
+                   "article's exact SQL: locked_at = NOW() from the database's clock, compared with :staleBefore computed "
+                   "from the application's clock, an unconditional store and a release WHERE id = $k with no owner check. "
+                   "The same idea as ShedLock's JDBC provider (lockAtMostFor is the TTL; usingDbTime() is the database-clock "
+                   "form). Renewal: row-lease:renew keeps the TTL short and extends the lease while the partner calls run, "
+                   "every TTL/3, with UPDATE ... SET locked_at = now() WHERE id = $k AND lock_owner = $me AND locked_at >= "
+                   "now() - $ttl on a connection borrowed from the pool each time (ShedLock's extendable locks, "
+                   "KeepAliveLockProvider; Spring Integration's RenewableLockRegistry.renewLock on a JdbcLockRegistry). A "
+                   "crashed holder then frees the key about one TTL after its last renewal, and a merely slow call is never "
+                   "stolen; but a holder that cannot renew (a GC pause, a frozen pod, a renewal stuck waiting for the pool) "
+                   "still loses its lease after one TTL while it keeps working, so fencing still matters. Each renewal is "
+                   "one statement and one pool borrow: holders x 3 / TTL statements per second (locks.renewals). "
+                   "row-lease:orm-mapped runs the same SQL, but the lock columns are also fields of the ORM entity, which "
+                   "the article warns against: another code path (a profile edit, a last-login stamp; --orm-writer-rate, "
+                   "--orm-writer-gap) loads the entity, does its own work, and save()s it, and the ORM writes back every "
+                   "mapped field, the locked_at and lock_owner it loaded included.",
+            .fails = "The TTL is a guess: when a live request's partner calls (retries and backoff included) outlast it, the "
+                     "next request steals the lease and the two race exactly as with none (counted as lease_steals). A "
+                     "crashed service leaves the key locked until the TTL passes. A failed release leaves it locked until the "
+                     "TTL too, after the effect happened. row-lease:article makes it worse: a holder that outlived its TTL "
+                     "releases the lease of the request that stole it (no owner check), so a third request enters while the "
+                     "second still works, and its store overwrites the thief's. It needs the row to exist (it cannot protect "
+                     "a first claim or a new order), needs columns the ORM must never write, and is advisory: any code path "
+                     "that ignores it is not excluded. row-lease:orm-mapped shows the columns written: a save() that lands "
+                     "inside a lease writes back the stale lock (NULL, or an old owner), a third request takes the lease and "
+                     "enters while the holder still calls the partner (overlap_person; side_traffic.lock_stomps counts the "
+                     "saves that changed the lock), and the holder's owner-checked store then finds the lease gone "
+                     "(lease_lost). The same second code path against row-lease, whose entity does not map the lock, writes "
+                     "its own column only and leaves the lease alone.",
+            .choose = "Slow external calls on a bounded pool, with one PostgreSQL as the source of truth: size the TTL above "
+                      "the worst-case call window (lockbench lint computes it).",
+            .avoid = "When the worst case of the external calls is unbounded, or a stolen lease is unacceptable: then add "
+                     "fencing tokens the partner enforces (row-lease:fenced; note that a two-call promotion can still be cut "
+                     "in half when its second call is refused), or an idempotent partner operation.",
+            .java = R"java(// ShedLock's JDBC provider keeps the same lease in a row (lock_until, locked_by):
+@Bean
+LockProvider lockProvider(DataSource dataSource) {
+  return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+      .withJdbcTemplate(new JdbcTemplate(dataSource))
+      .usingDbTime()     // the database's clock, as row-lease; without it the app's (:app-clock)
+      .build());
+}
+public void switchPrimary(long userId, String identityId) {
+  TaskResult<Void> r = executor.executeWithLock(() -> { promote(userId, identityId); return null; },
+      new LockConfiguration(Instant.now(), "user-" + userId,
+          Duration.ofSeconds(30),   // lockAtMostFor: the TTL, after which another holder may enter
+          Duration.ZERO));          // lockAtLeastFor
+  if (!r.wasExecuted()) throw new ResponseStatusException(HttpStatus.CONFLICT);
+}
+// The lock columns stay out of the entity. row-lease:orm-mapped maps them,
+//   @Column Instant lockedAt; @Column String lockOwner;   // on @Entity User
+// and then an unrelated users.save(user) (a profile edit, a last-login stamp)
+// writes back the lockedAt/lockOwner it loaded: Hibernate's UPDATE sets every
+// mapped column (without @DynamicUpdate), and a third request takes the lease.)java",
+        },
+    .variants = kRowLeaseVariants};
+LOCKBENCH_STRATEGY(kRowLeaseFamily);
 
 }  // namespace lockbench

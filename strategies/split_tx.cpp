@@ -26,11 +26,23 @@
 // replays the first charge (or makes it, once) and the order ends PAID. The
 // result's reconcile block counts them (delivered = completed in the
 // background, settled_inline = by the request itself).
+#include "strategies/family.hpp"
 #include "strategies/strategies.hpp"
 
 #include "strategies/delivery_queue.hpp"
 
 namespace lockbench {
+
+class SplitTx final : public Strategy {
+ public:
+  explicit SplitTx(bool reconcile) : reconcile_(reconcile) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+  int background_workers(const Settings& s) const override;
+  Task<void> background(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  bool reconcile_;
+};
 
 namespace {
 constexpr int kTxAttempts = 5;
@@ -110,5 +122,61 @@ Task<Outcome> SplitTx::run(RequestCtx& cx, Scenario& sc) { return split_transact
 int SplitTx::background_workers(const Settings& s) const { return reconcile_ ? s.outbox_pollers : 0; }
 
 Task<void> SplitTx::background(RequestCtx& cx, Scenario& sc) { return deliver_due_rows(cx, sc, kQueue); }
+
+// The registry row (strategies/family.hpp): its variants, their properties, and the
+// words `lockbench explain split-tx` prints.
+constexpr StrategyProps kSplitTx{.holds_connection_during_call = false,
+                                 .exclusion = Exclusion::none,
+                                 .crash_safe = false,
+                                 .needs_idempotency = true};
+constexpr StrategyInfo kSplitTxVariants[] = {
+    {.spec = "split-tx",
+     .family = "split-tx",
+     .in_all = true,
+     .family_default = true,
+     .props = kSplitTx,
+     .teaches = "short transactions around an idempotent call; a reconciler completes what stays pending",
+     .make = strategy_maker<SplitTx, true>},
+    {.spec = "split-tx:no-reconcile",
+     .family = "split-tx",
+     .props = kSplitTx,
+     .teaches = "the article's code: an unknown outcome leaves the order pending, charged",
+     .make = strategy_maker<SplitTx, false>},
+};
+constexpr StrategyFamily kSplitTxFamily{
+    .name = "split-tx",
+    .order = 90,
+    .words =
+        {
+            .summary = "the @Transactional article's fix: short transactions around an idempotent call",
+            .how = "Spring's TransactionTemplate instead of @Transactional around the whole method. Transaction 1: INSERT "
+                   "the order as PAYMENT_PENDING and COMMIT (a few milliseconds). Then the charge, with no connection held, "
+                   "under the Idempotency-Key checkout-order-<id>. Transaction 2: UPDATE the order to PAID with the charge "
+                   "id, or to FAILED when the partner refused the charge for certain. Both transactions are idempotent, so a "
+                   "lost connection or a failed COMMIT is retried on a fresh connection. When the outcome is unknown (every "
+                   "attempt timed out) or the pod dies between the charge and transaction 2, the order stays "
+                   "PAYMENT_PENDING: transaction 1 also wrote a reconciliation row, transaction 2 settles it, and background "
+                   "reconcilers (--outbox-pollers per pod) re-drive the rows still due with the same key, so the partner "
+                   "replays the first charge instead of making a second one and the order ends PAID.",
+            .fails = "It does not exclude: two submissions of one order both call the partner, and only the idempotency key "
+                     "makes the second one a replay (409 idempotency_key_in_use while the first is in flight, retried). "
+                     "split-tx:no-reconcile is the article's code as written: an unknown outcome or a crash after the charge "
+                     "leaves the order pending while the money is taken (orphan_charge), until someone reconciles it by hand. "
+                     "It applies only where the partner takes an idempotency key (payments), not to the identity API's "
+                     "two-call promotion.",
+            .choose = "A slow payment-style call whose provider honours idempotency keys: the pool is held for milliseconds, "
+                      "not for the call.",
+            .avoid = "When the external operation has several steps that must not interleave (switch-primary): use a lock.",
+            .java = R"java(public void checkout(Order o) {
+  long id = tx.execute(s -> orders.insertPending(o));           // TransactionTemplate: COMMIT now
+  Charge c = Charge.create(params(o),                            // no connection held
+      RequestOptions.builder().setIdempotencyKey("checkout-order-" + id).build());
+  tx.executeWithoutResult(s -> orders.markPaid(id, c.getId())); // a second short transaction
+}
+@Scheduled(fixedDelay = 1000)   // the reconciler: orders left PAYMENT_PENDING, charged again with
+void reconcile() { ... }        // the same key, which the provider answers as a replay)java",
+        },
+    .variants = kSplitTxVariants};
+LOCKBENCH_STRATEGY(kSplitTxFamily);
 
 }  // namespace lockbench

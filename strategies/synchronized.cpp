@@ -14,9 +14,18 @@
 //   synchronized:try  ReentrantLock.tryLock(): busy answers 409 at once
 #include <exception>
 
-#include "strategies/strategies.hpp"
+#include "strategies/family.hpp"
 
 namespace lockbench {
+
+class Synchronized final : public Strategy {
+ public:
+  explicit Synchronized(bool wait) : wait_(wait) {}
+  Task<Outcome> run(RequestCtx& cx, Scenario& sc) override;
+
+ private:
+  bool wait_;
+};
 
 Task<Outcome> Synchronized::run(RequestCtx& cx, Scenario& sc) {
   const Key key = sc.lock_key(cx);
@@ -60,5 +69,65 @@ Task<Outcome> Synchronized::run(RequestCtx& cx, Scenario& sc) {
   if (failure) std::rethrow_exception(failure);
   co_return outcome;
 }
+
+// The registry row (strategies/family.hpp): its variants, their properties, and the
+// words `lockbench explain synchronized` prints.
+// An in-process lock: nothing held in the database, gone with its pod.
+constexpr StrategyProps kSynchronized{.holds_connection_during_call = false,
+                                      .exclusion = Exclusion::one_pod,
+                                      .crash_safe = true};
+// Waiting for the lock is Java's synchronized (key.intern()) { ... }: a monitor.
+constexpr StrategyProps kSynchronizedWait{.holds_connection_during_call = false,
+                                          .exclusion = Exclusion::one_pod,
+                                          .crash_safe = true,
+                                          .monitor_during_call = true};
+constexpr StrategyInfo kSynchronizedVariants[] = {
+    {.spec = "synchronized:wait",
+     .family = "synchronized",
+     .family_default = true,
+     .props = kSynchronizedWait,
+     .teaches = "an in-process lock per key: excludes within one pod, nothing across pods",
+     .make = strategy_maker<Synchronized, true>},
+    {.spec = "synchronized:try",
+     .family = "synchronized",
+     .props = kSynchronized,
+     .teaches = "ReentrantLock.tryLock(): a busy key answers 409 at once, within one pod only",
+     .make = strategy_maker<Synchronized, false>},
+};
+constexpr StrategyFamily kSynchronizedFamily{
+    .name = "synchronized",
+    .order = 120,
+    .words =
+        {
+            .summary = "an in-process lock per key (Java's synchronized): excludes within one pod, nothing across pods",
+            .how = "In Java: synchronized (key.intern()) { ... }, or a ConcurrentHashMap<String, ReentrantLock> with "
+                   "lock.lock() (variant wait, bounded here by --lock-timeout as tryLock(timeout, MILLISECONDS) would be) or "
+                   "lock.tryLock() (variant try: busy answers 409), and unlock() in finally. The lock table lives in the "
+                   "pod's memory: no SQL, no connection held during the partner calls, and a crashed pod's locks vanish "
+                   "with it. The key is the scenario's lock key (the hashed business string for reward-claim).",
+            .fails = "Each pod has its own lock table, so two requests for one key that a load balancer sends to different "
+                     "pods never see each other's lock: with --pods 2 they run their critical sections at once, exactly as "
+                     "with none (a payout webhook delivered twice pays out twice: overdrawn; two reward claims credit twice: "
+                     "duplicate_reward). With --pods 1 it is correct, which is why it passes every single-instance test and "
+                     "fails in production behind a second replica.",
+            .choose = "A single-instance service, or to spare the database work inside one pod in front of a lock that spans "
+                      "pods (advisory-xact, row-lease).",
+            .avoid = "As the only protection in any service that runs more than one instance (Kubernetes replicas, blue/green "
+                     "deploys, autoscaling).",
+            .java = R"java(private final ConcurrentHashMap<Long, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+public void payout(long accountId) throws InterruptedException {
+  ReentrantLock lock = locks.computeIfAbsent(accountId, k -> new ReentrantLock());
+  if (!lock.tryLock(5, TimeUnit.SECONDS))            // :try is lock.tryLock()
+    throw new ResponseStatusException(HttpStatus.CONFLICT);
+  try {
+    payoutOnce(accountId);                           // read, partner call, write
+  } finally {
+    lock.unlock();                                   // this JVM's map: pod 2 has its own
+  }
+})java",
+        },
+    .variants = kSynchronizedVariants};
+LOCKBENCH_STRATEGY(kSynchronizedFamily);
 
 }  // namespace lockbench

@@ -115,7 +115,7 @@ TEST(Registry, EveryStrategyHasExplainTextForItsFamilyAndItsVariant) {
     EXPECT_FALSE(st.teaches.empty());
     EXPECT_FALSE(st.family.empty());
     std::string text;
-    ASSERT_NO_THROW(text = report::explain(st.spec)) << st.spec << " has no words in report/explain.cpp";
+    ASSERT_NO_THROW(text = report::explain(st.spec)) << st.spec << " has no explain words in its registry row";
     for (const char* part : {"How it works\n", "How it fails\n", "Choose it\n", "Do not choose it\n", "In Spring/Java\n"})
       EXPECT_NE(text.find(part), std::string::npos) << st.spec << " lacks " << part;
     // The variant's own line, marked, when its family has several.
