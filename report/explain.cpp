@@ -164,7 +164,7 @@ std::string explain(std::string_view spec) {
   }
   const StrategyProps& p = info.props;
   out += fmt::format(
-      "\nProperties of {} (strategies/registry.cpp)\n"
+      "\nProperties of {} (its registry row, at the end of its file in strategies/)\n"
       "  holds a pooled connection during the partner call: {}\n"
       "  excludes two requests for one key: {}\n"
       "  frees the key by itself when its holder crashes: {}\n"
