@@ -398,7 +398,7 @@ class Subcommand {
 
 std::string output_group() { return std::string(kGroupOutput); }
 
-// The one rule for a number on the command line, as settings_io's parsers
+// The one rule for a number on the command line, as the settings table's parsers
 // read the settings: decimal only. CLI11 alone would take 0x10 as 16 and 0b11
 // as 3 (`--repetitions 0x10`, serve's --port, --run-id, --pod). Up to 20 digits
 // (a run id is a 64-bit number); the option's own type then refuses what it cannot hold.
