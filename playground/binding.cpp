@@ -154,10 +154,10 @@ EMSCRIPTEN_KEEPALIVE const char* lockbench_settings(const char* request) {
     json scenarios = json::array();
     for (const auto& sc : scenario_registry())
       scenarios.push_back({{"name", std::string(sc.name)}, {"summary", std::string(sc.summary)}});
-    json presets = json::array();
-    for (const auto& p : presets()) presets.push_back(std::string(p.name));
+    json preset_names = json::array();
+    for (const auto& p : presets()) preset_names.push_back(std::string(p.name));
     return json{{"settings", settings_table_json()}, {"scenarios", scenarios}, {"strategies", strategy_specs()},
-                {"presets", presets}};
+                {"presets", preset_names}};
   });
 }
 
