@@ -8,7 +8,7 @@
 
 #include "core/printable.hpp"
 #include "cli/output.hpp"
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "base/redact.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
@@ -244,7 +244,7 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
   s.time_scale = 1;
   if (s.db_url.empty() || s.partner_url.empty())
     throw SettingError("--db and --partner: validate --targets seeds the service's rows and resets the partner; give both");
-  s.validate();
+  validate_settings(s);
   const bool calibrated = !unset("db-latency") || !unset("partner-overhead");
   if (!calibrated) {
     std::cerr << "validate: measuring the real stack's own costs (as lockbench calibrate)...\n";
@@ -259,7 +259,7 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
     warm.rate_per_s = 0.5 * s.maximum_pool_size / ((s.partner_latency.mean_ms() + to_ms(s.partner_overhead)) / 1000);
     warm.trace_requests = 0;
     warm.duration = std::chrono::seconds(2);
-    warm.validate();
+    validate_settings(warm);
     std::cerr << "validate: warming the service up, then measuring its hold (2 s and 4 s at " << std::fixed
               << std::setprecision(1) << warm.rate_per_s << "/s, not compared)...\n";
     run_real(warm);
@@ -284,7 +284,7 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
   for (const double rate : rates) {
     Settings one = s;
     one.rate_per_s = rate;
-    one.validate();
+    validate_settings(one);
     all_ok = compare_with_targets(one, results) && all_ok;
   }
   if (!out.empty()) write_results(results, out);
@@ -315,7 +315,7 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int re
   s.time_scale = 1;
   if (s.db_url.empty() || s.partner_url.empty())
     throw SettingError("--db and --partner: validate runs the real world too; give both");
-  s.validate();
+  validate_settings(s);
 
   const bool calibrated = !unset("db-latency") || !unset("partner-overhead");
   if (!calibrated) {
@@ -432,7 +432,7 @@ json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int job
             [&](double r) {
               Settings probe = starts[i];
               probe.rate_per_s = r;
-              probe.validate();
+              validate_settings(probe);
               return report::below_knee(run_sim(probe), p99_target);
             },
             top[i], kSteps, kDoublings, bounded);

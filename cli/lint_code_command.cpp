@@ -9,7 +9,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "lint_code/findings.hpp"
 #include "lint_code/render.hpp"
 #include "lint_code/scan.hpp"
@@ -138,7 +138,7 @@ void simulate(const Settings& s, const LintCodeOptions& o, std::vector<Finding>&
     if (it == runs.end()) {
       std::pair<nlohmann::json, std::string> run;
       try {
-        sim.validate();
+        validate_settings(sim);
         run.first = run_sim(sim);
       } catch (const SettingError& e) {
         run.second = e.what();

@@ -4,7 +4,7 @@
 
 #include "cli/k8s_deployment.hpp"
 #include "core/printable.hpp"
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "cli/spring_config.hpp"
 
 namespace lockbench::cli {

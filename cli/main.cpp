@@ -30,7 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.hpp"
-#include "cli/fail_on.hpp"
+#include "report/fail_on.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/shards.hpp"
@@ -38,7 +38,7 @@
 #include "cli/lint_sources.hpp"
 #include "cli/lint_code_command.hpp"
 #include "cli/spring_config.hpp"
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "base/allocator.hpp"
 #include "base/redact.hpp"
 #include "core/printable.hpp"
@@ -72,13 +72,7 @@ struct SettingSources {
   std::string preset;
 };
 
-const char* const kTypesFooter =
-    "Types: DURATION = a number and a unit (250us, 200ms, 1.5s, 30s, 2m, 1h) or ISO-8601 as Spring writes it "
-    "(PT30S); RATE = requests per second (2.5); SHARE = 0..1; DIST = fixed:200ms | uniform:100ms..300ms | "
-    "exponential:mean=1.5s | lognormal:p50=1.5s,p99=4s[,cap=10s]; FAULTS = commit_fail:p=P,conn_lost:p=P | none. "
-    "The value after = is the default.";
-
-// Every setting of settings_io's table as a flag, grouped as the table says,
+// Every setting of the settings table (settings/table.hpp) as a flag, grouped as the table says,
 // with its type and its default (Settings{}'s value, shown by the table).
 void add_setting_flags(CLI::App* app, SettingSources& src) {
   std::string names;
@@ -102,7 +96,7 @@ void add_setting_flags(CLI::App* app, SettingSources& src) {
   for (const auto& d : setting_defs())  // a row without a group still gets its flag
     if (std::find(setting_groups().begin(), setting_groups().end(), d.group) == setting_groups().end())
       add(d, "Other settings");
-  app->footer(kTypesFooter);
+  app->footer(std::string(setting_types_help()));
 }
 
 Settings settings_from(const SettingSources& src, const CLI::App& app) {
@@ -114,7 +108,7 @@ Settings settings_from(const SettingSources& src, const CLI::App& app) {
   for (const auto& d : setting_defs())
     if (app.count("--" + d.name)) given[d.name] = values.at(d.name);
   apply_given(s, given);
-  s.validate();
+  validate_settings(s);
   return s;
 }
 
@@ -344,7 +338,7 @@ int cmd_sweep(const Settings& base, const std::vector<std::string>& vary, const 
       Settings s = base;
       apply_setting_or_strategy(s, axes[0].name, v0);
       if (axes.size() > 1) apply_setting_or_strategy(s, axes[1].name, v1);
-      s.validate();
+      validate_settings(s);
       std::string shown;
       for (std::size_t a = 0; a < axes.size(); ++a)
         if (axes[a].name != "strategy") shown += (shown.empty() ? "" : " ") + axes[a].name + "=" + (a == 0 ? v0 : v1);
@@ -404,7 +398,7 @@ class Subcommand {
 
 std::string output_group() { return std::string(kGroupOutput); }
 
-// The one rule for a number on the command line, as settings_io's parsers
+// The one rule for a number on the command line, as the settings table's parsers
 // read the settings: decimal only. CLI11 alone would take 0x10 as 16 and 0b11
 // as 3 (`--repetitions 0x10`, serve's --port, --run-id, --pod). Up to 20 digits
 // (a run id is a 64-bit number); the option's own type then refuses what it cannot hold.
@@ -443,11 +437,11 @@ ProgressMode progress_mode(bool quiet, bool json, bool forced) {
 // --fail-on, parsed before any run (a bad threshold is a usage error, exit 2):
 // exit 1 when a run breaks one and nothing else failed.
 Judge judge_by(const std::string& thresholds_text) {
-  std::vector<Threshold> thresholds =
-      thresholds_text.empty() ? std::vector<Threshold>{} : parse_fail_on(thresholds_text);
+  std::vector<report::Threshold> thresholds =
+      thresholds_text.empty() ? std::vector<report::Threshold>{} : report::parse_fail_on(thresholds_text);
   return [thresholds = std::move(thresholds)](int status, const std::vector<json>& results) {
     if (thresholds.empty()) return status;
-    const auto broken = broken_thresholds(thresholds, results);
+    const auto broken = report::broken_thresholds(thresholds, results);
     for (const auto& line : broken) std::cerr << "lockbench: --fail-on: " << line << "\n";
     return broken.empty() || status != 0 ? status : 1;
   };
@@ -778,11 +772,11 @@ class LintCommand final : public Subcommand {
     if (app_->count("--liveness")) sources.liveness = {};
     const bool strategy_known = !s.strategy.empty() && s.strategy != "all";
     if (s.strategy.empty()) s.strategy = "row-lease";  // validate() wants one; lint treats it as unknown
-    s.validate();
+    validate_settings(s);
     if (!code_.empty()) {
       bool load_given = !from_.empty();
-      for (const char* f : {"--rate", "--users", "--burst", "--config", "--preset", "--prometheus"})
-        load_given = load_given || app_->count(f);
+      for (const auto a : arrival_settings()) load_given = load_given || app_->count("--" + std::string(a));
+      for (const char* f : {"--config", "--preset", "--prometheus"}) load_given = load_given || app_->count(f);
       const bool keys_given = app_->count("--keys") > 0 || s.keys != Settings{}.keys;
       const bool duration_given = app_->count("--duration") > 0 || s.duration != Settings{}.duration;
       return cmd_lint_code(s, {code_, code_depth_, format_, fail_on_, load_given, keys_given, duration_given});

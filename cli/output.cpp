@@ -14,7 +14,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "core/files.hpp"
 #include "core/prometheus.hpp"
 #include "report/repetitions.hpp"

@@ -13,10 +13,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/fail_on.hpp"
+#include "report/fail_on.hpp"
 #include "cli/output.hpp"
 #include "cli/parallel_runs.hpp"
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "cli/spring_config.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
@@ -82,7 +82,7 @@ plan::Load load_of(const Settings& s) {
 
 // What the paper reads from the thresholds: the p99 bound and whether violations count.
 // Exclusion is a target whatever --fail-on says (issue 42: a plan that leaves it out recommended `none`).
-plan::PaperTargets paper_targets(const std::vector<Threshold>& thresholds, double recovery_ms) {
+plan::PaperTargets paper_targets(const std::vector<report::Threshold>& thresholds, double recovery_ms) {
   plan::PaperTargets t;
   t.no_violations = true;
   for (const auto& th : thresholds) {
@@ -118,7 +118,7 @@ double ambiguous_max_of(const std::string& text) {
 // exclusion kinds) only; exclusion always; the ambiguous outcomes against
 // --ambiguous-max (per day, scaled to the run; a short run may exceed its
 // share by chance: 2 sigma and one event of slack, none when 0 is allowed).
-plan::Judge plan_judge(const std::vector<Threshold>& thresholds, double ambiguous_per_day_max) {
+plan::Judge plan_judge(const std::vector<report::Threshold>& thresholds, double ambiguous_per_day_max) {
   return [thresholds, ambiguous_per_day_max](const nlohmann::json& r) {
     const report::detail::Violations v = report::detail::violations_of(r);
     double ambiguous = v.orphan;
@@ -128,10 +128,10 @@ plan::Judge plan_judge(const std::vector<Threshold>& thresholds, double ambiguou
     if (locks_only.contains("partner") && locks_only["partner"].contains("violations"))
       for (auto& [kind, n] : locks_only["partner"]["violations"].items())
         if (n.is_number() && report::detail::classify_kind(kind) == report::detail::KindClass::orphan) n = 0;
-    std::vector<std::string> broken = broken_thresholds(thresholds, {locks_only});
+    std::vector<std::string> broken = report::broken_thresholds(thresholds, {locks_only});
     const std::string who = r.value("strategy", std::string("?"));
     if (v.exclusion > 0 && std::none_of(thresholds.begin(), thresholds.end(),
-                                        [](const Threshold& t) { return t.metric == "violations"; }))
+                                        [](const report::Threshold& t) { return t.metric == "violations"; }))
       broken.push_back(fmt::format("{}: violations = {:.0f} (lock failures; exclusion is always a target)", who,
                                    v.exclusion));
     if (ambiguous_per_day_max >= 0 && ambiguous > 0) {
@@ -222,7 +222,7 @@ void confirm_in_real_world(plan::PlanResult& p, const Settings& real_base, doubl
     r.duration = real_base.duration;  // the plan's run length, not the simulator's horizon
     r.rate_per_s = given_rate;
     r.seed = real_base.seed;
-    r.validate();
+    validate_settings(r);
     std::cerr << fmt::format("lockbench: plan: {} in the real world, time scale {:g}, {}...\n", c.strategy,
                              r.time_scale, format_duration(std::chrono::duration_cast<Duration>(r.duration * r.time_scale)));
     const nlohmann::json res = run_real(r);
@@ -432,7 +432,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
   const auto started = std::chrono::steady_clock::now();
   if (o.format != "text" && o.format != "json")
     throw SettingError("--format: '" + o.format + "' is not accepted (accepted: text, json)");
-  const std::vector<Threshold> thresholds = parse_fail_on(o.fail_on);
+  const std::vector<report::Threshold> thresholds = report::parse_fail_on(o.fail_on);
   const double recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
   const int seeds = positive(o.seeds, "--seeds", 20);
   const int jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
@@ -492,7 +492,7 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
                                    s.rate_per_s, p.given_rate_per_s, margin * 100,
                                    real ? "; the real-world runs offer the given rate" : ""));
   }
-  s.validate();
+  validate_settings(s);
 
   p.base = s;
   p.fail_on = o.fail_on;

@@ -10,6 +10,7 @@
 
 #include "cli/output.hpp"
 #include "core/files.hpp"
+#include "settings/table.hpp"
 #include "core/result.hpp"
 #include "base/units.hpp"
 #include "strategies/registry.hpp"
@@ -138,7 +139,7 @@ json canonical_settings(json stored) {
   return stored;
 }
 
-json canonical_settings(const Settings& s) { return canonical_settings(s.to_json()); }
+json canonical_settings(const Settings& s) { return canonical_settings(settings_json(s)); }
 
 std::string settings_hash(const std::vector<Settings>& planned) {
   std::vector<json> all;

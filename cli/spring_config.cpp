@@ -11,7 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/k8s_deployment.hpp"
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "core/files.hpp"
 
 namespace lockbench::cli {

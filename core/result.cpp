@@ -165,7 +165,7 @@ nlohmann::json make_result(const RunSummary& run) {
   // whose result stays byte-identical for a seed.
   j["run_id"] = run.run_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.run_id);
   j["interrupted"] = run.interrupted;
-  j["settings"] = s.to_json();
+  j["settings"] = run.settings_json;
   j["settings"]["strategy"] = run.strategy;
   if (s.repetitions > 1)  // only then: a result without repetitions stays byte-identical
     j["repetition"] = {{"index", s.repetition}, {"of", s.repetitions}, {"base_seed", s.repetition_base_seed}};

@@ -32,6 +32,9 @@ struct RunSummary {
   std::string partner_version;
   std::string run_id;        // real world: unique per run (new_run_id), names its sessions; sim: empty (null)
   bool interrupted = false;  // stopped by SIGINT/SIGTERM: what was measured until then
+  // The result's `settings` block: settings_json(*settings) (settings/table.hpp),
+  // given by the world's runner, which sits above the settings table.
+  nlohmann::json settings_json = nlohmann::json::object();
 };
 
 // The result. `complete` is false when the run was interrupted or the

@@ -67,13 +67,16 @@ TEST(Result, AnInterruptedRunIsMarkedIncompleteAndAnOrdinaryOneComplete) {
   EXPECT_EQ(j["complete"], false);
 }
 
-TEST(Result, NoPasswordReachesTheSettings) {
+TEST(Result, TheSettingsBlockIsTheRunnersWithTheRunsStrategy) {
   Settings s;
-  s.db_url = "postgresql://bench:s3cret@127.0.0.1:5432/db";
-  s.partner_url = "http://admin:hunter2@127.0.0.1:8080";
-  const auto j = s.to_json();
-  EXPECT_EQ(j["db"], "postgresql://bench:***@127.0.0.1:5432/db");
-  EXPECT_EQ(j["partner"], "http://admin:***@127.0.0.1:8080");
+  Recorder rec;
+  PoolStats pool;
+  ProbeStats probe;
+  RunSummary run{&s, "sim", "held-tx:wait", false, 2, &rec, &pool, &probe, {}, {}, "", "", {}, false};
+  run.settings_json = {{"maximum-pool-size", 7}, {"strategy", "all"}};
+  const auto j = make_result(run);
+  EXPECT_EQ(j["settings"]["maximum-pool-size"], 7);
+  EXPECT_EQ(j["settings"]["strategy"], "held-tx:wait");  // the run's own, not the list it came from
 }
 
 }  // namespace

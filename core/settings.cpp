@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "base/random.hpp"
-#include "base/redact.hpp"
 #include <cstdlib>
 #include <string>
 
@@ -231,118 +230,7 @@ Settings Settings::scaled() const {
   return s;
 }
 
-nlohmann::json Settings::to_json() const {
-  const auto fd = [](Duration x) { return format_duration(x); };
-  nlohmann::json j = {
-      {"world", world},
-      {"scenario", scenario},
-      {"strategy", strategy},
-      {"seed", seed},
-      {"maximum-pool-size", maximum_pool_size},
-      {"connection-timeout", fd(connection_timeout)},
-      {"leak-detection-threshold", fd(leak_detection_threshold)},
-      {"max-lifetime", fd(max_lifetime)},
-      {"probe-interval", fd(probe_interval)},
-      {"probe-timeout", fd(probe_timeout)},
-      {"pods", pods},
-      {"pod-mode", pod_mode},
-      {"max-threads", max_threads},
-      {"accept-count", accept_count},
-      {"arrival", std::string(arrival_name(arrival))},
-      {"rate", rate_per_s},
-      {"users", users},
-      {"think-time", fd(think_time)},
-      {"burst", burst},
-      {"keys", keys},
-      {"key-dist", key_dist == KeyDist::zipf ? "zipf:" + std::to_string(zipf_s) : std::string(key_dist_name(key_dist))},
-      {"duration", fd(duration)},
-      {"duplicate-share", duplicate_share},
-      {"duplicate-gap", fd(duplicate_gap)},
-      {"partner-latency", partner_latency.to_string()},
-      {"apply-at", apply_at},
-      {"partner-connect-timeout", fd(partner_connect_timeout)},
-      {"partner-read-timeout", fd(partner_read_timeout)},
-      {"partner-max-attempts", partner_max_attempts},
-      {"retry-backoff-base", fd(retry_backoff_base)},
-      {"retry-backoff-cap", fd(retry_backoff_cap)},
-      {"partner-faults", partner_faults},
-      {"fencing", fencing},
-      {"identities-per-person", identities_per_person},
-      {"lease-ttl", fd(lease_ttl)},
-      {"lock-timeout", fd(lock_timeout)},
-      {"db-latency", db_latency.to_string()},
-      {"partner-overhead", fd(partner_overhead)},
-      {"pool-handoff", fd(pool_handoff)},
-      {"worker-handoff", fd(worker_handoff)},
-      {"db-faults", db_faults_text(db_faults)},
-      {"outbox-pollers", outbox_pollers},
-      {"outbox-poll-interval", fd(outbox_poll_interval)},
-      {"outbox-drain-limit", fd(outbox_drain_limit)},
-      {"email-latency", fd(email_latency)},
-      {"time-scale", time_scale},
-      {"trace-requests", trace_requests},
-      {"pgbouncer", pgbouncer},
-      {"pgbouncer-pool-size", pgbouncer_pool_size},
-      {"statements", statements},
-  };
-  j["crash-at"] = crash_at ? nlohmann::json(fd(*crash_at)) : nlohmann::json(nullptr);
-  j["pause-at"] = pause_at ? nlohmann::json(fd(*pause_at)) : nlohmann::json(nullptr);
-  j["pause-for"] = fd(pause_for);
-  j["redis-latency"] = redis_latency.to_string();
-  j["redis-failover-at"] = redis_failover_at ? nlohmann::json(fd(*redis_failover_at)) : nlohmann::json(nullptr);
-  j["redis-replication-lag"] = fd(redis_replication_lag);
-  if (pg_max_connections > 0) j["max-connections"] = pg_max_connections;
-  if (virtual_threads) {
-    j["virtual-threads"] = true;
-    j["carriers"] = carriers;
-  }
-  if (jdk > 0) j["jdk"] = jdk;
-  if (pg_max_locks_per_transaction > 0) j["max-locks-per-transaction"] = pg_max_locks_per_transaction;
-  if (!redis_url.empty()) j["redis"] = redact_secrets(redis_url);
-  // etcd-lease's settings only where they matter: older results keep their bytes.
-  if (strategy.rfind("etcd-lease", 0) == 0 || etcd_leader_change_at) {
-    j["etcd-latency"] = etcd_latency.to_string();
-    j["etcd-leader-change-at"] = etcd_leader_change_at ? nlohmann::json(fd(*etcd_leader_change_at)) : nlohmann::json(nullptr);
-    j["etcd-election"] = fd(etcd_election);
-    if (!etcd_url.empty()) j["etcd"] = redact_secrets(etcd_url);
-  }
-  j["clock-skew"] = fd(clock_skew);
-  // Written when used, so that results of runs without them stay as they were.
-  if (bypass_share > 0) j["bypass-share"] = bypass_share;
-  if (orm_writer_rate > 0) {
-    j["orm-writer-rate"] = orm_writer_rate;
-    j["orm-writer-gap"] = fd(orm_writer_gap);
-  }
-  if (pod_mode == "process") {
-    j["crash-pod"] = crash_pod;
-    j["pause-pod"] = pause_pod;
-    j["skew-pod"] = skew_pod;
-    j["restart-after"] = fd(restart_after);
-  }
-  if (!targets.empty()) j["targets"] = targets;
-  // Only when set, so that a result of today's settings stays byte for byte what it was.
-  if (key_hash != KeyHash::scenario) {
-    j["key-hash"] = std::string(key_hash_name(key_hash));
-    j["key-id-base"] = key_id_base;
-    j["key-id-stride"] = key_id_stride;
-  }
-  if (pre_sql_work != Duration::zero()) j["pre-sql-work"] = fd(pre_sql_work);
-  // Probes with consequences: only when on, so that today's results keep their bytes.
-  if (readiness.on) j["readiness"] = probe_text(readiness);
-  if (liveness.on) {
-    j["liveness"] = probe_text(liveness);
-    j["pod-startup"] = fd(pod_startup);
-  }
-  if (circuit_breaker.on) j["circuit-breaker"] = breaker_text(circuit_breaker);
-  if (retry_budget.on) j["retry-budget"] = retry_budget_text(retry_budget);
-  if (delay_connection_acquisition) j["delay-connection-acquisition"] = "on";
-  // Results, reports and summary.csv all read the URL from here: never its password.
-  if (!db_url.empty()) j["db"] = redact_secrets(db_url);
-  if (!partner_url.empty()) j["partner"] = redact_secrets(partner_url);
-  return j;
-}
-
-void Settings::validate() const {
+void Settings::check_fields() const {
   const auto need = [](bool ok, const char* msg) {
     if (!ok) throw SettingError(msg);
   };
@@ -400,40 +288,9 @@ void Settings::validate() const {
   need(statements == "auto" || statements == "prepared" || statements == "unnamed",
        "--statements: accepted values are auto, prepared, unnamed");
 
-  // Durations: bounded before and after --time-scale (no overflow anywhere downstream).
-  const std::pair<const char*, Duration> durations[] = {
-      {"connection-timeout", connection_timeout},
-      {"leak-detection-threshold", leak_detection_threshold},
-      {"max-lifetime", max_lifetime},
-      {"probe-interval", probe_interval},
-      {"probe-timeout", probe_timeout},
-      {"think-time", think_time},
-      {"duration", duration},
-      {"partner-connect-timeout", partner_connect_timeout},
-      {"partner-read-timeout", partner_read_timeout},
-      {"retry-backoff-base", retry_backoff_base},
-      {"retry-backoff-cap", retry_backoff_cap},
-      {"lease-ttl", lease_ttl},
-      {"lock-timeout", lock_timeout},
-      {"crash-at", crash_at.value_or(Duration::zero())},
-      {"pause-at", pause_at.value_or(Duration::zero())},
-      {"pause-for", pause_for},
-      {"redis-failover-at", redis_failover_at.value_or(Duration::zero())},
-      {"redis-replication-lag", redis_replication_lag},
-      {"etcd-leader-change-at", etcd_leader_change_at.value_or(Duration::zero())},
-      {"etcd-election", etcd_election},
-      {"clock-skew", clock_skew < Duration::zero() ? -clock_skew : clock_skew},
-      {"readiness", std::max({readiness.period, readiness.timeout, readiness.initial_delay})},
-      {"liveness", std::max({liveness.period, liveness.timeout, liveness.initial_delay})},
-      {"pod-startup", pod_startup},
-      {"circuit-breaker", std::max(circuit_breaker.wait_in_open, circuit_breaker.slow_call_duration_threshold)},
-  };
-  for (const auto& [name, d] : durations) {
-    const double scaled_ns = static_cast<double>(d.count()) * std::max(1.0, time_scale);
-    if (d > kSettingDurationMax || scaled_ns > static_cast<double>(kSettingDurationMax.count()))
-      throw SettingError(std::string("--") + name + ": '" + format_duration(d) + "'" +
-                         (time_scale > 1 ? " times --time-scale" : "") + " is too long (" + std::string(kDurationMaxText) + ")");
-  }
+}
+
+void Settings::check_memory() const {
   const double need_bytes = memory_estimate_bytes();
   const double allowed = memory_bytes_allowed();
   if (need_bytes > allowed) {

@@ -1,6 +1,7 @@
 // Every knob of a run. Defaults follow HikariCP and Tomcat where users know
-// them (maximumPoolSize 10, connectionTimeout 30 s, maxThreads 200). Every
-// field is written into every result (Settings::to_json).
+// them (maximumPoolSize 10, connectionTimeout 30 s, maxThreads 200). The
+// table of settings (settings/table.cpp) names each field, reads and shows it,
+// and writes it into a result (settings_json).
 #pragma once
 
 #include <cstdint>
@@ -50,7 +51,7 @@ struct Settings {
   std::uint64_t seed = 1;
   // `run` / `sweep --repetitions N`: this run is repetition `repetition` (0-based) of
   // `repetitions`, its seed derived from `repetition_base_seed` (repetition_seed()). Not a
-  // knob of the run itself, so not in to_json(); a result carries it as its "repetition"
+  // knob of the run itself, so not in the settings table; a result carries it as its "repetition"
   // block when repetitions > 1.
   int repetitions = 1;
   int repetition = 0;
@@ -257,10 +258,12 @@ struct Settings {
   double offered_per_s() const;
   // The effective settings of a real run: durations times time_scale, rates divided.
   Settings scaled() const;
-  nlohmann::json to_json() const;
-  // Throws SettingError naming the first setting out of range, including a
-  // run too large for this machine (see memory_estimate_bytes).
-  void validate() const;
+  // Throws SettingError naming the first setting out of range. The checks of
+  // settings/table.hpp's validate_settings, in its order: check_fields, then
+  // every duration's bound (generated from the table), then check_memory (a
+  // run too large for this machine: see memory_estimate_bytes).
+  void check_fields() const;
+  void check_memory() const;
 
   // Requests a run keeps in memory (its schedule, samples and trace events):
   // the expected arrivals over the duration (open: rate x duration; closed:

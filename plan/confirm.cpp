@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "base/stats.hpp"
 #include "report/fields.hpp"
 
@@ -106,16 +106,6 @@ void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run
   }
 }
 
-std::string quoted(const std::string& v) {
-  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._:=,/+-@").find(c) != std::string_view::npos;
-  });
-  if (plain) return v;
-  std::string q = "'";
-  for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // The per-strategy state of the pool search.
 struct Search {
   int fail_at = 0;   // the largest pool known to break the targets
@@ -144,16 +134,7 @@ Settings point_settings(const Settings& base, const PaperVerdict& p, int pool_si
 }
 
 std::string run_line(const Settings& s, const std::string& fail_on) {
-  const Settings defaults;
-  std::string line = "lockbench run";
-  for (const auto& d : cli::setting_defs()) {
-    if (!d.show) continue;
-    const std::string v = d.show(s);
-    if (v == d.show(defaults) && d.name != "world" && d.name != "strategy" && d.name != "scenario") continue;
-    line += " --" + d.name + " " + quoted(v);
-  }
-  if (!fail_on.empty()) line += " --fail-on " + quoted(fail_on);
-  return line;
+  return run_command(s, fail_on.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--fail-on", fail_on});
 }
 
 std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,

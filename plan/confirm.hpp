@@ -111,7 +111,7 @@ inline constexpr int kHorizonGrowths = 4;
 Settings point_settings(const Settings& base, const PaperVerdict& paper, int pool_size, double rate_per_s);
 
 // The `lockbench run` line that reproduces a run: every setting that differs
-// from Settings{} (cli/settings_io's table says how each reads), then --fail-on.
+// from Settings{} (settings/table.hpp's run_command), then --fail-on.
 std::string run_line(const Settings& s, const std::string& fail_on);
 
 std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "cli/fail_on.hpp"
+#include "report/fail_on.hpp"
 #include "core/result.hpp"
 #include "sim/run_sim.hpp"
 #include "plan/confirm.hpp"
@@ -53,8 +53,8 @@ Runner sequential() {
 }
 
 Judge judge_of(const std::string& fail_on) {
-  const auto t = cli::parse_fail_on(fail_on);
-  return [t](const nlohmann::json& r) { return cli::broken_thresholds(t, {r}); };
+  const auto t = report::parse_fail_on(fail_on);
+  return [t](const nlohmann::json& r) { return report::broken_thresholds(t, {r}); };
 }
 
 // Source: Python 3, the textbook sum formula in exact rational arithmetic

@@ -3,7 +3,7 @@
 // JSON text and that answer JSON text.
 //
 // - Settings arrive by name, as flags without "--" (the URL hash's names), and
-//   go through the command line's own table (cli/settings_io: apply_preset,
+//   go through the command line's own table (settings/table.hpp: apply_preset,
 //   apply_given, Settings::validate, strategies_of), so a bad value is refused
 //   with the line the command line prints ("lockbench: --rate: ...").
 // - A result is run_sim's JSON, the object `lockbench run --world sim --json`
@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "sim/run_sim.hpp"
 #include "report/fields.hpp"
 #include "report/sections.hpp"
@@ -53,13 +53,13 @@ Settings settings_of(const json& request) {
   for (const auto& [name, value] : given.items()) {
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     if (name == kPreset) continue;
-    if (!cli::find_setting(name)) throw std::invalid_argument(unknown_setting_line(name, text));
+    if (!find_setting(name)) throw std::invalid_argument(unknown_setting_line(name, text));
     values[name] = text;
   }
-  if (given.contains(kPreset)) cli::apply_preset(s, given.at(kPreset).get<std::string>());
-  cli::apply_given(s, values);
+  if (given.contains(kPreset)) apply_preset(s, given.at(kPreset).get<std::string>());
+  apply_given(s, values);
   if (s.world != "sim") throw SettingError("--world: the playground runs the simulator only (accepted: sim)");
-  s.validate();
+  validate_settings(s);
   return s;
 }
 
@@ -99,10 +99,7 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE const char* lockbench_plan(const char* request) {
   return guarded(request, [](const json& req) {
     const Settings s = settings_of(req);
-    json values = json::object();
-    for (const auto& d : cli::setting_defs())
-      if (d.show) values[d.name] = d.show(s);
-    return json{{"strategies", cli::strategies_of(s)}, {"values", values}};
+    return json{{"strategies", strategies_of(s)}, {"values", settings_values_json(s)}};
   });
 }
 
@@ -154,18 +151,13 @@ EMSCRIPTEN_KEEPALIVE const char* lockbench_views(const char* request) {
 // [{name, summary}], "strategies": [spec, ...], "presets": [name, ...]}.
 EMSCRIPTEN_KEEPALIVE const char* lockbench_settings(const char* request) {
   return guarded(request, [](const json&) {
-    const Settings defaults;
-    json settings = json::array();
-    for (const auto& d : cli::setting_defs())
-      settings.push_back({{"name", d.name}, {"help", d.help}, {"group", std::string(d.group)},
-                          {"type", std::string(d.type)}, {"default", d.show ? d.show(defaults) : ""}});
     json scenarios = json::array();
     for (const auto& sc : scenario_registry())
       scenarios.push_back({{"name", std::string(sc.name)}, {"summary", std::string(sc.summary)}});
-    json presets = json::array();
-    for (const auto& p : cli::presets()) presets.push_back(std::string(p.name));
-    return json{{"settings", settings}, {"scenarios", scenarios}, {"strategies", strategy_specs()},
-                {"presets", presets}};
+    json preset_names = json::array();
+    for (const auto& p : presets()) preset_names.push_back(std::string(p.name));
+    return json{{"settings", settings_table_json()}, {"scenarios", scenarios}, {"strategies", strategy_specs()},
+                {"presets", preset_names}};
   });
 }
 

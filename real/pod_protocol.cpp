@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 
 namespace lockbench::real {
 
@@ -60,7 +60,7 @@ TimeSplit parse_split(const std::string& text, Duration total) {
 
 std::vector<std::string> pod_args(const Settings& scaled, std::int64_t run, int index) {
   // --partner as given (its show() redacts); --db, --redis and --etcd in pod_env.
-  std::vector<std::string> a = cli::setting_args(scaled, {"db", "redis", "etcd", "partner"});
+  std::vector<std::string> a = setting_args(scaled, {"db", "redis", "etcd", "partner"});
   if (!scaled.partner_url.empty()) a.insert(a.end(), {"--partner", scaled.partner_url});
   a.insert(a.end(), {"--run-id", std::to_string(run), "--pod", std::to_string(index + 1), "--port", "0"});
   return a;

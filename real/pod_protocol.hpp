@@ -2,7 +2,7 @@
 // serve` (real/serve.cpp) exchange, written once for both sides.
 //
 //   flags      a pod is started as `lockbench serve` + pod_args(): the run's
-//              settings generated from the settings table (cli/settings_io's
+//              settings generated from the settings table (settings/table.hpp's
 //              setting_args: a new setting reaches the pods by itself), its run
 //              and pod number, --port 0; the URLs that may hold a password in
 //              the environment (pod_env: kServeDbEnv, kServeRedisEnv, kServeEtcdEnv)

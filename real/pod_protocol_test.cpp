@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "real/faults.hpp"
 
 namespace lockbench::real {
@@ -56,7 +56,7 @@ Settings fixture(const char* arrival) {
   for (const char* a : {"rate", "users", "burst"})
     if (std::string(a) != arrival) given.erase(a);
   Settings s;
-  cli::apply_given(s, given);
+  apply_given(s, given);
   return s;
 }
 
@@ -71,7 +71,7 @@ Settings parsed_back(const std::vector<std::string>& args, const std::vector<std
     given[name] = args[i + 1];
   }
   Settings s;
-  cli::apply_given(s, given);
+  apply_given(s, given);
   for (const auto& e : env) {
     const std::string name = e.substr(0, e.find('=')), value = e.substr(e.find('=') + 1);
     if (name == kServeDbEnv) s.db_url = value;
@@ -83,12 +83,12 @@ Settings parsed_back(const std::vector<std::string>& args, const std::vector<std
 
 TEST(PodProtocol, EveryRowHasANonDefaultValueHere) {
   const Settings defaults;
-  for (const auto& d : cli::setting_defs()) {
+  for (const auto& d : setting_defs()) {
     ASSERT_TRUE(d.show) << "--" << d.name << " has no show(): a pod could not be given it";
     const auto it = non_default().find(d.name);
     ASSERT_NE(it, non_default().end()) << "give --" << d.name << " a non-default value in non_default()";
     Settings s;
-    cli::apply_setting(s, d.name, it->second);
+    apply_setting(s, d.name, it->second);
     EXPECT_NE(d.show(s), d.show(defaults)) << "--" << d.name << " " << it->second << " is its default";
   }
 }
@@ -97,9 +97,9 @@ TEST(PodProtocol, EverySettingRoundTripsThroughAPodsFlagsAndEnvironment) {
   for (const char* arrival : {"rate", "users", "burst"}) {
     const Settings s = fixture(arrival);
     const Settings back = parsed_back(pod_args(s, 42, 0), pod_env(s));
-    for (const auto& d : cli::setting_defs()) EXPECT_EQ(d.show(back), d.show(s)) << "--" << d.name << " (" << arrival << ")";
+    for (const auto& d : setting_defs()) EXPECT_EQ(d.show(back), d.show(s)) << "--" << d.name << " (" << arrival << ")";
     EXPECT_EQ(back.arrival, s.arrival) << arrival;
-    EXPECT_EQ(back.to_json(), s.to_json()) << arrival;
+    EXPECT_EQ(settings_json(back), settings_json(s)) << arrival;
     EXPECT_EQ(back.db_url, s.db_url);
     EXPECT_EQ(back.redis_url, s.redis_url);
     EXPECT_EQ(back.etcd_url, s.etcd_url);
@@ -188,10 +188,10 @@ TEST(RealRefusals, ProbesAndFaultWindowsAreRefusedInOneLineWithoutTheRunnersOwnP
   s.partner_faults = nlohmann::json::parse(R"({"*":[{"kind":"slow","p":1,"ms":100}]})");
   EXPECT_EQ(refusal(s), "");  // a slow fault without a window: the server does it
   Settings ready = s;
-  cli::apply_setting(ready, "readiness", "on");
+  apply_setting(ready, "readiness", "on");
   EXPECT_EQ(refusal(ready).rfind("--readiness: needs --pod-mode process", 0), 0u) << refusal(ready);
   Settings live = s;
-  cli::apply_setting(live, "liveness", "db=off");
+  apply_setting(live, "liveness", "db=off");
   EXPECT_EQ(refusal(live).rfind("--liveness: needs --pod-mode process", 0), 0u) << refusal(live);
   Settings window = s;
   window.partner_faults = nlohmann::json::parse(R"({"auth0.link":[{"kind":"error","p":1,"from_ms":1000}]})");

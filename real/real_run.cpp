@@ -13,13 +13,14 @@
 #include "real/partner_http.hpp"
 #include "real/run_real.hpp"
 #include "scenarios/registry.hpp"
+#include "settings/table.hpp"
 
 namespace lockbench {
 
 namespace {
 
 void refuse_before_any_run(const Settings& c) {
-  c.validate();
+  validate_settings(c);
   real::refuse_without_own_pods(c);
   if (c.pgbouncer != "none" && real::pods_over_http(c))
     throw SettingError("--pgbouncer: starts a PgBouncer for --pod-mode thread runs only (for process pods or --targets, "
@@ -173,6 +174,7 @@ nlohmann::json RealRun::partner_result(PartnerHttp& partner, const std::optional
 RunSummary RealRun::summary(const PoolStats& pool, const nlohmann::json& partner) {
   RunSummary run;
   run.settings = &configured_;
+  run.settings_json = settings_json(configured_);
   run.world = "real";
   run.strategy = std::string(info_.spec);
   run.interrupted = stopping();

@@ -40,6 +40,7 @@
 #include "real/workers.hpp"
 #include "strategies/registry.hpp"
 #include "scenarios/registry.hpp"
+#include "settings/table.hpp"
 
 namespace lockbench::real {
 
@@ -126,7 +127,7 @@ bool control_allowed(const httplib::Request& req, const std::string& token) {
 }
 
 const Settings& checked(const Settings& configured, const ServeOptions& o) {
-  configured.validate();  // --readiness, --liveness: the runner's (real/kubelet.hpp); a pod only answers its probes
+  validate_settings(configured);  // --readiness, --liveness: the runner's (real/kubelet.hpp); a pod only answers its probes
   if (configured.db_url.empty()) throw SettingError("--db: serve needs a PostgreSQL URL (postgresql://user@host:port/db)");
   if (configured.partner_url.empty()) throw SettingError("--partner: serve needs the partner's URL (http://127.0.0.1:PORT)");
   if (o.port < 0 || o.port > 65535) throw SettingError("--port: must be a whole number from 0 to 65535");
@@ -409,7 +410,7 @@ void ServePod::route_health(httplib::Server& server) {
 void ServePod::route_lockbench() {
   svr_.Get(kPathInfo, [this](const httplib::Request&, httplib::Response& res) {
     const json j = {{"run", run_}, {"scenario", s_.scenario}, {"strategy", std::string(info_.spec)}, {"pod", o_.pod},
-                    {"pid", static_cast<long>(::getpid())}, {"settings", s_.to_json()}};
+                    {"pid", static_cast<long>(::getpid())}, {"settings", settings_json(s_)}};
     res.set_content(j.dump(), "application/json");
   });
   svr_.Get(kPathPool, [this](const httplib::Request&, httplib::Response& res) {

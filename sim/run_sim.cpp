@@ -3,13 +3,14 @@
 // flight then end as errors and the result is marked interrupted.
 #include "sim/run_sim.hpp"
 
+#include "settings/table.hpp"
 #include "sim/sim_world.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench {
 
 nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) {
-  settings.validate();
+  validate_settings(settings);
   Settings s = settings;
   s.world = "sim";  // virtual time: time_scale does not apply
   check_applies(strategy_info(s.strategy), s.scenario);

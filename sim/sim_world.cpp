@@ -7,6 +7,7 @@
 #include "core/partner_client.hpp"
 #include "core/recovery.hpp"
 #include "core/result.hpp"
+#include "settings/table.hpp"
 
 namespace lockbench::sim {
 
@@ -406,6 +407,7 @@ nlohmann::json SimWorld::result() {
 
   RunSummary run;
   run.settings = &s_;
+  run.settings_json = settings_json(s_);
   run.world = "sim";
   run.strategy = strategy_spec_;
   run.holds_connection = info_.props.holds_connection_during_call;

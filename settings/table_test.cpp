@@ -7,12 +7,12 @@
 
 #include <algorithm>
 
-#include "cli/settings_io.hpp"
+#include "settings/table.hpp"
 #include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 
 using namespace lockbench;
-using namespace lockbench::cli;
+
 using namespace std::chrono_literals;
 
 namespace {
@@ -34,7 +34,7 @@ std::string write_temp(const std::string& text) {
 }
 }  // namespace
 
-TEST(SettingsIo, FlagsApplyWithUnits) {
+TEST(SettingsTable, FlagsApplyWithUnits) {
   Settings s;
   apply_setting(s, "maximum-pool-size", "4");
   apply_setting(s, "connection-timeout", "300ms");
@@ -49,7 +49,7 @@ TEST(SettingsIo, FlagsApplyWithUnits) {
   EXPECT_EQ(s.arrival, Arrival::closed);
 }
 
-TEST(SettingsIo, BadValuesGetOneLineNamingTheSettingAndWhatIsAccepted) {
+TEST(SettingsTable, BadValuesGetOneLineNamingTheSettingAndWhatIsAccepted) {
   Settings s;
   const auto pool0 = message_of([&] { apply_setting(s, "maximum-pool-size", "0"); });
   EXPECT_NE(pool0.find("--maximum-pool-size"), std::string::npos);
@@ -61,7 +61,7 @@ TEST(SettingsIo, BadValuesGetOneLineNamingTheSettingAndWhatIsAccepted) {
   for (const auto& m : {pool0}) EXPECT_EQ(m.find('\n'), std::string::npos);
 }
 
-TEST(SettingsIo, TomlFileAppliesEveryKeyAndRefusesUnknownOnes) {
+TEST(SettingsTable, TomlFileAppliesEveryKeyAndRefusesUnknownOnes) {
   Settings s;
   const auto good = write_temp(
       "strategy = \"row-lease\"\nmaximum-pool-size = 4\nlease-ttl = \"2s\"\nrate = 12.5\n"
@@ -83,13 +83,13 @@ TEST(SettingsIo, TomlFileAppliesEveryKeyAndRefusesUnknownOnes) {
   std::remove(broken.c_str());
 }
 
-TEST(SettingsIo, ValidateRefusesOutOfRangeCombinations) {
+TEST(SettingsTable, ValidateRefusesOutOfRangeCombinations) {
   Settings s;
   s.apply_at = 2;
-  EXPECT_NE(message_of([&] { s.validate(); }).find("--apply-at"), std::string::npos);
+  EXPECT_NE(message_of([&] { validate_settings(s); }).find("--apply-at"), std::string::npos);
 }
 
-TEST(SettingsIo, EverySettingHasAHelpGroupATypeAndADefaultThatReadsBackAsItself) {
+TEST(SettingsTable, EverySettingHasAHelpGroupATypeAndADefaultThatReadsBackAsItself) {
   const Settings defaults;
   for (const auto& d : setting_defs()) {
     EXPECT_NE(std::find(setting_groups().begin(), setting_groups().end(), d.group), setting_groups().end())
@@ -109,14 +109,14 @@ TEST(SettingsIo, EverySettingHasAHelpGroupATypeAndADefaultThatReadsBackAsItself)
   EXPECT_EQ(find_setting("max-threads")->show(defaults), "200");
 }
 
-TEST(SettingsIo, TheScenarioAndStrategyHelpListEveryRegisteredName) {
+TEST(SettingsTable, TheScenarioAndStrategyHelpListEveryRegisteredName) {
   for (const auto& sc : scenario_registry())
     EXPECT_NE(find_setting("scenario")->help.find(std::string(sc.name)), std::string::npos) << sc.name;
   for (const auto& row : strategy_registry())
     EXPECT_NE(find_setting("strategy")->help.find(std::string(row.family)), std::string::npos) << row.family;
 }
 
-TEST(SettingsIo, DurationsTakeSpringsIso8601FormToo) {
+TEST(SettingsTable, DurationsTakeSpringsIso8601FormToo) {
   Settings s;
   apply_setting(s, "connection-timeout", "PT30S");
   EXPECT_EQ(s.connection_timeout, 30s);
@@ -127,18 +127,18 @@ TEST(SettingsIo, DurationsTakeSpringsIso8601FormToo) {
   EXPECT_NE(message_of([&] { apply_setting(s, "lease-ttl", "PTXS"); }).find("--lease-ttl"), std::string::npos);
 }
 
-TEST(SettingsIo, ThePresetIncidentIsTheExampleFileAndFlagsAppliedAfterItWin) {
+TEST(SettingsTable, ThePresetIncidentIsTheExampleFileAndFlagsAppliedAfterItWin) {
   Settings from_preset, from_file;
   apply_preset(from_preset, "incident");
   apply_toml_file(from_file, std::string(LOCKBENCH_SOURCE_DIR) + "/examples/incident.toml");
-  EXPECT_EQ(from_preset.to_json(), from_file.to_json());
+  EXPECT_EQ(settings_json(from_preset), settings_json(from_file));
   EXPECT_DOUBLE_EQ(from_preset.rate_per_s, 20);
   EXPECT_EQ(from_preset.maximum_pool_size, 10);
   apply_setting(from_preset, "rate", "5");
   EXPECT_DOUBLE_EQ(from_preset.rate_per_s, 5);
 }
 
-TEST(SettingsIo, AnUnknownPresetGetsOneLineListingTheAcceptedOnes) {
+TEST(SettingsTable, AnUnknownPresetGetsOneLineListingTheAcceptedOnes) {
   Settings s;
   const auto msg = message_of([&] { apply_preset(s, "incidnet"); });
   EXPECT_NE(msg.find("--preset: 'incidnet' is not accepted (accepted: incident"), std::string::npos) << msg;
@@ -151,10 +151,67 @@ TEST(MemoryCheck, RunsSideBySideMustFitTogether) {
   s.world = "sim";
   s.duration = 100s;
   s.rate_per_s = 0.6 * memory_bytes_allowed() / kBytesPerRequest / 100;
-  ASSERT_NO_THROW(s.validate());
+  ASSERT_NO_THROW(validate_settings(s));
   const std::vector<Settings> runs{s, s};
   EXPECT_NO_THROW(check_memory_side_by_side(runs, 1));
   const std::string msg = message_of([&] { check_memory_side_by_side(runs, 2); });
   EXPECT_NE(msg.find("--jobs: 2 runs side by side"), std::string::npos) << msg;
   EXPECT_EQ(message_of([&] { check_memory_side_by_side({s}, 8); }), "");  // one run cannot go side by side
+}
+
+TEST(SettingsTable, NoPasswordReachesAResultsSettings) {
+  Settings s;
+  s.db_url = "postgresql://bench:s3cret@127.0.0.1:5432/db";
+  s.partner_url = "http://admin:hunter2@127.0.0.1:8080";
+  const auto j = settings_json(s);
+  EXPECT_EQ(j["db"], "postgresql://bench:***@127.0.0.1:5432/db");
+  EXPECT_EQ(j["partner"], "http://admin:***@127.0.0.1:8080");
+}
+
+TEST(SettingsTable, AResultsSettingsWriteNumbersAsNumbersAndLeaveUnusedRowsOut) {
+  Settings s;
+  const auto j = settings_json(s);
+  EXPECT_EQ(j["maximum-pool-size"], 10);
+  EXPECT_EQ(j["connection-timeout"], "30s");
+  EXPECT_EQ(j["arrival"], "open");  // the model --rate, --users, --burst choose
+  EXPECT_TRUE(j["crash-at"].is_null());
+  for (const char* unused : {"readiness", "key-hash", "etcd-latency", "crash-pod", "virtual-threads", "db"})
+    EXPECT_FALSE(j.contains(unused)) << unused;
+  apply_setting(s, "crash-at", "2s:3");
+  apply_setting(s, "pod-mode", "process");
+  apply_setting(s, "strategy", "etcd-lease");
+  const auto k = settings_json(s);
+  EXPECT_EQ(k["crash-at"], "2s");
+  EXPECT_EQ(k["crash-pod"], 3);
+  EXPECT_TRUE(k.contains("etcd-latency"));
+}
+
+TEST(SettingsTable, TheRunLineNamesTheWorldScenarioAndStrategyThenWhatDiffersQuotedForAShell) {
+  Settings s;
+  s.strategy = "held-tx:wait";
+  apply_setting(s, "users", "10");  // the default count, but it chooses the closed loop: written
+  apply_setting(s, "partner-faults", R"({"*":[{"kind":"error","p":0.5}]})");
+  EXPECT_EQ(run_command(s, {"--fail-on", "p99>2s"}),
+            "lockbench run --world sim --scenario switch-primary --strategy held-tx:wait --users 10 "
+            "--partner-faults '{\"*\":[{\"kind\":\"error\",\"p\":0.5}]}' --fail-on 'p99>2s'");
+  Settings back;
+  apply_given(back, {{"users", "10"}, {"strategy", "held-tx:wait"}});
+  EXPECT_EQ(back.arrival, Arrival::closed);
+  s.partner_faults = nlohmann::json::object();
+  s.strategy = "it's";
+  EXPECT_EQ(run_command(s), "lockbench run --world sim --scenario switch-primary --strategy 'it'\\''s' --users 10");
+}
+
+TEST(SettingsTable, EveryDurationRowIsBoundedAfterTheTimeScaleNamingItself) {
+  for (const auto& d : setting_defs())
+    if (d.type.rfind("DURATION", 0) == 0) {
+      EXPECT_TRUE(d.longest) << "--" << d.name << " has no bound";
+    }
+  Settings s;
+  apply_setting(s, "world", "real");
+  apply_setting(s, "time-scale", "1000");
+  EXPECT_NO_THROW(validate_settings(s));
+  apply_setting(s, "email-latency", "2000h");  // below the cap, above it a thousand times over
+  const std::string msg = message_of([&] { validate_settings(s); });
+  EXPECT_NE(msg.find("--email-latency: '2000h' times --time-scale is too long"), std::string::npos) << msg;
 }

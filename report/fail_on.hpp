@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace lockbench::cli {
+namespace lockbench::report {
 
 struct Threshold {
   std::string metric;
@@ -30,4 +30,4 @@ std::vector<Threshold> parse_fail_on(const std::string& spec);
 std::vector<std::string> broken_thresholds(const std::vector<Threshold>& thresholds,
                                            const std::vector<nlohmann::json>& results);
 
-}  // namespace lockbench::cli
+}  // namespace lockbench::report

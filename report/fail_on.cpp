@@ -1,4 +1,4 @@
-#include "cli/fail_on.hpp"
+#include "report/fail_on.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include "base/units.hpp"
 #include "report/report.hpp"
 
-namespace lockbench::cli {
+namespace lockbench::report {
 
 namespace {
 
@@ -34,7 +34,7 @@ double number(const nlohmann::json& j, std::initializer_list<const char*> path) 
 }
 
 // The metric's value in configured units.
-double value_of(const nlohmann::json& r, const std::string& m) {
+double metric_value(const nlohmann::json& r, const std::string& m) {
   const bool scaled = r.contains("unscaled") && r["unscaled"].is_object();
   const nlohmann::json& lat = scaled ? r["unscaled"] : r;
   if (m == "violations") return report::violations_total(r);
@@ -119,7 +119,7 @@ std::vector<std::string> broken_thresholds(const std::vector<Threshold>& thresho
     const std::string who = r.value("strategy", std::string("?")) + " (" + r.value("world", std::string("?")) + ", " +
                             r.value("scenario", std::string("?")) + ")";
     for (const auto& t : thresholds) {
-      const double v = value_of(r, t.metric);
+      const double v = metric_value(r, t.metric);
       if (!holds(v, t.op, t.value)) continue;
       std::ostringstream line;
       line << who << ": " << t.metric << " = " << v << (is_latency(t.metric) ? " ms" : "") << ", fails " << t.text;
@@ -129,4 +129,4 @@ std::vector<std::string> broken_thresholds(const std::vector<Threshold>& thresho
   return out;
 }
 
-}  // namespace lockbench::cli
+}  // namespace lockbench::report
