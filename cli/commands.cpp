@@ -407,60 +407,55 @@ void check_knee_plan(const std::vector<Settings>& runs) {
 
 json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs) {
   check_knee_plan(runs);
-  // One bisection per strategy and repetition (its seed), from the plan's first point of each.
-  std::vector<Settings> starts;
-  std::vector<double> top;  // the plan's highest rate for the strategy: where the bisection starts
-  for (const auto& s : runs) {
-    bool seen = false;
-    for (std::size_t i = 0; i < starts.size(); ++i)
-      if (starts[i].strategy == s.strategy) {
-        top[i] = std::max(top[i], s.rate_per_s);
-        seen = seen || starts[i].seed == s.seed;
-      }
-    if (!seen) starts.push_back(s), top.push_back(s.rate_per_s);
-  }
-  for (std::size_t i = 0; i < starts.size(); ++i)
-    for (std::size_t j = 0; j < starts.size(); ++j)
-      if (starts[j].strategy == starts[i].strategy) top[i] = std::max(top[i], top[j]);
-  constexpr int kSteps = 7, kDoublings = 3;  // resolution: the starting rate / 128
+  // One bisection per strategy, from the plan's highest rate of it; each rate it tries runs on every
+  // repetition's seed (the plan's first point of each).
   std::vector<report::Knee> knees;
+  std::vector<std::vector<Settings>> seeds_of;  // by knee
+  std::vector<double> top;
+  for (const auto& s : runs) {
+    const auto it = std::find_if(knees.begin(), knees.end(), [&](const auto& k) { return k.strategy == s.strategy; });
+    const auto i = static_cast<std::size_t>(it - knees.begin());
+    if (it == knees.end()) knees.push_back({s.strategy, {}, {}}), seeds_of.emplace_back(), top.push_back(s.rate_per_s);
+    top[i] = std::max(top[i], s.rate_per_s);
+    if (std::find(knees[i].seeds.begin(), knees[i].seeds.end(), s.seed) == knees[i].seeds.end())
+      knees[i].seeds.push_back(s.seed), seeds_of[i].push_back(s);
+  }
+  constexpr int kSteps = 7, kDoublings = 3;  // resolution: the starting rate / 128
+  std::size_t most_seeds = 0;
+  for (const auto& v : seeds_of) most_seeds = std::max(most_seeds, v.size());
+  // The jobs go to the seeds of a rate, or to the strategies when there are fewer seeds than jobs.
+  const int seed_jobs = most_seeds >= static_cast<std::size_t>(jobs) ? jobs : 1;
   run_indexed(
-      starts.size(), jobs,
+      knees.size(), seed_jobs == 1 ? jobs : 1,
       [&](std::size_t i) {
-        bool bounded = true;
-        const double rate = report::bisect_knee(
+        knees[i].search = report::find_knee(
             [&](double r) {
-              Settings probe = starts[i];
-              probe.rate_per_s = r;
-              validate_settings(probe);
-              return report::below_knee(run_sim(probe), p99_target);
+              int passed = 0;
+              run_indexed(
+                  seeds_of[i].size(), seed_jobs,
+                  [&](std::size_t j) {
+                    Settings probe = seeds_of[i][j];
+                    probe.rate_per_s = r;
+                    validate_settings(probe);
+                    return json(report::below_knee(run_sim(probe), p99_target));
+                  },
+                  [&](std::size_t, json&& ok) { passed += ok.get<bool>() ? 1 : 0; });
+              return passed;
             },
-            top[i], kSteps, kDoublings, bounded);
-        return json{{"rate", rate}, {"bounded", bounded}};
+            static_cast<int>(seeds_of[i].size()), top[i], kSteps, kDoublings);
+        return json(nullptr);
       },
-      [&](std::size_t i, json&& r) {
-        auto it = std::find_if(knees.begin(), knees.end(), [&](const auto& k) { return k.strategy == starts[i].strategy; });
-        if (it == knees.end()) it = knees.insert(knees.end(), report::Knee{starts[i].strategy, {}, {}, true});
-        it->rates_per_s.push_back(r["rate"].get<double>());
-        it->seeds.push_back(starts[i].seed);
-        it->bounded = it->bounded && r["bounded"].get<bool>();
-      });
+      [](std::size_t, json&&) {});
   return report::knees_json(knees, p99_target);
 }
 
 void print_knees(std::ostream& out, const json& knees) {
-  out << "knee (ok/s >= 95 % of offered and p99 <= "
+  out << "knee (ok/s >= 95 % of offered, the arrivals over the arrival window, and p99 <= "
       << format_duration(from_ms(knees["criteria"]["p99_max_ms"].get<double>()))
-      << "; bisection over the rate in the simulator, per repetition):\n";
+      << "; bisection over the rate in the simulator, each rate on every repetition's seed):\n";
   for (const auto& k : knees["knees"]) {
-    stats::Summary s;
-    s.n = k["n"].get<std::size_t>();
-    s.mean = k["mean"].get<double>();
-    s.ci95_low = k["ci95"][0].get<double>();
-    s.ci95_high = k["ci95"][1].get<double>();
     out << "  " << std::left << std::setw(28) << k["strategy"].get<std::string>() << std::right
-        << report::plus_minus(s, 2) << " /s (n=" << s.n << ")"
-        << (k["bounded"].get<bool>() ? "" : ", above the highest rate tried") << "\n";
+        << report::knee_summary(k) << "\n";
   }
 }
 

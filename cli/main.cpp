@@ -554,8 +554,9 @@ class SweepCommand final : public Subcommand {
     app_->add_option("--repetitions", repetitions_, repetitions_help())->type_name("N")->check(decimal_whole());
     app_->add_option("--knee-p99", knee_p99_,
                      "after the sweep, find each strategy's knee in the simulator: the highest rate with ok/s >= 95 % "
-                     "of offered and p99 <= DURATION, by bisection from the plan's highest rate, once per repetition "
-                     "(so with its interval); printed, written to DIR/knees.json and shown by report")
+                     "of the requests offered (arrivals, over the arrival window) and p99 <= DURATION, by bisection "
+                     "from the plan's highest rate, each rate on every repetition's seed (or \"seeds disagree\" with "
+                     "their range); printed, written to DIR/knees.json and shown by report")
         ->type_name("DURATION");
     app_->add_flag("--resume", resume_,
                    "skip runs whose complete result is already in --out (a directory), e.g. after Ctrl-C");

@@ -129,10 +129,11 @@ int cmd_lint(const Settings& s, bool strategy_known, const std::string& format, 
 int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int repetitions);
 int cmd_calibrate(const Settings& s, const std::string& out);
 
-// sweep --knee-p99 D: for each strategy of the plan and each repetition (its
-// seed), the highest rate at which ok/s >= 95 % of offered and p99 <= D, by
-// bisection in the simulator (report/knee.hpp), from the plan's highest rate;
-// knees_json. Throws SettingError for a real-world or closed-loop plan.
+// sweep --knee-p99 D: for each strategy of the plan, the highest rate at which
+// ok/s >= 95 % of the requests offered and p99 <= D, by bisection in the
+// simulator (report/knee.hpp) from the plan's highest rate, each rate run on
+// every repetition's seed; knees_json. Throws SettingError for a real-world or
+// closed-loop plan.
 nlohmann::json sweep_knees(const std::vector<Settings>& runs, Duration p99_target, int jobs);
 // The same refusals, before the sweep's first run.
 void check_knee_plan(const std::vector<Settings>& runs);

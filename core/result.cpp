@@ -143,18 +143,13 @@ double erlang_c_wait_s(int c, double lambda, double mean_service_s) {
   return erlang_c(c, lambda / mu) / (c * mu - lambda);
 }
 
-nlohmann::json make_result(const RunSummary& run) {
+namespace {
+
+// make_result's steps, in the order of the result's blocks.
+
+// Who ran what: schema, provenance, world, scenario, strategy, seed, settings.
+void add_identity(nlohmann::json& j, const RunSummary& run, double scale) {
   const Settings& s = *run.settings;
-  const Recorder& rec = *run.recorder;
-  const PoolStats& pool = *run.pool;
-  const double scale = s.world == "real" ? s.time_scale : 1.0;
-  const Settings eff = s.world == "real" ? s.scaled() : s;
-
-  const double span_s = std::max(to_s(rec.last_finish()), 1e-9);
-  const auto total = rec.total();
-  const auto ok = rec.count(Outcome::ok);
-
-  nlohmann::json j;
   j["schema"] = kResultSchema;
   j["provenance"] = provenance(run);
   j["world"] = run.world;
@@ -170,48 +165,60 @@ nlohmann::json make_result(const RunSummary& run) {
   if (s.repetitions > 1)  // only then: a result without repetitions stays byte-identical
     j["repetition"] = {{"index", s.repetition}, {"of", s.repetitions}, {"base_seed", s.repetition_base_seed}};
   j["time_scale"] = scale;
+}
+
+// What was offered and served: requests by outcome, ok/s and the latencies.
+void add_requests(nlohmann::json& j, const Recorder& rec, const Settings& eff, double span_s) {
   j["offered_per_s"] = eff.offered_per_s();
   j["duration_s"] = span_s;
-  j["requests"] = {{"total", total},
-                   {"ok", ok},
+  j["requests"] = {{"total", rec.total()},
+                   {"ok", rec.count(Outcome::ok)},
                    {"conflict", rec.count(Outcome::conflict)},
                    {"pool_timeout", rec.count(Outcome::pool_timeout)},
                    {"rejected", rec.count(Outcome::rejected)},
                    {"error", rec.count(Outcome::error)}};
-  j["throughput_ok_per_s"] = static_cast<double>(ok) / span_s;
+  j["throughput_ok_per_s"] = static_cast<double>(rec.count(Outcome::ok)) / span_s;
   j["latency_ms"] = latency(rec.latency_ms(), 1.0);        // every request, fast refusals included
   j["latency_ok_ms"] = latency(rec.latency_ok_ms(), 1.0);  // requests that finished their effect
   // The same distributions, mergeable across runs (measured units, like latency_ms).
   j["latency_histogram_ms"] = {{"all", histogram_json(rec.latency_ms())}, {"ok", histogram_json(rec.latency_ok_ms())}};
+}
 
+nlohmann::json pool_json(const PoolStats& pool, double span_s) {
   const double util = pool.size > 0 ? pool.busy_conn_s / (pool.size * span_s) : 0;
-  j["pool"] = {{"size", pool.size},
-               {"active_max", pool.active_max},
-               {"pending_max", pool.pending_max},  // the peak
-               {"pending_mean", pool.pending_s / span_s},  // the time average
-               {"utilization", util},
-               {"wait_ms", trio(pool.wait_ms)},
-               {"hold_ms", trio(pool.hold_ms)},
-               {"borrows", pool.hold_ms.size()},  // requests' (hold_ms, wait_ms and the ceiling are theirs)
-               {"probe_borrows", pool.probe_borrows},
-               {"timeouts", pool.timeouts},
-               {"leaks", pool.leaks},
-               {"leak_steps", pool.leak_steps}};
-  j["probe"] = {{"total", run.probe->total}, {"failed", run.probe->failed}};
-  j["locks"] = {{"acquired", rec.locks.acquired.load()},
-                {"denied", rec.locks.denied.load()},
-                {"lease_steals", rec.locks.lease_steals.load()},
-                {"version_conflicts", rec.locks.version_conflicts.load()},
-                {"unlock_failures", rec.locks.unlock_failures.load()},
-                {"leaked", rec.locks.leaked.load()},
-                {"nothing_locked", rec.locks.nothing_locked.load()},
-                {"lease_lost", rec.locks.lease_lost.load()},
-                {"handed_to_stranger", rec.locks.handed_to_stranger.load()},
-                {"renewals", rec.locks.renewals.load()},
-                {"renewal_failures", rec.locks.renewal_failures.load()}};
-  // With a --key-hash only, so that a result of today's settings keeps its bytes.
-  if (s.key_hash != KeyHash::scenario) j["locks"]["false_conflicts"] = rec.locks.false_conflicts.load();
+  return {{"size", pool.size},
+          {"active_max", pool.active_max},
+          {"pending_max", pool.pending_max},          // the peak
+          {"pending_mean", pool.pending_s / span_s},  // the time average
+          {"utilization", util},
+          {"wait_ms", trio(pool.wait_ms)},
+          {"hold_ms", trio(pool.hold_ms)},
+          {"borrows", pool.hold_ms.size()},  // requests' (hold_ms, wait_ms and the ceiling are theirs)
+          {"probe_borrows", pool.probe_borrows},
+          {"timeouts", pool.timeouts},
+          {"leaks", pool.leaks},
+          {"leak_steps", pool.leak_steps}};
+}
 
+nlohmann::json locks_json(const Recorder& rec, const Settings& s) {
+  nlohmann::json locks = {{"acquired", rec.locks.acquired.load()},
+                          {"denied", rec.locks.denied.load()},
+                          {"lease_steals", rec.locks.lease_steals.load()},
+                          {"version_conflicts", rec.locks.version_conflicts.load()},
+                          {"unlock_failures", rec.locks.unlock_failures.load()},
+                          {"leaked", rec.locks.leaked.load()},
+                          {"nothing_locked", rec.locks.nothing_locked.load()},
+                          {"lease_lost", rec.locks.lease_lost.load()},
+                          {"handed_to_stranger", rec.locks.handed_to_stranger.load()},
+                          {"renewals", rec.locks.renewals.load()},
+                          {"renewal_failures", rec.locks.renewal_failures.load()}};
+  // With a --key-hash only, so that a result of today's settings keeps its bytes.
+  if (s.key_hash != KeyHash::scenario) locks["false_conflicts"] = rec.locks.false_conflicts.load();
+  return locks;
+}
+
+// The partner's report with every violation kind present (null each when its checks were unavailable).
+nlohmann::json partner_json(const RunSummary& run) {
   nlohmann::json partner = run.partner.is_object() ? run.partner : nlohmann::json::object();
   const bool available = partner.value("available", true);
   partner["available"] = available;
@@ -222,10 +229,12 @@ nlohmann::json make_result(const RunSummary& run) {
     if (!partner["violations"].contains(k)) partner["violations"][k] = available ? nlohmann::json(0) : nlohmann::json(nullptr);
   if (!available) partner["verdict"] = "unavailable";
   if (!partner.contains("details")) partner["details"] = nlohmann::json::array();
-  j["partner"] = partner;
-  j["complete"] = !run.interrupted && available;
+  return partner;
+}
 
-  // Prediction beside measurement.
+// Prediction beside measurement: Little's law and Erlang C.
+nlohmann::json prediction_json(const RunSummary& run, const Settings& eff) {
+  const PoolStats& pool = *run.pool;
   nlohmann::json pred;
   const double mean_hold_ms = pool.hold_ms.mean();
   pred["mean_hold_ms"] = mean_hold_ms;
@@ -239,7 +248,7 @@ nlohmann::json make_result(const RunSummary& run) {
     pred["configured_hold_ms"] = nullptr;
     pred["configured_ceiling_per_s"] = nullptr;
   }
-  if (s.arrival == Arrival::open && mean_hold_ms > 0) {
+  if (run.settings->arrival == Arrival::open && mean_hold_ms > 0) {
     const double w = erlang_c_wait_s(pool.size, eff.rate_per_s, mean_hold_ms / 1000);
     pred["erlang_c_wait_ms"] = std::isfinite(w) ? nlohmann::json(w * 1000) : nlohmann::json(nullptr);
     pred["note"] = std::isfinite(w) ? "M/M/c approximation of the pool (Poisson arrivals, measured mean hold)"
@@ -248,26 +257,34 @@ nlohmann::json make_result(const RunSummary& run) {
     pred["erlang_c_wait_ms"] = nullptr;
     pred["note"] = "Erlang C applies to open-loop (Poisson) arrivals only";
   }
-  j["prediction"] = pred;
+  return pred;
+}
 
+// Where a request's time went, per request on average.
+nlohmann::json time_split_json(const Recorder& rec) {
+  const auto total = rec.total();
   const double n = total > 0 ? static_cast<double>(total) : 1;
   const TimeSplit sum = rec.split_sum();
-  j["time_split_ms"] = {{"queue", to_ms(sum.queue) / n},         {"pool_wait", to_ms(sum.pool_wait) / n},
-                        {"lock_wait", to_ms(sum.lock_wait) / n}, {"partner", to_ms(sum.partner) / n},
-                        {"db", to_ms(sum.db) / n},               {"held_idle", to_ms(sum.held_idle()) / n}};
-  j["timeline"] = rec.timeline_json();
-  j["trace"] = trace_sample(run, find_race(partner));
+  return {{"queue", to_ms(sum.queue) / n},         {"pool_wait", to_ms(sum.pool_wait) / n},
+          {"lock_wait", to_ms(sum.lock_wait) / n}, {"partner", to_ms(sum.partner) / n},
+          {"db", to_ms(sum.db) / n},               {"held_idle", to_ms(sum.held_idle()) / n}};
+}
 
-  if (scale != 1.0) {
-    // The same figures in the configured (unscaled) units.
-    j["unscaled"] = {{"throughput_ok_per_s", static_cast<double>(ok) / span_s * scale},
-                     {"latency_ms", latency(rec.latency_ms(), 1 / scale)},
-                     {"latency_ok_ms", latency(rec.latency_ok_ms(), 1 / scale)},
-                     {"duration_s", span_s / scale},
-                     {"littles_law_ceiling_per_s",
-                      mean_hold_ms > 0 ? nlohmann::json(pool.size / (mean_hold_ms / 1000) * scale) : nlohmann::json(nullptr)}};
-  }
-  const nlohmann::json effects = run.recorder->effects.json();  // db_faults, emails, outbox, reconcile
+// A time-scaled run's figures in the configured (unscaled) units.
+nlohmann::json unscaled_json(const RunSummary& run, double span_s, double scale) {
+  const Recorder& rec = *run.recorder;
+  const double mean_hold_ms = run.pool->hold_ms.mean();
+  return {{"throughput_ok_per_s", static_cast<double>(rec.count(Outcome::ok)) / span_s * scale},
+          {"latency_ms", latency(rec.latency_ms(), 1 / scale)},
+          {"latency_ok_ms", latency(rec.latency_ok_ms(), 1 / scale)},
+          {"duration_s", span_s / scale},
+          {"littles_law_ceiling_per_s",
+           mean_hold_ms > 0 ? nlohmann::json(run.pool->size / (mean_hold_ms / 1000) * scale) : nlohmann::json(nullptr)}};
+}
+
+// The effects' blocks (db_faults, emails, outbox, reconcile) and the world's own (sim, faults, ...).
+void add_effects_and_extra(nlohmann::json& j, const RunSummary& run, double scale) {
+  const nlohmann::json effects = run.recorder->effects.json();
   for (auto it = effects.begin(); it != effects.end(); ++it) {
     j[it.key()] = it.value();
     // A delivery queue's lag in configured units too (a time-scaled run measures it scaled).
@@ -276,6 +293,31 @@ nlohmann::json make_result(const RunSummary& run) {
         j["unscaled"][it.key() + "_lag_ms"][q] = it.value()["lag_ms"][q].get<double>() / scale;
   }
   for (auto it = run.extra.begin(); it != run.extra.end(); ++it) j[it.key()] = it.value();
+}
+
+}  // namespace
+
+nlohmann::json make_result(const RunSummary& run) {
+  const Settings& s = *run.settings;
+  const Recorder& rec = *run.recorder;
+  const double scale = s.world == "real" ? s.time_scale : 1.0;
+  const Settings eff = s.world == "real" ? s.scaled() : s;
+  const double span_s = std::max(to_s(rec.last_finish()), 1e-9);
+
+  nlohmann::json j;
+  add_identity(j, run, scale);
+  add_requests(j, rec, eff, span_s);
+  j["pool"] = pool_json(*run.pool, span_s);
+  j["probe"] = {{"total", run.probe->total}, {"failed", run.probe->failed}};
+  j["locks"] = locks_json(rec, s);
+  j["partner"] = partner_json(run);
+  j["complete"] = !run.interrupted && j["partner"]["available"].get<bool>();
+  j["prediction"] = prediction_json(run, eff);
+  j["time_split_ms"] = time_split_json(rec);
+  j["timeline"] = rec.timeline_json();
+  j["trace"] = trace_sample(run, find_race(j["partner"]));
+  if (scale != 1.0) j["unscaled"] = unscaled_json(run, span_s, scale);
+  add_effects_and_extra(j, run, scale);
   return j;
 }
 

@@ -188,24 +188,33 @@ TEST(Uncertainty, CompareFlagsARealEightPercentDropAndNotTheSameCodeRunAgain) {
 
 TEST(Uncertainty, ASweepFindsEachStrategysKneeWithItsIntervalAndTheReportShowsIt) {
   TempDir dir("knee");
-  const auto r = run_command(kBin + " sweep --world sim --quiet --strategy held-tx:wait,row-lease --vary rate=4,8 "
-                                    "--duration 30s --keys 500 --key-dist uniform --maximum-pool-size 5 "
+  const auto r = run_command(kBin + " sweep --world sim --quiet --scenario single-call --strategy held-tx:wait,row-lease "
+                                    "--vary rate=4,8 --duration 30s --keys 10000 --key-dist uniform --maximum-pool-size 5 "
                                     "--partner-latency exponential:mean=500ms --repetitions 3 --knee-p99 3s --out " +
                              dir / "sweep");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("knee (ok/s >= 95 % of offered"), std::string::npos) << r.out;
   const json k = json::parse(slurp(dir / "sweep/knees.json"));
   ASSERT_EQ(k["knees"].size(), 2u);
-  double held = 0, lease = 0;
+  EXPECT_EQ(k["schema"], "lockbench.knees/2");
+  double held = 0, held_upper = 0, lease = 0;
   for (const auto& one : k["knees"]) {
     EXPECT_EQ(one["n"], 3);
-    EXPECT_LE(one["ci95"][0].get<double>(), one["mean"].get<double>());
-    (one["strategy"] == "held-tx:wait" ? held : lease) = one["mean"].get<double>();
+    EXPECT_EQ(one["seeds"].size(), 3u);
+    EXPECT_LE(one["knee_per_s"].get<double>(), one["upper_per_s"].get<double>());
+    EXPECT_EQ(one["seeds_agree"].get<bool>(), one["knee_per_s"] == one["upper_per_s"]);
+    for (const auto& p : one["probes"]) EXPECT_LE(p["passed"].get<int>(), 3);
+    if (one["strategy"] == "held-tx:wait") {
+      held = one["knee_per_s"].get<double>();
+      held_upper = one["upper_per_s"].get<double>();
+    } else {
+      lease = one["knee_per_s"].get<double>();
+    }
   }
   // held-tx is capped near pool / hold = 10/s; row-lease holds no connection during the call.
   EXPECT_GT(held, 0);
-  EXPECT_LT(held, 12);
-  EXPECT_GT(lease, held);
+  EXPECT_LT(held_upper, 12);
+  EXPECT_GT(lease, held_upper);
   const auto rep = run_command(kBin + " report " + dir / "sweep" + " --no-charts --out " + dir / "report");
   ASSERT_EQ(rep.status, 0) << rep.err;
   const std::string md = slurp(dir / "report/report.md");
