@@ -628,6 +628,9 @@ class ReportCommand final : public Subcommand {
     app_->add_flag("--no-charts", no_charts_, "skip gnuplot charts");
     app_->add_flag("--linked-charts", linked_charts_,
                    "report.html shows charts/*.svg as images instead of inlining them (smaller; needs its charts/ folder)");
+    app_->add_flag("--no-commit", no_commit_,
+                   "the runs table names each run's version without its git commit (a committed report: unchanged "
+                   "figures, unchanged file)");
     app_->add_option("--plan", plan_,
                      "a `lockbench plan --format json` document whose safe envelope the report draws (default: "
                      "plan.json in a results directory)")
@@ -653,6 +656,9 @@ class ReportCommand final : public Subcommand {
         for (const char* key : {"db", "partner"})
           if (r["settings"].contains(key) && r["settings"][key].is_string())
             r["settings"][key] = redact_secrets(r["settings"][key].get<std::string>());
+    if (no_commit_)
+      for (auto& r : results)
+        if (r.contains("provenance") && r["provenance"].is_object()) r["provenance"].erase("git_commit");
     write_report_atomically(results, out_, opt);
     std::cout << "wrote " << (fs::path(out_) / "report.md").string() << ", report.html, summary.csv ("
               << results.size() << " results)\n";
@@ -662,7 +668,7 @@ class ReportCommand final : public Subcommand {
  private:
   std::vector<std::string> inputs_;
   std::string out_, title_ = "lockbench report", plan_;
-  bool no_charts_ = false, linked_charts_ = false;
+  bool no_charts_ = false, linked_charts_ = false, no_commit_ = false;
 };
 
 class CompactCommand final : public Subcommand {

@@ -69,19 +69,62 @@ function(lockbench_add_test name)
   if(ARG_RUN_SERIAL)
     list(APPEND props RUN_SERIAL TRUE)
   endif()
-  # CTest starts the costliest tests first (COST, until a run has measured
-  # them): the tests on the server sets, one a set at a time, are the suite's
-  # critical path, so they start at once; then the browser tests (one
-  # Chromium at a time, a chain of about three minutes) and the servers'
-  # own tests; the unit tests fill the jobs beside them.
+  # CTest starts the costliest tests first (COST; with a COST set, a run's
+  # measured times never replace it): the tests on the server sets, one a set
+  # at a time, are the suite's critical path, so they start at once; then the
+  # browser tests (one Chromium at a time, a chain of about three minutes) and
+  # the servers' own tests; the unit tests fill the jobs beside them. A COST is
+  # in seconds: the tests measured in tests/test_costs.cmake (10 s or more)
+  # get theirs (lockbench_test_costs below), so the longest start first and
+  # none is the suite's tail; the others get their group's guess, below them.
   if(ARG_RESOURCE_LOCK STREQUAL "db")
-    list(APPEND props COST 30)
+    list(APPEND props COST 9)
   elseif("browser" IN_LIST ARG_LABELS)
-    list(APPEND props COST 20)
+    list(APPEND props COST 8)
   elseif("server" IN_LIST ARG_LABELS)
-    list(APPEND props COST 10)
+    list(APPEND props COST 5)
   endif()
   gtest_discover_tests(${name} PROPERTIES ${props} DISCOVERY_TIMEOUT 30)
+  lockbench_test_costs()
+endfunction()
+
+# The measured seconds of the suite's longest tests (tests/test_costs.cmake)
+# become their COST, so CTest starts them first: on the server sets, a long
+# test that started last was the suite's tail (docs/reference/tests.md, "Test
+# time"). COST orders only; a test not listed keeps its group's COST above.
+include(${PROJECT_SOURCE_DIR}/tests/test_costs.cmake)
+set(lockbench_costs_file ${PROJECT_BINARY_DIR}/lockbench_test_costs.cmake)
+set(lockbench_costs_text "# Generated from tests/test_costs.cmake (cmake/lockbench.cmake): COST of the measured tests.\n")
+foreach(entry ${LOCKBENCH_TEST_COSTS})
+  string(REGEX MATCH "^(.+)=([0-9]+)$" matched "${entry}")
+  if(NOT matched)
+    message(FATAL_ERROR "tests/test_costs.cmake: '${entry}': accepted: TEST_NAME=SECONDS")
+  endif()
+  string(APPEND lockbench_costs_text "set_tests_properties([=[${CMAKE_MATCH_1}]=] PROPERTIES COST ${CMAKE_MATCH_2})\n")
+endforeach()
+file(CONFIGURE OUTPUT ${lockbench_costs_file} CONTENT "${lockbench_costs_text}")
+
+# lockbench_test_costs(): the measured COSTs for the gtest tests of this
+# folder. Discovered tests are defined by include files that CTest reads in
+# order, so the costs' include goes last (after every gtest_discover_tests of
+# the folder); names of other folders are ignored.
+function(lockbench_test_costs)
+  get_property(includes DIRECTORY PROPERTY TEST_INCLUDE_FILES)
+  list(REMOVE_ITEM includes ${lockbench_costs_file})
+  list(APPEND includes ${lockbench_costs_file})
+  set_property(DIRECTORY PROPERTY TEST_INCLUDE_FILES ${includes})
+endfunction()
+
+# lockbench_test_cost(TEST DEFAULT): sets TEST's COST (an add_test test) to
+# its measured seconds, DEFAULT when it is not measured.
+function(lockbench_test_cost test default)
+  set(cost ${default})
+  foreach(entry ${LOCKBENCH_TEST_COSTS})
+    if(entry MATCHES "^(.+)=([0-9]+)$" AND CMAKE_MATCH_1 STREQUAL test)
+      set(cost ${CMAKE_MATCH_2})
+    endif()
+  endforeach()
+  set_tests_properties(${test} PROPERTIES COST ${cost})
 endfunction()
 
 # Test sources at -O1 in optimised builds (after the build type's -O3/-O2, so it

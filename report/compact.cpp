@@ -21,15 +21,26 @@ bool is_result(const json& j) {
   return it != j.end() && it->is_string() && it->get<std::string>().rfind("lockbench.result/", 0) == 0;
 }
 
+// A sweep's manifest names the build that wrote it ("0.1.0 (COMMIT)", cli/shards.cpp): the
+// committed copy keeps the version only, as a compact result's provenance does.
+json compact_manifest(json manifest) {
+  if (auto v = manifest.find("lockbench_version"); v != manifest.end() && v->is_string()) {
+    const std::string version = v->get<std::string>();
+    *v = version.substr(0, version.find(" ("));
+  }
+  return manifest;
+}
+
 json compact_result(json result, std::size_t details_max) {
   if (!is_result(result)) return result;
   result.erase("trace");
   result.erase("timeline");
   result.erase("latency_histogram_ms");  // read only by merge, of full runner results
-  // No timestamp, no commit: a refresh of results/ with unchanged figures changes no file.
+  // No timestamp, commit or host name: a refresh of results/ with unchanged figures changes no file.
   if (auto p = result.find("provenance"); p != result.end() && p->is_object()) {
     p->erase("created_at");
     p->erase("git_commit");
+    p->erase("host");
   }
   if (auto p = result.find("partner"); p != result.end() && p->is_object())
     if (auto d = p->find("details"); d != p->end() && d->is_array() && d->size() > details_max)
@@ -143,7 +154,10 @@ std::size_t compact_files(const std::vector<CompactPlan>& plan) {
   texts.reserve(plan.size());
   for (const auto& step : plan) {
     std::string text = read_all(step.from);
-    if (step.from.extension() == ".json") {
+    if (step.from.filename() == "lockbench.manifest") {  // a sweep's (cli/shards.hpp kManifestName)
+      json m = json::parse(text, nullptr, false);
+      if (m.is_object() && m.value("schema", "") == "lockbench.manifest/1") text = compact_manifest(std::move(m)).dump(2) + "\n";
+    } else if (step.from.extension() == ".json") {
       try {
         std::string out = compact_result_text(text);
         if (out != text) ++compacted;

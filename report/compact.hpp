@@ -6,9 +6,9 @@
 //     the runners of one real run, which it reads from full results) are dropped;
 //   - `partner.details` (the partner's examples of each violation) keeps its
 //     first `details_max` (none: the committed reports list them); `partner.details_total` still counts them all;
-//   - `provenance.created_at` and `provenance.git_commit` are dropped: a
-//     refresh of results/ (scripts/demo --update-reference) with unchanged
-//     figures changes no committed result;
+//   - `provenance.created_at`, `provenance.git_commit` and `provenance.host`
+//     are dropped: a refresh of results/ (scripts/demo --update-reference) with
+//     unchanged figures changes no committed result;
 //   - `detail` is set to "compact", so the result says what it lacks and a
 //     second compaction changes nothing.
 // A full result has no `detail` field (or "full"). The report reads compact
@@ -30,6 +30,11 @@ inline constexpr std::size_t kCompactDetailsMax = 0;
 // True for a lockbench result object (its `schema` names lockbench.result).
 bool is_result(const nlohmann::json& j);
 
+// A sweep's manifest (lockbench.manifest) with its lockbench_version cut to the
+// version, without the commit ("0.1.0 (abc1234)" -> "0.1.0"); compact_files
+// writes it so.
+nlohmann::json compact_manifest(nlohmann::json manifest);
+
 // The compact form of one result; anything that is not a result is returned as is.
 nlohmann::json compact_result(nlohmann::json result, std::size_t details_max = kCompactDetailsMax);
 
@@ -43,7 +48,7 @@ std::string compact_result_text(const std::string& text);
 
 // `lockbench compact IN --out OUT`: every file under IN (a directory, walked
 // recursively, or one file) is written to the same relative path under OUT:
-// result JSON compacted, other files copied byte for byte. Files are planned
+// result JSON compacted, a sweep's manifest as compact_manifest, other files copied byte for byte. Files are planned
 // first and each written atomically; returns how many result files were
 // compacted. Throws SettingError-like std::invalid_argument naming IN or OUT
 // on bad paths: OUT the same directory as IN (in place: every trace and

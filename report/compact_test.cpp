@@ -49,6 +49,33 @@ TEST(CompactResult, DropsTraceTimelineHistogramAndTheDetailsButNotTheirCount) {
   EXPECT_EQ(c["detail"], "compact");
 }
 
+TEST(CompactResult, DropsTheTimestampCommitAndHostButKeepsTheVersionAndTheServers) {
+  json full = full_result();
+  full["provenance"] = {{"lockbench_version", "0.1.0"}, {"git_commit", "abc1234"}, {"created_at", "2026-12-03T06:00:00Z"},
+                        {"host", "vm"}, {"cores", 2}, {"postgresql_version", "15.4"}, {"partner_version", nullptr}};
+  const json p = compact_result(full)["provenance"];
+  EXPECT_EQ(p, (json{{"lockbench_version", "0.1.0"}, {"cores", 2}, {"postgresql_version", "15.4"},
+                     {"partner_version", nullptr}}));
+}
+
+TEST(CompactFiles, ASweepsManifestKeepsTheVersionWithoutTheCommit) {
+  const fs::path root = fs::temp_directory_path() / "compact-test-manifest";
+  fs::remove_all(root);
+  const json manifest = {{"schema", "lockbench.manifest/1"}, {"lockbench_version", "0.1.0 (abc1234)"},
+                         {"plan", {"001-sim.json"}}, {"shard", {{"index", 0}, {"count", 1}}}};
+  write(root / "in" / "lockbench.manifest", manifest.dump(2) + "\n");
+  write(root / "in" / "other" / "lockbench.manifest", "not a manifest\n");
+  compact_files(plan_compaction(root / "in", root / "out"));
+  json expected = manifest;
+  expected["lockbench_version"] = "0.1.0";
+  EXPECT_EQ(read(root / "out" / "lockbench.manifest"), expected.dump(2) + "\n");
+  EXPECT_EQ(read(root / "out" / "other" / "lockbench.manifest"), "not a manifest\n");  // copied as it is
+  // Twice compacted, the same bytes.
+  compact_files(plan_compaction(root / "out", root / "again"));
+  EXPECT_EQ(read(root / "again" / "lockbench.manifest"), expected.dump(2) + "\n");
+  fs::remove_all(root);
+}
+
 TEST(CompactResult, KeepsEverythingTheTablesRead) {
   json full = full_result();
   const json c = compact_result(full);

@@ -101,7 +101,9 @@ TEST(ResultSchema, ResultsOfTheLockbenchBinaryValidateAgainstDocsResultSchemaJso
     EXPECT_FALSE(r.contains("detail")) << r["strategy"];
     EXPECT_TRUE(r["trace"].is_object() && r["timeline"].is_array() && r["latency_histogram_ms"].is_object())
         << r["strategy"];
-    EXPECT_TRUE(r["provenance"]["created_at"].is_string() && r["provenance"]["git_commit"].is_string()) << r["strategy"];
+    EXPECT_TRUE(r["provenance"]["created_at"].is_string() && r["provenance"]["git_commit"].is_string() &&
+                r["provenance"]["host"].is_string())
+        << r["strategy"];
     race = race || r["trace"]["race"].is_object();
     timeout = timeout || r["requests"]["pool_timeout"].get<int>() > 0;
   }
@@ -119,8 +121,10 @@ TEST(ResultSchema, CommittedCompactResultsValidateToo) {
     const json r = json::parse(f, nullptr, false);
     if (!r.is_object() || !r.contains("schema")) continue;
     EXPECT_EQ(r.value("detail", ""), "compact") << e.path();
-    // No timestamp or commit: a refresh with unchanged figures changes no file.
-    EXPECT_FALSE(r["provenance"].contains("created_at") || r["provenance"].contains("git_commit")) << e.path();
+    // No timestamp, commit or host: a refresh with unchanged figures changes no file.
+    EXPECT_FALSE(r["provenance"].contains("created_at") || r["provenance"].contains("git_commit") ||
+                 r["provenance"].contains("host"))
+        << e.path();
     EXPECT_TRUE(errors_of(schema, r).empty()) << e.path() << ":\n" << joined(errors_of(schema, r));
     ++checked;
   }
@@ -198,8 +202,8 @@ TEST(ResultSchema, TheValidatorRefusesAMissingFieldAWrongTypeAndAValueOutsideAnE
   json r = run_json("--strategy row-lease --rate 5 --duration 5s").at(0);
   ASSERT_TRUE(errors_of(schema, r).empty()) << joined(errors_of(schema, r));
   json missing = r;
-  missing["provenance"].erase("host");  // git_commit and created_at may be absent: a compact result drops them
-  EXPECT_EQ(errors_of(schema, missing), std::vector<std::string>{"result.provenance: missing 'host'"});
+  missing["provenance"].erase("cores");  // git_commit, created_at and host may be absent: a compact result drops them
+  EXPECT_EQ(errors_of(schema, missing), std::vector<std::string>{"result.provenance: missing 'cores'"});
   json wrong = r;
   wrong["requests"]["ok"] = "many";
   EXPECT_EQ(errors_of(schema, wrong).size(), 1u);

@@ -22,16 +22,52 @@ lockbench_build() {
 # front of that PostgreSQL: LOCKBENCH_PGBOUNCER (and LOCKBENCH_TEST_PGBOUNCER
 # for the tests); left unset when PgBouncer cannot start.
 lockbench_start_servers() {
-  local work=$1 build=$2 root
+  lockbench_start_databases "$1" && lockbench_use_databases "$1" && lockbench_start_partner "$1" "$2"
+}
+
+# The two halves of lockbench_start_servers, so that a caller can start the
+# servers that need no build while it builds (scripts/test):
+# lockbench_start_databases WORK_DIR: PostgreSQL, Redis, etcd and PgBouncer;
+# their URLs go to WORK_DIR/servers.env (it may run in the background);
+# lockbench_use_databases WORK_DIR sets the variables from that file, and
+# lockbench_start_partner WORK_DIR BUILD_DIR starts the built fake partner.
+lockbench_start_databases() {
+  local work=$1 root db redis etcd pgbouncer=""
   root=$(lockbench_root)
   mkdir -p "$work"
-  LOCKBENCH_DB=$("$root/scripts/pg" start "$work/pg" | tail -n 1)
-  LOCKBENCH_REDIS=$("$root/scripts/redis" start "$work/redis" | tail -n 1)
+  db=$("$root/scripts/pg" start "$work/pg" | tail -n 1) || return 1
+  redis=$("$root/scripts/redis" start "$work/redis" | tail -n 1) || return 1
+  etcd=$("$root/scripts/etcd" start "$work/etcd" | tail -n 1) || return 1
+  if ! pgbouncer=$("$root/scripts/pgbouncer" start "$work/pgbouncer" "$db" transaction 4 | tail -n 1); then
+    echo "PgBouncer did not start: its tests will be skipped" >&2
+    pgbouncer=""
+  fi
+  printf 'LOCKBENCH_DB=%q\nLOCKBENCH_REDIS=%q\nLOCKBENCH_ETCD=%q\nLOCKBENCH_PGBOUNCER=%q\n' \
+    "$db" "$redis" "$etcd" "$pgbouncer" >"$work/servers.env.tmp"
+  mv "$work/servers.env.tmp" "$work/servers.env"
+}
+
+lockbench_use_databases() {
+  local work=$1
+  if [[ ! -f $work/servers.env ]]; then
+    echo "the servers of $work did not start" >&2
+    return 1
+  fi
+  # shellcheck source=/dev/null
+  source "$work/servers.env"
   LOCKBENCH_TEST_REDIS=$LOCKBENCH_REDIS
-  export LOCKBENCH_REDIS LOCKBENCH_TEST_REDIS
-  LOCKBENCH_ETCD=$("$root/scripts/etcd" start "$work/etcd" | tail -n 1)
   LOCKBENCH_TEST_ETCD=$LOCKBENCH_ETCD
-  export LOCKBENCH_ETCD LOCKBENCH_TEST_ETCD
+  export LOCKBENCH_DB LOCKBENCH_REDIS LOCKBENCH_TEST_REDIS LOCKBENCH_ETCD LOCKBENCH_TEST_ETCD
+  if [[ -n $LOCKBENCH_PGBOUNCER ]]; then
+    LOCKBENCH_TEST_PGBOUNCER=$LOCKBENCH_PGBOUNCER
+    export LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
+  else
+    unset LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
+  fi
+}
+
+lockbench_start_partner() {
+  local work=$1 build=$2
   "$build/fake_partner/server/fake_partner" --port 0 >"$work/partner.out" 2>"$work/partner.err" &
   echo $! >"$work/partner.pid"
   local line="" i
@@ -46,14 +82,7 @@ lockbench_start_servers() {
     return 1
   fi
   LOCKBENCH_PARTNER="http://${line#listening on }"
-  export LOCKBENCH_DB LOCKBENCH_PARTNER
-  if LOCKBENCH_PGBOUNCER=$("$root/scripts/pgbouncer" start "$work/pgbouncer" "$LOCKBENCH_DB" transaction 4 | tail -n 1); then
-    LOCKBENCH_TEST_PGBOUNCER=$LOCKBENCH_PGBOUNCER
-    export LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
-  else
-    echo "PgBouncer did not start: its tests will be skipped" >&2
-    unset LOCKBENCH_PGBOUNCER LOCKBENCH_TEST_PGBOUNCER
-  fi
+  export LOCKBENCH_PARTNER
 }
 
 lockbench_stop_servers() {

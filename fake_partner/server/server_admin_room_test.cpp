@@ -10,9 +10,6 @@
 
 #include <sys/wait.h>
 
-#include <future>
-#include <thread>
-
 #include "fake_partner/server/server_fixture.hpp"
 
 namespace lockbench::partner_server::testing {
@@ -100,17 +97,11 @@ TEST(FakePartnerAdminRoom, WithEveryConnectionBusyTheAdminReserveServesAdminOnly
     ASSERT_EQ(res->status, 200);
   }  // its connection closes: not counted below (the server's side of it is gone)
   ASSERT_TRUE(wait_until([&] { return server_sockets(server.port()).open == 0; }));
-  std::vector<std::future<void>> busy;
-  for (int i = 0; i < 20; ++i)
-    busy.push_back(std::async(std::launch::async, [port = server.port()] {
-      raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n", std::chrono::milliseconds(3000));
-    }));
-  // Every busy call has arrived: 20 connections open, each request read (no connection of the
-  // test's own, which would take a place).
-  ASSERT_TRUE(wait_until([&] {
-    const ServerSockets s = server_sockets(server.port());
-    return s.open == 20 && s.unread == 0;
-  }));
+  // 20 calls sent, each on a connection the test holds: the request is with the kernel before the
+  // wait below, so "20 open, none unread" means every one was accepted and read, a call in flight
+  // (a connection opened but not yet sent on would look the same, and would be idle: evicted).
+  auto busy = hold_requests(server.port(), 20, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(wait_all_read(server.port(), 20));
 
   // An API call on a reserve connection: 503, and the busy calls were not evicted.
   const auto api = raw_exchange(server.port(), "GET /api/v2/users/auth0%7Cu2 HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -124,7 +115,8 @@ TEST(FakePartnerAdminRoom, WithEveryConnectionBusyTheAdminReserveServesAdminOnly
   const json figures = server_figures(server.port());
   ASSERT_TRUE(figures.is_object());
   EXPECT_EQ(figures["connections"]["evicted"], 0);
-  for (auto& f : busy) f.wait();
+  // Still in their calls (20 s): none was answered or closed.
+  for (auto& b : busy) EXPECT_EQ(b.receive(std::chrono::milliseconds(0)).ending, Ending::timeout);
 }
 
 TEST(FakePartnerAdminRoom, MetricsAnswerWithTheDefault16384IdleClientsOpen) {
@@ -155,16 +147,11 @@ TEST(FakePartnerAdminRoom, SigtermWithIdleAndBusyConnectionsOpenStopsCleanly) {
   ConfigFile config(json{{"latency", {{"*", {{"dist", "fixed"}, {"ms", 5000}}}}}});
   PartnerProcess server({"--config", config.path()});
   auto idle = open_idle(server.port(), 50);
-  std::vector<std::future<void>> busy;
-  for (int i = 0; i < 5; ++i)
-    busy.push_back(std::async(std::launch::async, [port = server.port()] {
-      raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n", std::chrono::milliseconds(2000));
-    }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto busy = hold_requests(server.port(), 5, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(wait_all_read(server.port(), 55));  // all accepted, the 5 calls read (in flight, 5 s each)
   const int status = server.stop();
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  for (auto& f : busy) f.wait();
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // Faults as a client sees them on the wire, and bad input that must cost one
 // answer (or one socket) while the server keeps serving everyone else.
-#include <future>
 #include <thread>
 
 #include "fake_partner/server/server_fixture.hpp"
@@ -266,16 +265,16 @@ TEST(FakePartnerLimits, AtTheLimitTheOldestIdleConnectionMakesRoomForANewOne) {
 TEST(FakePartnerLimits, WithNoneIdleAndNoAdminReserveConnectionsBeyondTheLimitAreClosed) {
   ConfigFile config(json{{"latency", {{"*", {{"dist", "fixed"}, {"ms", 1500}}}}}});
   PartnerProcess server({"--config", config.path(), "--max-connections", "2", "--admin-connections", "0"});
-  std::vector<std::future<void>> busy;
-  for (int i = 0; i < 2; ++i)
-    busy.push_back(std::async(std::launch::async, [port = server.port()] {
-      raw_exchange(port, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 3000ms);
-    }));
-  std::this_thread::sleep_for(300ms);  // both calls in flight: nothing idle
+  auto busy = hold_requests(server.port(), 2, "GET /api/v2/users/auth0%7Cu1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ASSERT_TRUE(wait_all_read(server.port(), 2));  // both calls in flight (accepted and read): nothing idle
   const RawResult r = raw_exchange(server.port(), "GET /admin/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 1000ms);
   EXPECT_TRUE(r.bytes.empty());
   EXPECT_NE(r.ending, Ending::timeout);
-  for (auto& f : busy) f.wait();  // the busy calls answered and closed
+  for (auto& b : busy) {  // the busy calls answered and closed
+    const RawResult answer = b.receive(10s);
+    EXPECT_NE(parse_response(answer.bytes).status, 0) << answer.bytes;  // an HTTP answer
+    EXPECT_EQ(answer.ending, Ending::eof);
+  }
   httplib::Client c("127.0.0.1", server.port());
   // A session ends just after its answer left (its last handlers run after
   // the close): until then the server is still full and a new connection is

@@ -162,22 +162,19 @@ RunResult run_to_exit(const std::vector<std::string>& args) {
   return r;
 }
 
-RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chrono::milliseconds timeout,
-                       bool shutdown_write) {
-  RawResult r;
-  const auto start = Clock::now();
-  const int fd = connect_to(port);
-  send_all(fd, request);
-  if (shutdown_write) shutdown(fd, SHUT_WR);
-  const auto deadline = start + timeout;
+namespace {
+
+// Reads fd until EOF, reset or `deadline` (counted from `start`, which r.elapsed is measured from).
+void receive_until(int fd, Clock::time_point start, Clock::time_point deadline, RawResult& r) {
   while (true) {
+    // One poll at least, so a zero timeout still sees what has arrived.
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::max<long>(left, 0))) <= 0) {
+      if (left > 0) continue;
       r.ending = Ending::timeout;
       break;
     }
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
     char buf[4096];
     const ssize_t n = recv(fd, buf, sizeof buf, 0);
     if (n > 0) {
@@ -189,8 +186,54 @@ RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chro
     break;
   }
   r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+}
+
+}  // namespace
+
+RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chrono::milliseconds timeout,
+                       bool shutdown_write) {
+  RawResult r;
+  const auto start = Clock::now();
+  const int fd = connect_to(port);
+  send_all(fd, request);
+  if (shutdown_write) shutdown(fd, SHUT_WR);
+  receive_until(fd, start, start + timeout, r);
   close(fd);
   return r;
+}
+
+HeldConnection::HeldConnection(std::uint16_t port) : fd_(connect_to(port)) {}
+
+HeldConnection::~HeldConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+HeldConnection::HeldConnection(HeldConnection&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+
+void HeldConnection::send(const std::string& bytes) { send_all(fd_, bytes); }
+
+RawResult HeldConnection::receive(std::chrono::milliseconds timeout) {
+  RawResult r;
+  const auto start = Clock::now();
+  receive_until(fd_, start, start + timeout, r);
+  return r;
+}
+
+std::vector<HeldConnection> hold_requests(std::uint16_t port, int n, const std::string& request) {
+  std::vector<HeldConnection> held;
+  held.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    held.emplace_back(port);
+    held.back().send(request);
+  }
+  return held;
+}
+
+bool wait_all_read(std::uint16_t port, int open) {
+  return wait_until([&] {
+    const ServerSockets s = server_sockets(port);
+    return s.open == open && s.unread == 0;
+  });
 }
 
 ServerSockets server_sockets(std::uint16_t port) {

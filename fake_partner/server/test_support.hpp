@@ -80,6 +80,36 @@ bool wait_until(F done, std::chrono::milliseconds deadline = std::chrono::second
 RawResult raw_exchange(std::uint16_t port, const std::string& request, std::chrono::milliseconds timeout,
                        bool shutdown_write = false);
 
+// A client connection the test holds open: connected by the constructor (throws
+// when it cannot), closed by the destructor. send() has handed every byte to
+// the kernel when it returns, so once a test has sent a request on each of its
+// connections, the server's side of them (server_sockets: open, none unread)
+// tells that the server has accepted and read every one; a connection made by
+// another thread cannot tell that (connected but not yet sent looks read).
+class HeldConnection {
+ public:
+  explicit HeldConnection(std::uint16_t port);
+  ~HeldConnection();
+  HeldConnection(HeldConnection&& o) noexcept;
+  HeldConnection(const HeldConnection&) = delete;
+  HeldConnection& operator=(const HeldConnection&) = delete;
+  HeldConnection& operator=(HeldConnection&&) = delete;
+
+  void send(const std::string& bytes);
+  // Reads until EOF, reset or `timeout`.
+  RawResult receive(std::chrono::milliseconds timeout);
+
+ private:
+  int fd_ = -1;
+};
+
+// `n` HeldConnections, each with `request` sent on it.
+std::vector<HeldConnection> hold_requests(std::uint16_t port, int n, const std::string& request);
+
+// Waits (30 s at most) until the server has `open` connections and has read every byte sent on
+// them: with the requests sent on HeldConnections first, every one is accepted and read.
+bool wait_all_read(std::uint16_t port, int open);
+
 // Connects, sends `bytes`, then closes at once with RST (SO_LINGER 0).
 void send_and_reset(std::uint16_t port, const std::string& bytes);
 

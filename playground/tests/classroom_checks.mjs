@@ -264,8 +264,16 @@ export function classroomChecks(h) {
     const { page, problems } = await open(browser, '#speed=0');
     await page.setViewport({ width: 390, height: 844 });
     if (axe) await page.addScriptTag({ content: axe });
+    // axe audits each distinct page state once: the set of elements with an id that are shown
+    // (lessons share their layout; a prediction, a race's steps or a chart adds its own).
+    const audited = new Set();
+    let audits = 0;
     const audit = async (what) => {
-      if (axe) {
+      ++audits;
+      const state = await page.evaluate(() => [...document.querySelectorAll('[id]')]
+        .filter((e) => e.getClientRects().length > 0).map((e) => e.id).join(' '));
+      if (axe && !audited.has(state)) {
+        audited.add(state);
         const found = await page.evaluate(async () => {
           const r = await window.axe.run(document, { resultTypes: ['violations'] });
           return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -313,6 +321,7 @@ export function classroomChecks(h) {
       await audit(lesson.id + ' after its run');
       if (lessonCheck[lesson.id]) await lessonCheck[lesson.id](page);
     }
+    if (axe) console.log(`# axe: ${audited.size} distinct page states audited of ${audits} checked`);
     await nudgeThePreset(page);
     expect(problems.length === 0, 'no page error, console error or fetch: ' + problems.join('; '));
   }

@@ -77,8 +77,9 @@ TEST(CliPlanReal, TheRecommendedSettingsAreRunTimeScaledInTheRealWorldAndJudgedO
     for (const char* part : {"--world real", "--time-scale 0.5", "--fail-on"})
       EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
     // The pool is named when the plan changed it (a kept default of 10 reads the same left out).
-    if (run["maximum-pool-size"] != 10)
+    if (run["maximum-pool-size"] != 10) {
       EXPECT_NE(line.find("--maximum-pool-size " + run["maximum-pool-size"].dump()), std::string::npos) << line;
+    }
     // The real p99 is a figure (in the plan's time), one a seed.
     ASSERT_EQ(run["p99_ms"].size(), 1u);
     EXPECT_GT(run["p99_ms"][0].get<double>(), 0) << s["strategy"];

@@ -11,6 +11,7 @@
 #include <pqxx/pqxx>
 
 #include "run_command.hpp"
+#include "tests/real/partner_arrivals.hpp"
 
 namespace fs = std::filesystem;
 using namespace lockbench::testing;
@@ -118,7 +119,10 @@ TEST_F(RealSafetyCli, CtrlCMidRunWritesAResultMarkedInterruptedExits130AndLeaves
                         "fixed:300ms", "--connection-timeout", "2s", "--out", out.string()},
                        (dir_ / "out.txt").string(), (dir_ / "err.txt").string());
   ASSERT_GT(p.pid, 0);
-  std::this_thread::sleep_for(3s);  // well inside the 60 s run
+  // Well inside the 60 s run: a lease held (so its partner reset is behind it, and the arrivals
+  // count from there), then 20 calls sent (1 s of its 20/s).
+  ASSERT_TRUE(wait_for([] { return leases_held() >= 1; }, 30s)) << slurp(p.err_path);
+  ASSERT_TRUE(wait_for([&] { return lockbench::test::partner_arrivals(partner()) >= 20; }, 30s)) << slurp(p.err_path);
   kill(p.pid, SIGINT);
   EXPECT_EQ(wait_exit(p.pid, 60s), 130) << slurp(p.err_path);
   const json r = json::parse(slurp(out.string()), nullptr, false);

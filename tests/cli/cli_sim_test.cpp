@@ -261,6 +261,28 @@ TEST(CliSim, AReportOfAnOldResultCarryingAPasswordShowsItRedacted) {
   fs::remove_all(dir);
 }
 
+TEST(CliSim, AReportWithNoCommitNamesTheVersionAloneAndOtherwiseTheCommitToo) {
+  json r = run_json("--strategy none --rate 5 --duration 5s").at(0);
+  r["provenance"]["git_commit"] = "c0ffee1";  // as a full result names its build's
+  const auto dir = fs::temp_directory_path() / ("lockbench-nocommit-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "in");
+  std::ofstream(dir / "in" / "r.json") << r.dump();
+  const std::string version = r["provenance"]["lockbench_version"];
+  for (const bool no_commit : {false, true}) {
+    const fs::path out = dir / (no_commit ? "without" : "with");
+    const auto rep = run_command(kBin + " report " + (dir / "in").string() + " --no-charts" +
+                                 (no_commit ? " --no-commit" : "") + " --out " + out.string());
+    ASSERT_EQ(rep.status, 0) << rep.err;
+    for (const char* page : {"report.md", "report.html"}) {
+      const std::string text = lockbench::testing::slurp((out / page).string());
+      EXPECT_NE(text.find(version + (no_commit ? "" : " (c0ffee1)")), std::string::npos) << page;
+      EXPECT_EQ(text.find("c0ffee1") == std::string::npos, no_commit) << page;
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CliSim, FailOnExitsOneNamingEachBrokenThresholdAndZeroWhenNoneIsBroken) {
   const std::string run = kBin + " run --world sim --quiet --rate 20 --duration 60s"
                                  " --partner-latency lognormal:p50=1.5s,p99=4s --strategy held-tx,row-lease";

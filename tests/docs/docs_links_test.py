@@ -46,6 +46,8 @@ import sys
 import tempfile
 import urllib.parse
 
+from docs_common import checker_main, markdown_files, tracked_files
+
 INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 REFERENCE_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 HTML_ATTR = re.compile(r"<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
@@ -58,23 +60,6 @@ CODE_SPAN_TEXT = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 PATH_WORD = re.compile(r"^(?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]*)+$")
 PLACEHOLDER = re.compile(r"(?:^|/|-)[A-Z]+(?:\.\w+)?(?:/|$)")  # scenarios/NAME.cpp, shard-I
 SYSTEM_DIRS = {"usr", "proc", "dev", "sys", "etc", "tmp", "var", "opt", "bin", "sbin", "lib", "run", "srv", "home"}
-
-
-def markdown_files(root):
-    """The tracked *.md files under root, as paths relative to it."""
-    if os.path.exists(os.path.join(root, ".git")):
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md"],
-                             check=True, capture_output=True, text=True).stdout
-        files = [f for f in out.split("\0") if f]
-        # A file deleted in the work tree but not yet in the index is no page.
-        return sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
-        for name in filenames:
-            if name.endswith(".md"):
-                found.append(os.path.relpath(os.path.join(dirpath, name), root))
-    return sorted(found)
 
 
 def prose_lines(text):
@@ -191,19 +176,6 @@ SOURCE_FILE = re.compile(r"(\.(cpp|hpp|h|cmake|txt|sh|py|in|json|toml|ya?ml|js|h
 MD_CITATION = re.compile(r"(?<![\w./-])((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.md)\b")
 PARTNER_SECTION = re.compile(r"partner-api\.md(?:'s)?,?\s+(?:section\s+)?([A-Z])\b|section ([A-Z]) of [\w/]*partner-api\.md")
 PARTNER_API = os.path.join("docs", "reference", "partner-api.md")
-
-
-def tracked_files(root):
-    """Every tracked file under root, relative to it (without a .git: every file but build*/ and dot folders)."""
-    if os.path.exists(os.path.join(root, ".git")):
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             check=True, capture_output=True, text=True).stdout
-        return sorted(f for f in out.split("\0") if f and os.path.isfile(os.path.join(root, f)))
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
-        found += [os.path.relpath(os.path.join(dirpath, n), root) for n in filenames]
-    return sorted(found)
 
 
 def partner_sections(root):
@@ -370,25 +342,20 @@ def self_test():
     return failures
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
-        failures = self_test()
-        for line in failures:
-            print(line)
-        if not failures:
-            print("self-test: dead links (file, image, anchor, <img>, reference), dead backtick paths (missing, "
-                  "outside the repository), bad citations in sources and an orphan page are each found")
-        return 1 if failures else 0
-    if len(argv) != 2:
-        print(__doc__.strip().split("\n\n")[1])
-        return 2
-    problems = check(argv[1])
+def check_tree(root):
+    problems = check(root)
     for line in problems:
         print(line)
     if not problems:
-        print(f"{len(markdown_files(argv[1]))} markdown files: no dead link, no orphan page; no source cites a page outside the repository")
+        print(f"{len(markdown_files(root))} markdown files: no dead link, no orphan page; no source cites a page outside the repository")
     return 1 if problems else 0
 
+
+def main(argv):
+    return checker_main(argv, __doc__, self_test,
+                        "self-test: dead links (file, image, anchor, <img>, reference), dead backtick paths (missing, "
+                        "outside the repository), bad citations in sources and an orphan page are each found",
+                        1, check_tree)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

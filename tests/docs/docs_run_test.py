@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from docs_common import checker_main, markdown_files
+
 RUNNABLE = "<!-- runnable -->"
 README_COMMANDS = "<!-- the README's two commands -->"
 FENCE = re.compile(r"^(`{3,})(\S*)\s*$")
@@ -104,16 +106,13 @@ def pages(root):
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
         readme_commands_agree(tutorial, f.read())
     found.append(("docs/tutorial.md", blocks_of(tutorial, "docs/tutorial.md", True)))
-    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "docs")):
-        dirnames.sort()
-        for name in sorted(filenames):
-            rel = os.path.relpath(os.path.join(dirpath, name), root)
-            if not name.endswith(".md") or rel == os.path.join("docs", "tutorial.md"):
-                continue
-            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
-                blocks = blocks_of(f.read(), rel, False)
-            if blocks:
-                found.append((rel, blocks))
+    for rel in markdown_files(root, "docs"):
+        if rel == "docs/tutorial.md":
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            blocks = blocks_of(f.read(), rel, False)
+        if blocks:
+            found.append((rel, blocks))
     return found
 
 
@@ -246,19 +245,9 @@ def self_test():
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        failures = self_test()
-        for line in failures:
-            print(line)
-        if not failures:
-            print("self-test: blocks found by their markers, run in order in one shell; a failing block, "
-                  "a stray marker and a wrong skipped block are each refused")
-        return 1 if failures else 0
-    if len(argv) != 3:
-        print(__doc__.strip().split("\n\n")[1])
-        return 2
-    return run(argv[1], argv[2])
-
+    return checker_main(argv, __doc__, self_test,
+                        "self-test: blocks found by their markers, run in order in one shell; a failing block, "
+                        "a stray marker and a wrong skipped block are each refused", 2, run)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

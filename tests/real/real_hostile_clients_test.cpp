@@ -27,6 +27,7 @@
 
 #include "real/pg_conn.hpp"
 #include "scenarios/registry.hpp"
+#include "tests/real/child_process.hpp"
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
@@ -39,71 +40,7 @@ constexpr int kSlowConnections = 500;
 constexpr long kRssGrowthMaxKb = 100 * 1024;  // the stated bound: idle RSS + 100 MB
 constexpr auto kHealthBound = 1000ms;         // the acceptance bound for a probe's answer
 
-// A child process, its stdout read line by line; killed and reaped at the end.
-class Child {
- public:
-  Child(const std::string& bin, std::vector<std::string> args, std::vector<std::string> env = {}) {
-    int fds[2];
-    if (::pipe(fds) != 0) return;
-    args.insert(args.begin(), bin);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(fds[1], STDOUT_FILENO);
-      const int devnull = ::open("/dev/null", O_WRONLY);
-      if (devnull >= 0) ::dup2(devnull, STDERR_FILENO);
-      ::close(fds[0]);
-      ::execve(bin.c_str(), argv.data(), envp.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    fd_ = fds[0];
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // The port of the first line starting with `prefix` ("listening on 127.0.0.1:PORT"), 0 if none in 15 s.
-  int port_after(const std::string& prefix) {
-    const auto deadline = Clock::now() + 15s;
-    while (Clock::now() < deadline) {
-      const auto nl = out_.find('\n');
-      if (nl != std::string::npos) {
-        const std::string line = out_.substr(0, nl);
-        out_.erase(0, nl + 1);
-        if (line.rfind(prefix, 0) == 0) return std::stoi(line.substr(line.rfind(':') + 1));
-        continue;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      char buf[512];
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) return 0;
-      out_.append(buf, static_cast<std::size_t>(n));
-    }
-    return 0;
-  }
-  long rss_kb() const {
-    std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
-    for (std::string line; std::getline(f, line);)
-      if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string out_;
-};
+using test::Child;
 
 int connect_to(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -3,9 +3,6 @@
 // it is terminated, and a runner whose record is gone stops with an error;
 // long-lived `serve` pods start their pollers again for each run; a pod's 403
 // to requests-over is an error. Real runners, PostgreSQL, partners of the test's own.
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,6 +18,8 @@
 #include "real/leftovers.hpp"
 #include "real/pg_conn.hpp"
 #include "tests/cli/run_command.hpp"
+#include "tests/real/child_process.hpp"
+#include "tests/real/partner_arrivals.hpp"
 #include "tests/real/private_partner.hpp"
 #include "tests/real/test_env.hpp"
 
@@ -67,7 +66,8 @@ TEST(RunIsolation, ASecondRunOnTheLivePartnerOfAnotherIsRefusedNamingItUnlessFor
                           tmp.at("live.out"), tmp.at("live.err"));
   std::string live_id;
   ASSERT_TRUE(wait_for([&] { return !(live_id = record_id_of(live.pid)).empty(); }, 20s)) << testing::slurp(tmp.at("live.err"));
-  std::this_thread::sleep_for(1500ms);  // its partner reset and its first calls made
+  // Its partner reset and its first calls made (arrivals count from the reset).
+  ASSERT_TRUE(wait_for([&] { return test::partner_arrivals(partner.url()) >= 1; }, 20s)) << testing::slurp(tmp.at("live.err"));
   const std::string second = std::string(LOCKBENCH_BIN) + " run --world real --quiet --db " + test::test_db() +
                              " --partner " + partner.url() + " --strategy none --rate 5 --duration 1s --keys 5";
   const auto refused = run_command(second);
@@ -145,61 +145,13 @@ TEST(RunIsolation, ARunnerWhoseRecordIsDeletedStopsWithAnErrorInsteadOfFinishing
 }
 
 // One `lockbench serve` pod of `run`, with extra environment; killed and reaped with the object.
-class Pod {
- public:
-  Pod(const std::string& strategy, std::int64_t run, int index, const std::string& partner, std::vector<std::string> env = {}) {
-    int fds[2];
-    if (::pipe(fds) != 0) return;
-    std::vector<std::string> args = {"lockbench", "serve", "--scenario", "checkout", "--strategy", strategy,
-                                     "--db", test::test_db(), "--partner", partner, "--port", "0",
-                                     "--run-id", std::to_string(run), "--pod", std::to_string(index), "--keys", "100",
-                                     "--maximum-pool-size", "4", "--pods", "2", "--outbox-pollers", "2"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(fds[1], STDOUT_FILENO);
-      ::close(fds[0]);
-      ::execve(LOCKBENCH_BIN, argv.data(), envp.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    fd_ = fds[0];
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + 15s;
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      char buf[256];
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<std::size_t>(n));
-    }
-    const std::string prefix = "listening on ";
-    if (const auto at = line.find(prefix); at != std::string::npos)
-      url_ = "http://" + line.substr(at + prefix.size(), line.find('\n') - at - prefix.size());
-  }
-  Pod(const Pod&) = delete;
-  Pod& operator=(const Pod&) = delete;
-  ~Pod() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) ::close(fd_);
-  }
-  const std::string& url() const { return url_; }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string url_;
-};
+test::ServePod pod(const std::string& strategy, std::int64_t run, int index, const std::string& partner,
+                   std::vector<std::string> env = {}) {
+  return test::ServePod({"--scenario", "checkout", "--strategy", strategy, "--db", test::test_db(), "--partner",
+                         partner, "--port", "0", "--run-id", std::to_string(run), "--pod", std::to_string(index),
+                         "--keys", "100", "--maximum-pool-size", "4", "--pods", "2", "--outbox-pollers", "2"},
+                        std::move(env));
+}
 
 std::string targets_run(const std::string& partner, const std::string& targets) {
   return std::string(LOCKBENCH_BIN) + " run --world real --quiet --json --db " + test::test_db() + " --partner " +
@@ -212,7 +164,7 @@ TEST(RunIsolation, LongLivedServePodsDeliverEveryOrderOfEachOfThreeRuns) {
   test::PrivatePartner partner;
   ASSERT_FALSE(partner.url().empty());
   const std::int64_t run = test::private_run_id();
-  Pod a("outbox", run, 1, partner.url()), b("outbox", run, 2, partner.url());
+  const test::ServePod a = pod("outbox", run, 1, partner.url()), b = pod("outbox", run, 2, partner.url());
   ASSERT_FALSE(a.url().empty() || b.url().empty());
   for (int i = 1; i <= 3; ++i) {
     SCOPED_TRACE("run " + std::to_string(i));
@@ -232,8 +184,8 @@ TEST(RunIsolation, APodsRefusalOfRequestsOverIsAnErrorNotASilentWait) {
   test::PrivatePartner partner;
   ASSERT_FALSE(partner.url().empty());
   const std::int64_t run = test::private_run_id();
-  Pod a("outbox", run, 1, partner.url(), {"LOCKBENCH_CONTROL_TOKEN=the-pods-own"});
-  Pod b("outbox", run, 2, partner.url(), {"LOCKBENCH_CONTROL_TOKEN=the-pods-own"});
+  const test::ServePod a = pod("outbox", run, 1, partner.url(), {"LOCKBENCH_CONTROL_TOKEN=the-pods-own"});
+  const test::ServePod b = pod("outbox", run, 2, partner.url(), {"LOCKBENCH_CONTROL_TOKEN=the-pods-own"});
   ASSERT_FALSE(a.url().empty() || b.url().empty());
   // The runner has no token (unset below): each pod answers 403. Today: a 20 s wait, rc 0, no warning.
   const auto r = run_command("env -u LOCKBENCH_CONTROL_TOKEN " + targets_run(partner.url(), a.url() + "," + b.url()));

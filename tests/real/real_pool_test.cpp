@@ -29,6 +29,19 @@ void wait_for_pending(Pool& pool, int n) {
   ASSERT_EQ(pool.sample().pending, n);
 }
 
+// Ends a pool connection's backend from another session and waits until it is gone
+// (pg_terminate_backend only signals it; the backend exits a moment later).
+void terminate_backend(int pid) {
+  auto admin = open_session(test::test_db());
+  pqxx::nontransaction tx(*admin);
+  tx.exec_params("SELECT pg_terminate_backend($1)", pid);
+  for (int i = 0; i < 2000; ++i) {
+    if (tx.exec_params("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid)[0][0].as<int>() == 0) return;
+    std::this_thread::sleep_for(5ms);
+  }
+  FAIL() << "backend " << pid << " still listed in pg_stat_activity 10 s after pg_terminate_backend";
+}
+
 TEST(RealPool, ServesWaitersInTheOrderTheyArrived) {
   LOCKBENCH_NEED_DB();
   Pool pool(config(1), std::chrono::steady_clock::now());
@@ -89,11 +102,7 @@ TEST(RealPool, ReplacesABrokenConnectionInsteadOfHandingItOut) {
   LOCKBENCH_NEED_DB();
   Pool pool(config(2), std::chrono::steady_clock::now());
   const std::vector<int> before = pool.backend_pids();
-  {
-    auto admin = open_session(test::test_db());
-    pqxx::nontransaction tx(*admin);
-    tx.exec_params("SELECT pg_terminate_backend($1)", before[0]);
-  }
+  terminate_backend(before[0]);
   std::this_thread::sleep_for(600ms);  // past the 500 ms alive-bypass window: borrow validates
   PgConn* a = pool.borrow();
   PgConn* b = pool.borrow();
@@ -113,12 +122,7 @@ TEST(RealPool, ABrokenConnectionFailsItsStatementThenIsReplacedOnReturn) {
   Pool pool(config(1), std::chrono::steady_clock::now());
   PgConn* c = pool.borrow();
   const int pid = c->backend_pid();
-  {
-    auto admin = open_session(test::test_db());
-    pqxx::nontransaction tx(*admin);
-    tx.exec_params("SELECT pg_terminate_backend($1)", pid);
-  }
-  std::this_thread::sleep_for(50ms);
+  terminate_backend(pid);
   EXPECT_THROW(c->select_one(), DbError);
   EXPECT_TRUE(c->broken());
   c->release();
@@ -254,12 +258,7 @@ TEST(RealPool, ALeaseStatementOnAnEndedSessionThrowsDbErrorAndTheConnectionIsRep
   Pool pool(config(1), std::chrono::steady_clock::now());
   PgConn* c = pool.borrow();
   const int pid = c->backend_pid();
-  {
-    auto admin = open_session(test::test_db());
-    pqxx::nontransaction tx(*admin);
-    tx.exec_params("SELECT pg_terminate_backend($1)", pid);
-  }
-  std::this_thread::sleep_for(50ms);
+  terminate_backend(pid);
   EXPECT_THROW(run_sync(c->lease_acquire(0, 1, "req-1", 30s, LeaseClock::database, LeaseSql::owned)), DbError);
   EXPECT_TRUE(c->broken());
   c->release();

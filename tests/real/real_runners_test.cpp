@@ -12,11 +12,10 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/cli/run_command.hpp"
+#include "tests/real/child_process.hpp"
 #include "tests/real/test_env.hpp"
 
 namespace lockbench {
@@ -35,57 +34,11 @@ const std::string kLoad =
 std::string servers() { return " --db " + test::test_db() + " --partner " + test::test_partner(); }
 
 // One `lockbench serve` pod of `run`, killed and reaped with the object.
-class Pod {
- public:
-  Pod(const std::string& scenario, const std::string& strategy, std::int64_t run, int index) {
-    int fds[2];
-    if (::pipe(fds) != 0) return;
-    std::vector<std::string> args = {"lockbench", "serve", "--scenario", scenario, "--strategy", strategy,
-                                     "--db", test::test_db(), "--partner", test::test_partner(), "--port", "0",
-                                     "--run-id", std::to_string(run), "--pod", std::to_string(index), "--keys", "40",
-                                     "--maximum-pool-size", "4", "--pods", "2"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(fds[1], STDOUT_FILENO);
-      ::close(fds[0]);
-      ::execv(LOCKBENCH_BIN, argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    fd_ = fds[0];
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      char buf[256];
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<std::size_t>(n));
-    }
-    const std::string prefix = "listening on ";
-    if (const auto at = line.find(prefix); at != std::string::npos)
-      url_ = "http://" + line.substr(at + prefix.size(), line.find('\n') - at - prefix.size());
-  }
-  Pod(const Pod&) = delete;
-  Pod& operator=(const Pod&) = delete;
-  ~Pod() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) ::close(fd_);
-  }
-  const std::string& url() const { return url_; }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string url_;
-};
+test::ServePod pod(const std::string& scenario, const std::string& strategy, std::int64_t run, int index) {
+  return test::ServePod({"--scenario", scenario, "--strategy", strategy, "--db", test::test_db(), "--partner",
+                         test::test_partner(), "--port", "0", "--run-id", std::to_string(run), "--pod",
+                         std::to_string(index), "--keys", "40", "--maximum-pool-size", "4", "--pods", "2"});
+}
 
 class Runners : public ::testing::Test {
  protected:
@@ -174,7 +127,7 @@ TEST_F(Runners, ThreeRunnersAtAThirdOfTheRateGiveTheVerdictsOfOneRunnerAtTheFull
   // row-lease holds exclusion on single-call; none breaks it on switch-primary.
   for (const auto& [scenario, strategy] : {std::pair<std::string, std::string>{"single-call", "row-lease"}, {"switch-primary", "none"}}) {
     const std::int64_t run = test::private_run_id();
-    Pod a(scenario, strategy, run, 1), b(scenario, strategy, run, 2);
+    const test::ServePod a = pod(scenario, strategy, run, 1), b = pod(scenario, strategy, run, 2);
     ASSERT_FALSE(a.url().empty() || b.url().empty());
     const std::string targets = a.url() + "," + b.url();
     const json one = first_result(run_command(runner(scenario, strategy, targets, "")));
@@ -201,7 +154,7 @@ TEST_F(Runners, ThreeRunnersAtAThirdOfTheRateGiveTheVerdictsOfOneRunnerAtTheFull
 TEST_F(Runners, AShardWithoutShardZeroWaitsABoundedTimeAndSaysSoInOneLine) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
-  Pod a("single-call", "row-lease", run, 1);
+  const test::ServePod a = pod("single-call", "row-lease", run, 1);
   ASSERT_FALSE(a.url().empty());
   const auto r = run_command(runner("single-call", "row-lease", a.url(), " --shard 1/2 --shard-wait 1s"));
   EXPECT_EQ(r.status, 2) << r.err;
@@ -216,7 +169,7 @@ TEST_F(Runners, AShardWithoutShardZeroWaitsABoundedTimeAndSaysSoInOneLine) {
 TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
-  Pod a("single-call", "row-lease", run, 1), b("single-call", "row-lease", run, 2);
+  const test::ServePod a = pod("single-call", "row-lease", run, 1), b = pod("single-call", "row-lease", run, 2);
   ASSERT_FALSE(a.url().empty() || b.url().empty());
   const json merged = three_runners("single-call", "row-lease", a.url() + "," + b.url(), dir_.string());
   ASSERT_TRUE(merged.contains("requests"));
