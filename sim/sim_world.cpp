@@ -337,7 +337,7 @@ void SimWorld::shutdown() {
 
 // ---- the run
 
-void SimWorld::run(const RunHooks& hooks) {
+void SimWorld::run(const RunHooks& hooks, const SettledFn& settled) {
   for (int i = 0; i < s_.pods; ++i) {
     pods_.push_back(std::make_unique<Pod>(*this, i, loop_.new_owner()));
     pods_.back()->start_probes();
@@ -379,9 +379,26 @@ void SimWorld::run(const RunHooks& hooks) {
     if (hooks.progress) hooks.progress(done_, recorder_.count(Outcome::ok), loop_.now());
     if (drained || loop_.next_time() > until || loop_.events_run() >= kMaxEvents) break;
     if (hooks.should_stop && hooks.should_stop()) break;  // interrupted: unfinished requests end as errors
+    if (settled && settled(counts())) {
+      stopped_early_ = loop_.now();
+      break;
+    }
   }
   if (!all_done()) shutdown();
   flush_timeline(true);
+}
+
+SimCounts SimWorld::counts() const {
+  SimCounts c;
+  c.at = loop_.now();
+  c.done = done_;
+  c.pool_timeouts = recorder_.count(Outcome::pool_timeout);
+  c.rejected = recorder_.count(Outcome::rejected);
+  c.conflicts = recorder_.count(Outcome::conflict);
+  c.errors = recorder_.count(Outcome::error);
+  c.probe_failures = probe_.failed;
+  c.lease_steals = recorder_.locks.lease_steals.load(std::memory_order_relaxed);
+  return c;
 }
 
 std::vector<StoredRow> SimWorld::stored_rows() const {
