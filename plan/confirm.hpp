@@ -15,7 +15,9 @@
 //     a seed breaks it, the pool grows by 1, 2, 4, 8 (kHorizonGrowths rounds);
 //     the point recommended is the one that met the targets at the horizon.
 //     Its evidence counts every kind of event over all those seeds, so the
-//     plan states an exact Poisson bound on each rate (poisson_upper());
+//     plan states an exact Poisson bound on each rate (poisson_upper()). With
+//     ConfirmOptions::horizon_run a horizon run that has broken a count target
+//     stops there: a point that failed needs no more of its day;
 //  2. the headroom: with those settings, the highest rate that still meets the
 //     targets, by bisection between the planned rate and the paper's headroom
 //     x 1.25 (four rounds, one seed each; the rate found is confirmed over every

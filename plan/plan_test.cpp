@@ -663,6 +663,34 @@ TEST(PlanConfirm, TheRecommendationsForThreeMMcLoadsMeetTheTargetsAtTheHorizonOn
   }
 }
 
+// A horizon run whose verdict is settled (a count target broken) stops there:
+// the result says when, and a run that is never settled is run_sim's, byte for byte.
+TEST(PlanConfirm, AHorizonRunThatHasBrokenACountTargetStopsThereAndSaysSo) {
+  Settings s;
+  s.scenario = "single-call";
+  s.strategy = "held-tx";
+  s.partner_latency = Distribution::exponential(500);
+  s.rate_per_s = 8;
+  s.keys = 100000;
+  s.maximum_pool_size = 4;  // 4 erlangs on 4 connections: it falls behind, and times out
+  s.connection_timeout = 1s;
+  s.duration = 20min;
+  const auto full = run_sim(s);
+  const auto cut = run_sim_until(s, [](const SimCounts& c) { return c.pool_timeouts > 0; });
+  ASSERT_GT(full["requests"]["pool_timeout"].get<double>(), 10);
+  ASSERT_TRUE(cut.contains("stopped_early")) << cut.dump();
+  EXPECT_LT(cut["stopped_early"]["at_s"].get<double>(), to_s(s.duration));
+  EXPECT_GE(cut["requests"]["pool_timeout"].get<double>(), 1);
+  EXPECT_LT(cut["requests"]["pool_timeout"].get<double>(), full["requests"]["pool_timeout"].get<double>());
+  EXPECT_LT(cut["requests"]["total"].get<double>(), full["requests"]["total"].get<double>());
+  EXPECT_EQ(cut["complete"], false);
+  // Never settled: the same result (but the time it was made at).
+  nlohmann::json same = run_sim_until(s, [](const SimCounts&) { return false; }), before = full;
+  same["provenance"].erase("created_at");
+  before["provenance"].erase("created_at");
+  EXPECT_TRUE(same == before);
+}
+
 // Issue 41's "Done when": five workloads of different rates, latencies and
 // strategies. Each is planned (--minimize: the tightest answer is the one to
 // check) and confirmed at its horizon; then every recommended setting, and the
