@@ -376,6 +376,137 @@ bool write_plan(const plan::PlanResult& p, const SpringConfig& spring, const Pla
   return written;
 }
 
+// The flags that are not settings, read and checked before anything runs.
+struct PlanArgs {
+  std::vector<report::Threshold> thresholds;
+  double recovery_ms = 0;
+  int seeds = 3;
+  int jobs = 1;
+  Duration horizon{};
+  double ambiguous_max = -1;
+};
+
+PlanArgs plan_args(const PlanOptions& o) {
+  if (o.format != "text" && o.format != "json")
+    throw SettingError("--format: '" + o.format + "' is not accepted (accepted: text, json)");
+  PlanArgs a;
+  a.thresholds = report::parse_fail_on(o.fail_on);
+  a.recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
+  a.seeds = positive(o.seeds, "--seeds", 20);
+  a.jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
+  a.horizon = o.horizon == "0" ? Duration{} : parse_duration(iso8601_duration(o.horizon), "--horizon");
+  if (a.horizon.count() > 0 && a.horizon < std::chrono::minutes(1))
+    throw SettingError("--horizon: '" + o.horizon + "' is shorter than a minute (accepted: 0, or a duration of 1m or more, e.g. 24h)");
+  a.ambiguous_max = ambiguous_max_of(o.ambiguous_max);
+  check_writable(o.svg, "--svg");
+  check_writable(o.html, "--html");
+  return a;
+}
+
+// The service as it is: --from's Spring settings, then --prometheus's measured load and pool.
+SpringConfig read_service(Settings& s, const PlanOptions& o, plan::PlanResult& p) {
+  SpringConfig spring;
+  if (!o.from.empty()) {
+    spring = apply_spring_config(s, o.from);
+    p.inputs.push_back(fmt::format("{}: {} settings read", o.from, spring.applied.size()));
+  }
+  if (!o.prometheus.empty()) {
+    const plan::PrometheusInput m = plan::read_prometheus_file(o.prometheus);
+    s.partner_latency = m.partner;
+    s.maximum_pool_size = m.pool_size;
+    s.arrival = Arrival::open;
+    s.rate_per_s = m.rate_per_s * s.pods;
+    p.inputs.push_back(fmt::format(
+        "{}: partner p50 {:.0f} ms, p99 {:.0f} ms over {:.0f} calls (--partner-latency {}); pool {}; rate {:.3f}/s "
+        "= requests served / {:.0f} s uptime, x {} pod(s){}{}",
+        o.prometheus, m.partner_p50_ms, m.partner_p99_ms, m.partner_calls, m.partner.to_string(), m.pool_size,
+        m.rate_per_s, m.uptime_s, s.pods,
+        m.hold_mean_ms >= 0 ? fmt::format("; measured mean connection hold {:.0f} ms", m.hold_mean_ms) : "",
+        m.pool_timeouts > 0 ? fmt::format("; {:.0f} pool timeouts so far", m.pool_timeouts) : ""));
+  }
+  p.current = s.strategy;
+  return spring;
+}
+
+// Fewest changes: the current settings are floors, the pool's lowered only by the connection budget
+// (none with --minimize).
+plan::Recommendation floors_of(const Settings& s, int budget, bool minimize, plan::PlanResult& p) {
+  plan::Recommendation floor;
+  if (minimize) return floor;
+  floor.pool_size = s.maximum_pool_size;
+  floor.connection_timeout = s.connection_timeout;
+  floor.read_timeout = s.partner_read_timeout;
+  floor.lease_ttl = s.lease_ttl;
+  floor.max_threads = s.max_threads;
+  if (budget > 0 && s.pods * floor.pool_size > budget) {
+    floor.pool_size = std::max(1, budget / s.pods);
+    p.inputs.push_back(fmt::format("the current pool {} x {} pod(s) is above the database's {} connections: the plan "
+                                   "may lower it to {} (--max-connections)",
+                                   s.maximum_pool_size, s.pods, budget, floor.pool_size));
+  }
+  p.inputs.push_back(fmt::format("fewest changes: never below the current pool {}, Tomcat threads {}, "
+                                 "connectionTimeout {}, read timeout {}, lease TTL {} (--minimize for the smallest)",
+                                 floor.pool_size, floor.max_threads, format_duration(floor.connection_timeout),
+                                 format_duration(floor.read_timeout), format_duration(floor.lease_ttl)));
+  return floor;
+}
+
+// A run's verdict is settled once a count that only grows is past its threshold (> or >=): it has failed.
+SettledFn settled_by(const std::vector<report::Threshold>& thresholds) {
+  struct Limit {
+    std::int64_t SimCounts::*count;
+    bool or_equal;
+    double value;
+  };
+  std::vector<Limit> limits;
+  for (const auto& t : thresholds) {
+    if (t.op != ">" && t.op != ">=") continue;
+    std::int64_t SimCounts::*count = t.metric == "pool_timeouts"    ? &SimCounts::pool_timeouts
+                                     : t.metric == "rejected"       ? &SimCounts::rejected
+                                     : t.metric == "conflicts"      ? &SimCounts::conflicts
+                                     : t.metric == "errors"         ? &SimCounts::errors
+                                     : t.metric == "probe_failures" ? &SimCounts::probe_failures
+                                     : t.metric == "lease_steals"   ? &SimCounts::lease_steals
+                                                                    : nullptr;
+    if (count) limits.push_back({count, t.op == ">=", t.value});
+  }
+  if (limits.empty()) return {};
+  return [limits](const SimCounts& c) {
+    return std::any_of(limits.begin(), limits.end(), [&c](const Limit& l) {
+      const auto v = static_cast<double>(c.*l.count);
+      return l.or_equal ? v >= l.value : v > l.value;
+    });
+  };
+}
+
+// The simulator's runs of a batch, `jobs` at a time, each result cut to what the verdict reads;
+// with `settled`, a run stops once its verdict is (sim/run_sim.hpp's run_sim_until).
+plan::Runner sim_runner(int jobs, const SettledFn& settled = {}) {
+  return [jobs, settled](const std::vector<Settings>& batch) {
+    std::vector<nlohmann::json> out(batch.size());
+    run_indexed(batch.size(), jobs, [&](std::size_t i) {
+      nlohmann::json r = settled ? run_sim_until(batch[i], settled) : run_sim(batch[i]);
+      // Only what the verdict reads (a run's timeline and trace are large).
+      for (const char* bulky : {"timeline", "trace", "latency_histogram_ms"}) r.erase(bulky);
+      return r;
+    }, [&](std::size_t i, nlohmann::json&& r) { out[i] = std::move(r); });
+    return out;
+  };
+}
+
+// The why lines describe the settings recommended: the pool the runs confirmed, the rest as planned.
+void describe_confirmed(plan::PlanResult& p, const plan::Load& load, const plan::PaperTargets& targets) {
+  p.paper_pool.assign(p.paper.size(), 0);
+  for (std::size_t i = 0; i < p.paper.size(); ++i) {
+    const auto& c = p.confirmed[i];
+    p.paper_pool[i] = p.paper[i].settings.pool_size;
+    if (c.chosen.run_lines.empty()) continue;
+    p.paper[i].settings.pool_size = c.chosen.settings.maximum_pool_size;
+    p.paper[i].settings.max_threads = std::max(p.paper[i].settings.max_threads, c.chosen.settings.max_threads);
+    plan::describe(p.paper[i], load, targets);
+  }
+}
+
 }  // namespace
 
 void add_plan_flags(CLI::App& plan, PlanOptions& o) {
@@ -430,41 +561,10 @@ void add_plan_flags(CLI::App& plan, PlanOptions& o) {
 int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
              const std::function<bool(const std::string&)>& flag_given, const PlanOptions& o) {
   const auto started = std::chrono::steady_clock::now();
-  if (o.format != "text" && o.format != "json")
-    throw SettingError("--format: '" + o.format + "' is not accepted (accepted: text, json)");
-  const std::vector<report::Threshold> thresholds = report::parse_fail_on(o.fail_on);
-  const double recovery_ms = o.recovery_max.empty() ? 0 : to_ms(parse_duration(iso8601_duration(o.recovery_max), "--recovery-max"));
-  const int seeds = positive(o.seeds, "--seeds", 20);
-  const int jobs = o.jobs.empty() ? default_jobs() : parse_jobs(o.jobs);
-  const Duration horizon = o.horizon == "0" ? Duration{} : parse_duration(iso8601_duration(o.horizon), "--horizon");
-  if (horizon.count() > 0 && horizon < std::chrono::minutes(1))
-    throw SettingError("--horizon: '" + o.horizon + "' is shorter than a minute (accepted: 0, or a duration of 1m or more, e.g. 24h)");
-  const double ambiguous_max = ambiguous_max_of(o.ambiguous_max);
-  check_writable(o.svg, "--svg");
-  check_writable(o.html, "--html");
-
+  const PlanArgs a = plan_args(o);
   plan::PlanResult p;
   const Duration default_duration = Settings{}.duration;
-  SpringConfig spring;
-  if (!o.from.empty()) {
-    spring = apply_spring_config(s, o.from);
-    p.inputs.push_back(fmt::format("{}: {} settings read", o.from, spring.applied.size()));
-  }
-  if (!o.prometheus.empty()) {
-    const plan::PrometheusInput m = plan::read_prometheus_file(o.prometheus);
-    s.partner_latency = m.partner;
-    s.maximum_pool_size = m.pool_size;
-    s.arrival = Arrival::open;
-    s.rate_per_s = m.rate_per_s * s.pods;
-    p.inputs.push_back(fmt::format(
-        "{}: partner p50 {:.0f} ms, p99 {:.0f} ms over {:.0f} calls (--partner-latency {}); pool {}; rate {:.3f}/s "
-        "= requests served / {:.0f} s uptime, x {} pod(s){}{}",
-        o.prometheus, m.partner_p50_ms, m.partner_p99_ms, m.partner_calls, m.partner.to_string(), m.pool_size,
-        m.rate_per_s, m.uptime_s, s.pods,
-        m.hold_mean_ms >= 0 ? fmt::format("; measured mean connection hold {:.0f} ms", m.hold_mean_ms) : "",
-        m.pool_timeouts > 0 ? fmt::format("; {:.0f} pool timeouts so far", m.pool_timeouts) : ""));
-  }
-  p.current = s.strategy;
+  const SpringConfig spring = read_service(s, o, p);
   apply_flags(s);
   if (!flag_given("strategy")) s.strategy = "all";
   if (s.duration == default_duration && !flag_given("duration")) s.duration = kPlanDuration;
@@ -496,68 +596,32 @@ int cmd_plan(Settings s, const std::function<void(Settings&)>& apply_flags,
 
   p.base = s;
   p.fail_on = o.fail_on;
-  p.recovery_ms_max = recovery_ms;
-  p.seeds = seeds;
+  p.recovery_ms_max = a.recovery_ms;
+  p.seeds = a.seeds;
   const plan::Load load = load_of(s);
-  plan::PaperTargets targets = paper_targets(thresholds, recovery_ms);
-  targets.horizon_s = horizon.count() > 0 ? to_s(horizon) : to_s(s.duration);
-  targets.ambiguous_per_day_max = ambiguous_max;
-  p.horizon = horizon;
-  p.ambiguous_per_day_max = ambiguous_max;
+  plan::PaperTargets targets = paper_targets(a.thresholds, a.recovery_ms);
+  targets.horizon_s = a.horizon.count() > 0 ? to_s(a.horizon) : to_s(s.duration);
+  targets.ambiguous_per_day_max = a.ambiguous_max;
+  p.horizon = a.horizon;
+  p.ambiguous_per_day_max = a.ambiguous_max;
   p.minimize = o.minimize;
-  // Fewest changes: the current settings are floors, the pool's lowered only by the connection budget.
-  plan::Recommendation floor;
-  if (!o.minimize) {
-    floor.pool_size = s.maximum_pool_size;
-    floor.connection_timeout = s.connection_timeout;
-    floor.read_timeout = s.partner_read_timeout;
-    floor.lease_ttl = s.lease_ttl;
-    floor.max_threads = s.max_threads;
-    if (budget > 0 && s.pods * floor.pool_size > budget) {
-      floor.pool_size = std::max(1, budget / s.pods);
-      p.inputs.push_back(fmt::format("the current pool {} x {} pod(s) is above the database's {} connections: the plan "
-                                     "may lower it to {} (--max-connections)",
-                                     s.maximum_pool_size, s.pods, budget, floor.pool_size));
-    }
-    p.inputs.push_back(fmt::format("fewest changes: never below the current pool {}, Tomcat threads {}, "
-                                   "connectionTimeout {}, read timeout {}, lease TTL {} (--minimize for the smallest)",
-                                   floor.pool_size, floor.max_threads, format_duration(floor.connection_timeout),
-                                   format_duration(floor.read_timeout), format_duration(floor.lease_ttl)));
-  }
+  const plan::Recommendation floor = floors_of(s, budget, o.minimize, p);
   for (const auto& n : names) p.paper.push_back(plan::paper_plan(strategy_info(n), load, targets, floor));
 
-  const plan::Runner runner = [jobs](const std::vector<Settings>& batch) {
-    std::vector<nlohmann::json> out(batch.size());
-    run_indexed(batch.size(), jobs, [&](std::size_t i) {
-      nlohmann::json r = run_sim(batch[i]);
-      // Only what the verdict reads (a run's timeline and trace are large).
-      for (const char* bulky : {"timeline", "trace", "latency_histogram_ms"}) r.erase(bulky);
-      return r;
-    }, [&](std::size_t i, nlohmann::json&& r) { out[i] = std::move(r); });
-    return out;
-  };
-  const plan::Judge judge = plan_judge(thresholds, ambiguous_max);
+  const plan::Judge judge = plan_judge(a.thresholds, a.ambiguous_max);
   plan::ConfirmOptions co;
-  co.seeds = seeds;
+  co.seeds = a.seeds;
   co.no_violations = targets.no_violations;
-  co.recovery_ms_max = recovery_ms;
+  co.recovery_ms_max = a.recovery_ms;
   co.fail_on = o.fail_on;
-  co.horizon = horizon;
+  co.horizon = a.horizon;
   co.pool_floor = floor.pool_size;
-  check_memory_side_by_side(horizon_runs(s, horizon, seeds), jobs);
-  p.confirmed = plan::confirm(s, p.paper, co, runner, judge);
+  co.horizon_run = sim_runner(a.jobs, settled_by(a.thresholds));
+  check_memory_side_by_side(horizon_runs(s, a.horizon, a.seeds), a.jobs);
+  p.confirmed = plan::confirm(s, p.paper, co, sim_runner(a.jobs), judge);
   apply_connection_budget(p, s.pods, budget);
   if (real) confirm_in_real_world(p, real_base, p.given_rate_per_s, judge, o.fail_on);
-  // The why lines describe the settings recommended: the pool the runs confirmed, the rest as planned.
-  p.paper_pool.assign(p.paper.size(), 0);
-  for (std::size_t i = 0; i < p.paper.size(); ++i) {
-    const auto& c = p.confirmed[i];
-    p.paper_pool[i] = p.paper[i].settings.pool_size;
-    if (c.chosen.run_lines.empty()) continue;
-    p.paper[i].settings.pool_size = c.chosen.settings.maximum_pool_size;
-    p.paper[i].settings.max_threads = std::max(p.paper[i].settings.max_threads, c.chosen.settings.max_threads);
-    plan::describe(p.paper[i], load, targets);
-  }
+  describe_confirmed(p, load, targets);
   p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   const bool written = write_plan(p, spring, o, plan::envelope(envelope_verdicts(p), load, targets));

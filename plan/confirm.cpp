@@ -55,7 +55,9 @@ void add_events(Evidence& e, const nlohmann::json& r, const Settings& s) {
   e.events["violations"] += v.exclusion;
   e.events["ambiguous"] += v.orphan + lost_commits;
   e.requests += count(r, "requests", "total");
-  e.exposure_s += to_s(s.duration);
+  const double stopped_at_s = number(r, "stopped_early", "at_s");
+  e.exposure_s += std::isnan(stopped_at_s) ? to_s(s.duration) : std::min(stopped_at_s, to_s(s.duration));
+  if (!std::isnan(stopped_at_s)) ++e.stopped_early;
 }
 
 // Runs every job over its seeds in one batch; fills each job's Evidence.
@@ -68,7 +70,9 @@ void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run
       s.seed = j.settings.seed + static_cast<std::uint64_t>(k) + (j.at_horizon ? kHorizonSeedOffset : 0);
       batch.push_back(s);
     }
-  const std::vector<nlohmann::json> results = batch.empty() ? std::vector<nlohmann::json>{} : run(batch);
+  const bool horizon = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.at_horizon; });
+  const Runner& runner = horizon && o.horizon_run ? o.horizon_run : run;
+  const std::vector<nlohmann::json> results = batch.empty() ? std::vector<nlohmann::json>{} : runner(batch);
   std::size_t at = 0;
   for (auto& j : jobs) {
     Evidence e;
@@ -137,27 +141,62 @@ std::string run_line(const Settings& s, const std::string& fail_on) {
   return run_command(s, fail_on.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--fail-on", fail_on});
 }
 
-std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,
-                               const ConfirmOptions& o, const Runner& run, const Judge& judge) {
-  std::vector<Confirmed> out(paper.size());
-  std::vector<Search> search(paper.size());
-  for (std::size_t i = 0; i < paper.size(); ++i) {
-    out[i].strategy = paper[i].strategy;
-    search[i].fail_at = std::max(0, paper[i].pool_min_little - 1);
-    search[i].next = std::max(paper[i].settings.pool_size, 1);
-  }
-  const double rate = base.rate_per_s;
+namespace {
 
-  // 1. The pool: grow until the targets hold, then bisect; one seed a step.
+// One confirmation: every strategy's search and its evidence, advanced step by step (plan/confirm.hpp's rounds).
+class Confirmation {
+ public:
+  Confirmation(const Settings& base, const std::vector<PaperVerdict>& paper, const ConfirmOptions& o,
+               const Runner& run, const Judge& judge)
+      : base_(base), paper_(paper), o_(o), run_(run), judge_(judge), rate_(base.rate_per_s),
+        out_(paper.size()), search_(paper.size()), chosen_(paper.size(), 0),
+        lo_(paper.size(), base.rate_per_s), hi_(paper.size(), 0) {
+    for (std::size_t i = 0; i < paper_.size(); ++i) {
+      out_[i].strategy = paper_[i].strategy;
+      search_[i].fail_at = std::max(0, paper_[i].pool_min_little - 1);
+      search_[i].next = std::max(paper_[i].settings.pool_size, 1);
+    }
+  }
+
+  void search_pools();
+  void confirm_found();
+  void confirm_at_horizon();
+  void bisect_headroom();
+  void confirm_headroom_and_faults();
+  void headroom_at_horizon();
+  std::vector<Confirmed> result() { return std::move(out_); }
+
+ private:
+  Settings at(std::size_t i, int pool, double rate) const { return point_settings(base_, paper_[i], pool, rate); }
+  Settings at_horizon(std::size_t i, int pool, double rate) const {
+    Settings h = at(i, pool, rate);
+    h.duration = o_.horizon;
+    return h;
+  }
+  void run(std::vector<Job>& jobs) { run_jobs(jobs, o_, run_, judge_, out_); }
+
+  const Settings& base_;
+  const std::vector<PaperVerdict>& paper_;
+  const ConfirmOptions& o_;
+  const Runner& run_;
+  const Judge& judge_;
+  const double rate_;
+  std::vector<Confirmed> out_;
+  std::vector<Search> search_;
+  std::vector<int> chosen_;       // the pool each strategy's point has
+  std::vector<double> lo_, hi_;   // the headroom's bisection: the highest rate met, the lowest broken
+};
+
+// 1. The pool: grow until the targets hold, then bisect; one seed a step.
+void Confirmation::search_pools() {
   for (;;) {
     std::vector<Job> jobs;
-    for (std::size_t i = 0; i < paper.size(); ++i)
-      if (search[i].next > 0)
-        jobs.push_back({i, point_settings(base, paper[i], search[i].next, rate), 1, Check::targets, &search[i].last});
+    for (std::size_t i = 0; i < paper_.size(); ++i)
+      if (search_[i].next > 0) jobs.push_back({i, at(i, search_[i].next, rate_), 1, Check::targets, &search_[i].last});
     if (jobs.empty()) break;
-    run_jobs(jobs, o, run, judge, out);
+    run(jobs);
     for (const auto& j : jobs) {
-      Search& sr = search[j.who];
+      Search& sr = search_[j.who];
       const int tried = sr.next;
       if (sr.last.met) {
         sr.pass_at = tried;
@@ -166,7 +205,7 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
         sr.fail_at = std::max(sr.fail_at, tried);
       }
       // An infeasible paper plan gets its one run: more connections do not make a lock exclude.
-      if (sr.pass_at < 0 && (!paper[j.who].feasible || sr.growths >= kGrowths)) {
+      if (sr.pass_at < 0 && (!paper_[j.who].feasible || sr.growths >= kGrowths)) {
         sr.next = 0;
       } else if (sr.pass_at < 0) {
         sr.next = static_cast<int>(std::ceil(tried * 1.5)) + 1;
@@ -176,167 +215,173 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
       }
     }
   }
+}
 
-  // 2. The size found, over every seed (one larger when a seed breaks it), and one fewer.
-  std::vector<int> chosen(paper.size(), 0);
-  for (std::size_t i = 0; i < paper.size(); ++i)
-    chosen[i] = search[i].pass_at > 0 ? std::max(search[i].pass_at, o.pool_floor) : search[i].pass_at;
+// 2. The size found, over every seed (one larger when a seed breaks it), and one fewer.
+void Confirmation::confirm_found() {
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    chosen_[i] = search_[i].pass_at > 0 ? std::max(search_[i].pass_at, o_.pool_floor) : search_[i].pass_at;
   for (int attempt = 0; attempt <= kReconfirms; ++attempt) {
     std::vector<Job> jobs;
-    for (std::size_t i = 0; i < paper.size(); ++i) {
-      if (chosen[i] <= 0 || out[i].feasible) continue;
-      jobs.push_back({i, point_settings(base, paper[i], chosen[i], rate), o.seeds, Check::targets, &out[i].chosen});
-      if (attempt == 0 && chosen[i] - 1 >= std::max(1, paper[i].pool_min_little))
-        jobs.push_back(
-            {i, point_settings(base, paper[i], chosen[i] - 1, rate), o.seeds, Check::targets, &out[i].below});
+    for (std::size_t i = 0; i < paper_.size(); ++i) {
+      if (chosen_[i] <= 0 || out_[i].feasible) continue;
+      jobs.push_back({i, at(i, chosen_[i], rate_), o_.seeds, Check::targets, &out_[i].chosen});
+      if (attempt == 0 && chosen_[i] - 1 >= std::max(1, paper_[i].pool_min_little))
+        jobs.push_back({i, at(i, chosen_[i] - 1, rate_), o_.seeds, Check::targets, &out_[i].below});
     }
     if (jobs.empty()) break;
-    run_jobs(jobs, o, run, judge, out);
-    for (std::size_t i = 0; i < paper.size(); ++i) {
-      if (chosen[i] <= 0 || out[i].feasible) continue;
-      if (out[i].chosen.met) {
-        out[i].feasible = true;
+    run(jobs);
+    for (std::size_t i = 0; i < paper_.size(); ++i) {
+      if (chosen_[i] <= 0 || out_[i].feasible) continue;
+      if (out_[i].chosen.met) {
+        out_[i].feasible = true;
       } else if (attempt < kReconfirms) {
-        out[i].below = out[i].chosen;  // that size broke a seed: it is now the one below
-        ++chosen[i];
+        out_[i].below = out_[i].chosen;  // that size broke a seed: it is now the one below
+        ++chosen_[i];
       }
     }
   }
-  for (std::size_t i = 0; i < paper.size(); ++i)
-    if (chosen[i] <= 0) out[i].chosen = search[i].last;  // the closest point tried
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (o.no_violations && !paper[i].excludes) out[i].no_exclusion = true, out[i].feasible = false;
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (chosen_[i] <= 0) out_[i].chosen = search_[i].last;  // the closest point tried
+  for (std::size_t i = 0; i < out_.size(); ++i)
+    if (o_.no_violations && !paper_[i].excludes) out_[i].no_exclusion = true, out_[i].feasible = false;
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (out_[i].feasible) out_[i].shortest = search_[i].pass;  // the search's own answer, one seed
+}
 
-  for (std::size_t i = 0; i < paper.size(); ++i)
-    if (out[i].feasible) out[i].shortest = search[i].pass;  // the search's own answer, one seed
-
-  // 1b. The horizon: the larger of the pool found and the paper's, over every seed (new seeds); grow when one breaks.
-  if (o.horizon.count() > 0) {
-    std::vector<int> at(paper.size(), 0);
-    std::vector<Evidence> tried(paper.size());
-    for (std::size_t i = 0; i < paper.size(); ++i)
-      if (out[i].feasible) {
-        at[i] = std::max(chosen[i], paper[i].settings.pool_size);
-      }
-    for (int round = 0; round <= kHorizonGrowths; ++round) {
-      std::vector<Job> jobs;
-      for (std::size_t i = 0; i < paper.size(); ++i) {
-        if (at[i] <= 0) continue;
-        Settings h = point_settings(base, paper[i], at[i], rate);
-        h.duration = o.horizon;
-        jobs.push_back({i, h, o.seeds, Check::targets, &tried[i], true});
-      }
-      if (jobs.empty()) break;
-      run_jobs(jobs, o, run, judge, out);
-      for (const auto& j : jobs) {
-        const std::size_t i = j.who;
-        out[i].chosen = tried[i];
-        if (tried[i].met) {
-          chosen[i] = at[i];
-          at[i] = 0;
-        } else if (round < kHorizonGrowths) {
-          at[i] += 1 << round;
-        } else {
-          out[i].feasible = false;
-          at[i] = 0;
-        }
+// 1b. The horizon: the larger of the pool found and the paper's, over every seed (new seeds); grow when one breaks.
+void Confirmation::confirm_at_horizon() {
+  if (o_.horizon.count() <= 0) return;
+  std::vector<int> pool(paper_.size(), 0);
+  std::vector<Evidence> tried(paper_.size());
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (out_[i].feasible) pool[i] = std::max(chosen_[i], paper_[i].settings.pool_size);
+  for (int round = 0; round <= kHorizonGrowths; ++round) {
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < paper_.size(); ++i)
+      if (pool[i] > 0) jobs.push_back({i, at_horizon(i, pool[i], rate_), o_.seeds, Check::targets, &tried[i], true});
+    if (jobs.empty()) break;
+    run(jobs);
+    for (const auto& j : jobs) {
+      const std::size_t i = j.who;
+      out_[i].chosen = tried[i];
+      if (tried[i].met) {
+        chosen_[i] = pool[i];
+        pool[i] = 0;
+      } else if (round < kHorizonGrowths) {
+        pool[i] += 1 << round;
+      } else {
+        out_[i].feasible = false;
+        pool[i] = 0;
       }
     }
   }
+}
 
-  // 3. The headroom of the feasible ones, by bisection on the rate.
-  std::vector<double> lo(paper.size(), rate), hi(paper.size(), 0);
-  std::vector<Evidence> probe(paper.size());
-  for (std::size_t i = 0; i < paper.size(); ++i) hi[i] = std::max(paper[i].headroom_per_s * 1.25, rate * 1.1);
+// 3. The headroom of the feasible ones, by bisection on the rate.
+void Confirmation::bisect_headroom() {
+  std::vector<Evidence> probe(paper_.size());
+  for (std::size_t i = 0; i < paper_.size(); ++i) hi_[i] = std::max(paper_[i].headroom_per_s * 1.25, rate_ * 1.1);
   for (int round = 0; round < kHeadroomRounds; ++round) {
     std::vector<Job> jobs;
-    std::vector<double> tried(paper.size(), 0);
-    for (std::size_t i = 0; i < paper.size(); ++i) {
-      if (!out[i].feasible || out[i].headroom_at_least) continue;
-      tried[i] = round == 0 ? hi[i] : (lo[i] + hi[i]) / 2;
-      jobs.push_back(
-          {i, point_settings(base, paper[i], chosen[i], tried[i]), 1, Check::targets, &probe[i]});
+    std::vector<double> tried(paper_.size(), 0);
+    for (std::size_t i = 0; i < paper_.size(); ++i) {
+      if (!out_[i].feasible || out_[i].headroom_at_least) continue;
+      tried[i] = round == 0 ? hi_[i] : (lo_[i] + hi_[i]) / 2;
+      jobs.push_back({i, at(i, chosen_[i], tried[i]), 1, Check::targets, &probe[i]});
     }
     if (jobs.empty()) break;
-    run_jobs(jobs, o, run, judge, out);
+    run(jobs);
     for (const auto& j : jobs) {
       const std::size_t i = j.who;
       if (probe[i].met) {
-        lo[i] = tried[i];
-        if (round == 0) out[i].headroom_at_least = true;
+        lo_[i] = tried[i];
+        if (round == 0) out_[i].headroom_at_least = true;
       } else {
-        hi[i] = tried[i];
+        hi_[i] = tried[i];
       }
     }
   }
+}
 
-  // 4. The headroom over every seed, the lease at the partner's p99.9, the crash.
+// 4. The headroom over every seed, the lease at the partner's p99.9, the crash.
+void Confirmation::confirm_headroom_and_faults() {
   std::vector<Job> jobs;
-  for (std::size_t i = 0; i < paper.size(); ++i) {
-    if (out[i].feasible) {
-      out[i].headroom_per_s = lo[i];
-      jobs.push_back({i, point_settings(base, paper[i], chosen[i], lo[i]), o.seeds, Check::targets, &out[i].headroom});
+  for (std::size_t i = 0; i < paper_.size(); ++i) {
+    if (out_[i].feasible) {
+      out_[i].headroom_per_s = lo_[i];
+      jobs.push_back({i, at(i, chosen_[i], lo_[i]), o_.seeds, Check::targets, &out_[i].headroom});
     }
-    const Settings at = point_settings(base, paper[i], std::max(chosen[i], out[i].chosen.settings.maximum_pool_size), rate);
-    if (paper[i].settings.lease_ttl.count() > 0) {
-      Settings slow = at;
-      slow.partner_latency = Distribution::fixed(quantile_ms(base.partner_latency, 0.999));
+    const Settings point = at(i, std::max(chosen_[i], out_[i].chosen.settings.maximum_pool_size), rate_);
+    if (paper_[i].settings.lease_ttl.count() > 0) {
+      Settings slow = point;
+      slow.partner_latency = Distribution::fixed(quantile_ms(base_.partner_latency, 0.999));
       slow.key_dist = KeyDist::hot;
-      jobs.push_back({i, slow, 1, Check::steals, &out[i].slow_partner});
+      jobs.push_back({i, slow, 1, Check::steals, &out_[i].slow_partner});
     }
-    if (o.recovery_ms_max > 0) {
-      Settings crash = at;
+    if (o_.recovery_ms_max > 0) {
+      Settings crash = point;
       crash.crash_at = crash.duration / 2;
-      jobs.push_back({i, crash, o.seeds, Check::recovery, &out[i].crash});
+      jobs.push_back({i, crash, o_.seeds, Check::recovery, &out_[i].crash});
     }
   }
-  run_jobs(jobs, o, run, judge, out);
-  for (auto& c : out) {
+  run(jobs);
+  for (auto& c : out_) {
     // A headroom one seed found and another broke: only the planned rate is confirmed.
     if (c.feasible && !c.headroom.met) {
-      c.headroom_per_s = rate;
+      c.headroom_per_s = rate_;
       c.headroom_at_least = false;
     }
     if (!c.slow_partner.run_lines.empty() && !c.slow_partner.met) c.feasible = false;
     if (!c.crash.run_lines.empty() && !c.crash.met) c.feasible = false;
   }
+}
 
-  // 5. The headroom at the horizon: the rate found, then halfway back to the planned rate, then the planned rate.
-  if (o.horizon.count() > 0) {
-    std::vector<double> hr(paper.size(), 0);
-    std::vector<Evidence> tried(paper.size());
-    for (std::size_t i = 0; i < paper.size(); ++i)
-      if (out[i].feasible && out[i].headroom_per_s > rate * 1.0001) hr[i] = out[i].headroom_per_s;
-    for (int round = 0; round < 2; ++round) {
-      std::vector<Job> jobs;
-      for (std::size_t i = 0; i < paper.size(); ++i) {
-        if (hr[i] <= 0) continue;
-        Settings h = point_settings(base, paper[i], chosen[i], hr[i]);
-        h.duration = o.horizon;
-        jobs.push_back({i, h, o.seeds, Check::targets, &tried[i], true});
+// 5. The headroom at the horizon: the rate found, then halfway back to the planned rate, then the planned rate.
+void Confirmation::headroom_at_horizon() {
+  if (o_.horizon.count() <= 0) return;
+  std::vector<double> hr(paper_.size(), 0);
+  std::vector<Evidence> tried(paper_.size());
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (out_[i].feasible && out_[i].headroom_per_s > rate_ * 1.0001) hr[i] = out_[i].headroom_per_s;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < paper_.size(); ++i)
+      if (hr[i] > 0) jobs.push_back({i, at_horizon(i, chosen_[i], hr[i]), o_.seeds, Check::targets, &tried[i], true});
+    if (jobs.empty()) break;
+    run(jobs);
+    for (const auto& j : jobs) {
+      const std::size_t i = j.who;
+      Confirmed& c = out_[i];
+      c.headroom = tried[i];
+      if (tried[i].met) {
+        c.headroom_per_s = hr[i];
+        hr[i] = 0;
+        continue;
       }
-      if (jobs.empty()) break;
-      run_jobs(jobs, o, run, judge, out);
-      for (const auto& j : jobs) {
-        const std::size_t i = j.who;
-        Confirmed& c = out[i];
-        c.headroom = tried[i];
-        if (tried[i].met) {
-          c.headroom_per_s = hr[i];
-          hr[i] = 0;
-          continue;
-        }
-        c.headroom_at_least = false;
-        if (round == 0) {
-          hr[i] = (rate + hr[i]) / 2;
-        } else {
-          c.headroom_per_s = rate;
-          hr[i] = 0;
-        }
+      c.headroom_at_least = false;
+      if (round == 0) {
+        hr[i] = (rate_ + hr[i]) / 2;
+      } else {
+        c.headroom_per_s = rate_;
+        hr[i] = 0;
       }
     }
   }
-  return out;
+}
+
+}  // namespace
+
+std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerdict>& paper,
+                               const ConfirmOptions& o, const Runner& run, const Judge& judge) {
+  Confirmation c(base, paper, o, run, judge);
+  c.search_pools();
+  c.confirm_found();
+  c.confirm_at_horizon();
+  c.bisect_headroom();
+  c.confirm_headroom_and_faults();
+  c.headroom_at_horizon();
+  return c.result();
 }
 
 double poisson_upper(double k, double confidence) {
@@ -376,8 +421,11 @@ std::string bound_text(const Evidence& e, const std::string& kind, const std::st
   const double k = it == e.events.end() ? 0 : it->second;
   const double up = poisson_upper(k);
   const std::size_t seeds = e.run_lines.size();
-  const std::string in = fmt::format("{} {} in {} x {}", amount_text(k), label, seeds,
-                                     format_duration(e.settings.duration));
+  const std::string in =
+      e.stopped_early > 0
+          ? fmt::format("{} {} in {} over {} seed(s) ({} stopped once a target broke)", amount_text(k), label,
+                        span_text(e.exposure_s), seeds, e.stopped_early)
+          : fmt::format("{} {} in {} x {}", amount_text(k), label, seeds, format_duration(e.settings.duration));
   if (per_request)
     return fmt::format("{} ({} requests): rate < 1 per {} requests at 95 %", in, amount_text(e.requests),
                        amount_text(e.requests / up));
@@ -414,6 +462,7 @@ nlohmann::json to_json(const Evidence& e) {
   j["events"] = e.events;
   j["requests"] = e.requests;
   j["exposure_s"] = e.exposure_s;
+  j["stopped_early"] = e.stopped_early;
   if (e.at_horizon) {
     nlohmann::json bounds = nlohmann::json::object();
     for (const auto& [kind, n] : e.events) {

@@ -15,7 +15,9 @@
 //     a seed breaks it, the pool grows by 1, 2, 4, 8 (kHorizonGrowths rounds);
 //     the point recommended is the one that met the targets at the horizon.
 //     Its evidence counts every kind of event over all those seeds, so the
-//     plan states an exact Poisson bound on each rate (poisson_upper());
+//     plan states an exact Poisson bound on each rate (poisson_upper()). With
+//     ConfirmOptions::horizon_run a horizon run that has broken a count target
+//     stops there: a point that failed needs no more of its day;
 //  2. the headroom: with those settings, the highest rate that still meets the
 //     targets, by bisection between the planned rate and the paper's headroom
 //     x 1.25 (four rounds, one seed each; the rate found is confirmed over every
@@ -67,6 +69,7 @@ struct Evidence {
   double requests = 0;    // requests offered, over every seed
   double exposure_s = 0;  // virtual time, over every seed (the arrival window)
   bool at_horizon = false;
+  int stopped_early = 0;  // seeds whose run stopped once it had broken a target (ConfirmOptions::horizon_run)
 };
 
 // The exact one-sided 95 % upper bound on a Poisson mean, given `k` events
@@ -102,6 +105,10 @@ struct ConfirmOptions {
   std::string fail_on;         // the targets as --fail-on text, for the run lines
   Duration horizon{};          // 0 = no horizon runs (the short runs decide)
   int pool_floor = 0;          // the current pool (fewest changes): the point chosen is never smaller
+  // Runs the horizon's batches (empty: the same Runner as the short runs). The
+  // CLI's stops a run as soon as a count it judges has broken its target: a
+  // run that has failed need not finish (its evidence then covers the time it ran).
+  Runner horizon_run;
 };
 
 inline constexpr std::uint64_t kHorizonSeedOffset = 1000;

@@ -306,14 +306,13 @@ PoolFigures pool_figures(const Load& load, double hold_ms, int pool) {
   return figures(load, draws_for(load), hold_ms, pool);
 }
 
-PaperVerdict paper_plan(const StrategyInfo& st, const Load& given, const PaperTargets& t, const Recommendation& floor) {
-  PaperVerdict v;
-  v.strategy = std::string(st.spec);
-  v.holds_connection = st.props.holds_connection_during_call;
-  Recommendation& r = v.settings;
+namespace {
 
-  // The client first: the read timeout above the partner's p99.9 (and above the quantile that keeps the
-  // ambiguous calls within --ambiguous-max), never below the service's own; the attempts as configured.
+// The client first: the read timeout above the partner's p99.9 (and above the quantile that keeps the
+// ambiguous calls within --ambiguous-max), never below the service's own; the attempts as configured.
+// Returns the load with that read timeout.
+Load client_settings(PaperVerdict& v, const Load& given, const PaperTargets& t, const Recommendation& floor) {
+  Recommendation& r = v.settings;
   Load load = given;
   double read_ms = quantile_ms(load.partner, 0.999) * kReadTimeoutMargin;
   if (t.ambiguous_per_day_max >= 0) {
@@ -331,109 +330,158 @@ PaperVerdict paper_plan(const StrategyInfo& st, const Load& given, const PaperTa
   r.attempts = load.attempts;
   v.required.attempts = r.attempts;
   load.read_timeout = r.read_timeout;
-  const auto window_of = [&](int attempts) {
-    report::LintInput in;
-    in.connect_timeout = load.connect_timeout;
-    in.read_timeout = r.read_timeout;
-    in.max_attempts = attempts;
-    in.backoff_base = load.backoff_base;
-    in.backoff_cap = load.backoff_cap;
-    return to_ms(worst_case_call(in.retry())) * load.calls + load.db_ms;
-  };
+  return load;
+}
 
-  // The lease: above the worst case, and (with a recovery target) short enough; fewer attempts if needed.
-  if (st.props.lease_ttl) {
-    for (;;) {
-      v.window_ms = window_of(r.attempts);
-      r.lease_ttl = round_up(v.window_ms * kTtlMargin, 1000);
-      if (t.recovery_ms_max <= 0 || to_ms(r.lease_ttl) <= t.recovery_ms_max || r.attempts == 1) break;
-      --r.attempts;
-    }
-    load.attempts = r.attempts;
-    v.required.lease_ttl = r.lease_ttl;
-    v.required.attempts = r.attempts;
-    // The service's longer TTL is kept unless it breaks the recovery target.
-    if (floor.lease_ttl > r.lease_ttl && (t.recovery_ms_max <= 0 || to_ms(floor.lease_ttl) <= t.recovery_ms_max))
-      r.lease_ttl = floor.lease_ttl;
-    v.recovery_ms = to_ms(r.lease_ttl);
-    if (t.recovery_ms_max > 0 && v.recovery_ms > t.recovery_ms_max)
-      v.why_not.push_back(fmt::format("recovery: the TTL ({}) must cover the worst case even with 1 attempt, which is "
-                                      "above the recovery target ({})",
-                                      ms_text(v.recovery_ms), ms_text(t.recovery_ms_max)));
-  } else {
-    v.window_ms = window_of(r.attempts);
+// The worst-case critical section with `attempts` attempts: every call's retries and backoffs, and the statements.
+double window_ms_of(const Load& load, Duration read_timeout, int attempts) {
+  report::LintInput in;
+  in.connect_timeout = load.connect_timeout;
+  in.read_timeout = read_timeout;
+  in.max_attempts = attempts;
+  in.backoff_base = load.backoff_base;
+  in.backoff_cap = load.backoff_cap;
+  return to_ms(worst_case_call(in.retry())) * load.calls + load.db_ms;
+}
+
+// The lease: above the worst case, and (with a recovery target) short enough; fewer attempts if needed.
+void lease_settings(PaperVerdict& v, const StrategyInfo& st, Load& load, const PaperTargets& t,
+                    const Recommendation& floor) {
+  Recommendation& r = v.settings;
+  if (!st.props.lease_ttl) {
+    v.window_ms = window_ms_of(load, r.read_timeout, r.attempts);
+    return;
   }
+  for (;;) {
+    v.window_ms = window_ms_of(load, r.read_timeout, r.attempts);
+    r.lease_ttl = round_up(v.window_ms * kTtlMargin, 1000);
+    if (t.recovery_ms_max <= 0 || to_ms(r.lease_ttl) <= t.recovery_ms_max || r.attempts == 1) break;
+    --r.attempts;
+  }
+  load.attempts = r.attempts;
+  v.required.lease_ttl = r.lease_ttl;
+  v.required.attempts = r.attempts;
+  // The service's longer TTL is kept unless it breaks the recovery target.
+  if (floor.lease_ttl > r.lease_ttl && (t.recovery_ms_max <= 0 || to_ms(floor.lease_ttl) <= t.recovery_ms_max))
+    r.lease_ttl = floor.lease_ttl;
+  v.recovery_ms = to_ms(r.lease_ttl);
+  if (t.recovery_ms_max > 0 && v.recovery_ms > t.recovery_ms_max)
+    v.why_not.push_back(fmt::format("recovery: the TTL ({}) must cover the worst case even with 1 attempt, which is "
+                                    "above the recovery target ({})",
+                                    ms_text(v.recovery_ms), ms_text(t.recovery_ms_max)));
+}
 
-  // Exclusion: a strategy that does not exclude (on these pods) cannot keep the violations at 0.
+// Exclusion: a strategy that does not exclude (on these pods) cannot keep the violations at 0.
+void exclusion_check(PaperVerdict& v, const StrategyInfo& st, const Load& load, const PaperTargets& t) {
   v.excludes = !(st.props.exclusion == Exclusion::none || (st.props.exclusion == Exclusion::one_pod && load.pods > 1));
   if (t.no_violations && !v.excludes)
     v.why_not.push_back(fmt::format("violations: its exclusion is '{}'{}: it excludes nothing{}, so two requests for "
                                     "one key can both call the partner",
                                     exclusion_name(st.props.exclusion), load.pods > 1 ? fmt::format(" on {} pods", load.pods) : "",
                                     load.pods > 1 && st.props.exclusion == Exclusion::one_pod ? " across pods" : ""));
+}
 
-  // The pool: Little's law's floor, then Erlang C upward until the p99 target holds and every count
-  // target holds over the horizon in the finite queue (threads and connectionTimeout sized with it).
-  const Draws draws = draws_for(load);
-  const double service_mean_ms = mean_of(draws.service_ms);
-  const double service_p99_ms = quantile_of(draws.service_ms, 0.99);
-  const double hold_ms = v.holds_connection ? service_mean_ms : load.db_ms;
-  const bool holds = v.holds_connection;
-  const int little = static_cast<int>(std::floor(load.rate_per_s / load.pods * hold_ms / 1000)) + 1;
-  const bool p99_bounds = t.p99_ms_max > 0 && service_p99_ms <= t.p99_ms_max;
-  const auto sized = [&](int pool, const PoolFigures& f) {
-    Recommendation c = r;
-    c.pool_size = pool;
-    c.max_threads = std::max(threads_for(load, service_mean_ms + (std::isfinite(f.wait_mean_ms) ? f.wait_mean_ms : 0), pool),
-                             floor.max_threads);
-    c.connection_timeout = floor.connection_timeout;
-    if (t.no_rejected)
-      while (c.max_threads < kPoolMax &&
-             figures_over(load, holds, hold_ms, service_mean_ms, c, t.horizon_s).rejected > kEventsPerHorizon)
-        c.max_threads += std::max(1, c.max_threads / 20);
-    const auto ct = connection_timeout_for(load, holds, hold_ms, service_mean_ms, c, t.horizon_s, t.no_pool_timeouts);
-    if (!ct) return std::optional<Recommendation>();
-    c.connection_timeout = *ct;
-    if (t.no_probe_failures &&
-        figures_over(load, holds, hold_ms, service_mean_ms, c, t.horizon_s).probe_failures > kEventsPerHorizon)
-      return std::optional<Recommendation>();
-    return std::optional<Recommendation>(c);
-  };
+// What sizing a pool reads: the load, its draws, the hold, the targets and the floors.
+struct PoolSizing {
+  const Load& load;
+  const PaperTargets& t;
+  const Recommendation& floor;
+  Recommendation base;  // the client's and the lease's settings
+  Draws draws;
+  double service_mean_ms = 0;
+  double service_p99_ms = 0;
+  double hold_ms = 0;
+  bool holds = false;
+};
+
+// The settings at `pool` connections: threads for the rejections, connectionTimeout for the pool timeouts;
+// none when a count target cannot hold over the horizon at that pool.
+std::optional<Recommendation> sized(const PoolSizing& z, int pool, const PoolFigures& f) {
+  const Load& load = z.load;
+  const PaperTargets& t = z.t;
+  Recommendation c = z.base;
+  c.pool_size = pool;
+  c.max_threads = std::max(threads_for(load, z.service_mean_ms + (std::isfinite(f.wait_mean_ms) ? f.wait_mean_ms : 0), pool),
+                           z.floor.max_threads);
+  c.connection_timeout = z.floor.connection_timeout;
+  if (t.no_rejected)
+    while (c.max_threads < kPoolMax &&
+           figures_over(load, z.holds, z.hold_ms, z.service_mean_ms, c, t.horizon_s).rejected > kEventsPerHorizon)
+      c.max_threads += std::max(1, c.max_threads / 20);
+  const auto ct = connection_timeout_for(load, z.holds, z.hold_ms, z.service_mean_ms, c, t.horizon_s, t.no_pool_timeouts);
+  if (!ct) return std::nullopt;
+  c.connection_timeout = *ct;
+  if (t.no_probe_failures &&
+      figures_over(load, z.holds, z.hold_ms, z.service_mean_ms, c, t.horizon_s).probe_failures > kEventsPerHorizon)
+    return std::nullopt;
+  return c;
+}
+
+// The smallest pool from Little's floor up whose figures meet the p99 target and every count target.
+Recommendation required_pool(PaperVerdict& v, const PoolSizing& z, int little) {
+  const PaperTargets& t = z.t;
+  const bool p99_bounds = t.p99_ms_max > 0 && z.service_p99_ms <= t.p99_ms_max;
   int pool = little;
   std::optional<Recommendation> found;
   for (; pool <= kPoolMax; ++pool) {
-    const PoolFigures f = figures(load, draws, hold_ms, pool);
+    const PoolFigures f = figures(z.load, z.draws, z.hold_ms, pool);
     if (f.wait_probability > 0.5 || (p99_bounds && f.p99_ms > t.p99_ms_max)) continue;
-    if ((found = sized(pool, f))) break;
+    if ((found = sized(z, pool, f))) break;
   }
   if (!found) {
     pool = std::min(pool, kPoolMax);
-    found = r;
+    found = z.base;
     found->pool_size = pool;
-    found->max_threads = std::max(pool, floor.max_threads);
-    found->connection_timeout = round_up(std::max(250.0, to_ms(floor.connection_timeout)), 100);
+    found->max_threads = std::max(pool, z.floor.max_threads);
+    found->connection_timeout = round_up(std::max(250.0, to_ms(z.floor.connection_timeout)), 100);
     v.why_not.push_back(fmt::format("pool: no pool up to {} meets every count target over {} on paper", kPoolMax,
                                     format_duration(from_s(t.horizon_s))));
   }
-  const Recommendation required = *found;
+  return *found;
+}
+
+// The pool: Little's law's floor, then Erlang C upward until the p99 target holds and every count
+// target holds over the horizon in the finite queue (threads and connectionTimeout sized with it);
+// the service's larger pool kept.
+void pool_settings(PaperVerdict& v, const Load& load, const PaperTargets& t, const Recommendation& floor) {
+  PoolSizing z{load, t, floor, v.settings, draws_for(load)};
+  z.service_mean_ms = mean_of(z.draws.service_ms);
+  z.service_p99_ms = quantile_of(z.draws.service_ms, 0.99);
+  z.hold_ms = v.holds_connection ? z.service_mean_ms : load.db_ms;
+  z.holds = v.holds_connection;
+  const int little = static_cast<int>(std::floor(load.rate_per_s / load.pods * z.hold_ms / 1000)) + 1;
+  const Recommendation required = required_pool(v, z, little);
   v.required.pool_size = required.pool_size;
   v.required.connection_timeout = required.connection_timeout;
   v.required.max_threads = required.max_threads;
+  Recommendation& r = v.settings;
   r = required;
   if (floor.pool_size > r.pool_size) {
     // The service's larger pool is kept: its threads and connectionTimeout are sized for it (never below their floors).
     const int kept = floor.pool_size;
-    const auto again = sized(kept, figures(load, draws, hold_ms, kept));
+    const auto again = sized(z, kept, figures(load, z.draws, z.hold_ms, kept));
     r = again ? *again : required;
     r.pool_size = kept;
     r.max_threads = std::max(r.max_threads, kept);
   }
-  const PoolFigures at_required = figures(load, draws, hold_ms, required.pool_size);
+  const PoolFigures at_required = figures(load, z.draws, z.hold_ms, required.pool_size);
   if (t.p99_ms_max > 0 && at_required.p99_ms > t.p99_ms_max)
     v.why_not.push_back(fmt::format("p99: {} even {}, above the target {}", ms_text(at_required.p99_ms),
-                                    service_p99_ms > t.p99_ms_max ? "for the critical section alone, with no wait"
-                                                                  : fmt::format("with {} connections", required.pool_size),
+                                    z.service_p99_ms > t.p99_ms_max ? "for the critical section alone, with no wait"
+                                                                    : fmt::format("with {} connections", required.pool_size),
                                     ms_text(t.p99_ms_max)));
+}
+
+}  // namespace
+
+PaperVerdict paper_plan(const StrategyInfo& st, const Load& given, const PaperTargets& t, const Recommendation& floor) {
+  PaperVerdict v;
+  v.strategy = std::string(st.spec);
+  v.holds_connection = st.props.holds_connection_during_call;
+  Load load = client_settings(v, given, t, floor);
+  lease_settings(v, st, load, t, floor);
+  exclusion_check(v, st, load, t);
+  pool_settings(v, load, t, floor);
   if (!st.props.lease_ttl) v.recovery_ms = 0;
   describe(v, given, t);
   v.feasible = v.why_not.empty();

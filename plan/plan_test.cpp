@@ -13,6 +13,8 @@
 #include "plan/paper.hpp"
 #include "plan/prometheus_input.hpp"
 #include "plan/render.hpp"
+#include "report/fields.hpp"
+#include "scenarios/registry.hpp"
 #include "strategies/registry.hpp"
 
 namespace lockbench::plan {
@@ -660,6 +662,130 @@ TEST(PlanConfirm, TheRecommendationsForThreeMMcLoadsMeetTheTargetsAtTheHorizonOn
     EXPECT_TRUE(broken.empty()) << rate << "/s headroom " << again.rate_per_s << ": " << broken.front();
   }
 }
+
+// A horizon run whose verdict is settled (a count target broken) stops there:
+// the result says when, and a run that is never settled is run_sim's, byte for byte.
+TEST(PlanConfirm, AHorizonRunThatHasBrokenACountTargetStopsThereAndSaysSo) {
+  Settings s;
+  s.scenario = "single-call";
+  s.strategy = "held-tx";
+  s.partner_latency = Distribution::exponential(500);
+  s.rate_per_s = 8;
+  s.keys = 100000;
+  s.maximum_pool_size = 4;  // 4 erlangs on 4 connections: it falls behind, and times out
+  s.connection_timeout = 1s;
+  s.duration = 20min;
+  const auto full = run_sim(s);
+  const auto cut = run_sim_until(s, [](const SimCounts& c) { return c.pool_timeouts > 0; });
+  ASSERT_GT(full["requests"]["pool_timeout"].get<double>(), 10);
+  ASSERT_TRUE(cut.contains("stopped_early")) << cut.dump();
+  EXPECT_LT(cut["stopped_early"]["at_s"].get<double>(), to_s(s.duration));
+  EXPECT_GE(cut["requests"]["pool_timeout"].get<double>(), 1);
+  EXPECT_LT(cut["requests"]["pool_timeout"].get<double>(), full["requests"]["pool_timeout"].get<double>());
+  EXPECT_LT(cut["requests"]["total"].get<double>(), full["requests"]["total"].get<double>());
+  EXPECT_EQ(cut["complete"], false);
+  // Never settled: the same result (but the time it was made at).
+  nlohmann::json same = run_sim_until(s, [](const SimCounts&) { return false; }), before = full;
+  same["provenance"].erase("created_at");
+  before["provenance"].erase("created_at");
+  EXPECT_TRUE(same == before);
+}
+
+// Issue 41's "Done when": five workloads of different rates, latencies and
+// strategies. Each is planned (--minimize: the tightest answer is the one to
+// check) and confirmed at its horizon; then every recommended setting, and the
+// printed headroom, runs at that horizon on seeds the plan never used (7001 on)
+// and meets the targets. The horizons keep each run near 10 k - 30 k requests
+// (10 to 30 minutes of virtual time).
+struct Workload {
+  const char* name;
+  const char* strategy;
+  const char* scenario;
+  double rate;
+  Distribution partner;
+  Duration horizon;
+};
+
+// The targets as the CLI's plan judges them: the count targets, and exclusion (lock failures only;
+// the ambiguous outcomes of a read timeout are counted apart, not a target here).
+Judge counts_and_exclusion(const std::string& fail_on) {
+  const auto t = report::parse_fail_on(fail_on);
+  return [t](const nlohmann::json& r) {
+    std::vector<std::string> broken = report::broken_thresholds(t, {r});
+    const double exclusion = report::detail::violations_of(r).exclusion;
+    if (exclusion > 0) broken.push_back("lock failures = " + std::to_string(exclusion));
+    return broken;
+  };
+}
+
+class PlanAtTheHorizon : public ::testing::TestWithParam<Workload> {};
+
+TEST_P(PlanAtTheHorizon, EveryRecommendedSettingAndItsHeadroomMeetTheTargetsOnNewSeeds) {
+  const Workload& w = GetParam();
+  const std::string fail_on = "pool_timeouts>0,probe_failures>0,rejected>0,lease_steals>0";
+  const Judge judge = counts_and_exclusion(fail_on);
+  const bool incident = std::string(w.scenario) == "switch-primary";
+  Settings base = incident ? incident_base() : Settings{};
+  base.scenario = w.scenario;
+  base.partner_latency = w.partner;
+  base.rate_per_s = w.rate;
+  base.duration = 60s;
+  if (!incident) base.keys = 100000;
+  base.db_latency = Distribution::fixed(0.01);
+  Load l = incident ? incident_load() : Load{};
+  l.rate_per_s = w.rate;
+  l.partner = w.partner;
+  l.calls = make_scenario(w.scenario)->partner_calls();
+  l.db_ms = 0.04;
+  PaperTargets t;
+  t.no_pool_timeouts = t.no_probe_failures = t.no_rejected = true;
+  t.horizon_s = to_s(w.horizon);
+  const std::vector<PaperVerdict> paper = {paper_plan(strategy_info(w.strategy), l, t, Recommendation{})};
+  ConfirmOptions o;
+  o.seeds = 2;
+  o.fail_on = fail_on;
+  o.horizon = w.horizon;
+  const auto c = confirm(base, paper, o, sequential(), judge);
+  ASSERT_EQ(c.size(), 1u);
+  ASSERT_TRUE(c[0].feasible) << w.name << ": " << to_json(c[0]).dump(1);
+  ASSERT_TRUE(c[0].chosen.at_horizon) << w.name;
+  EXPECT_TRUE(c[0].chosen.met) << w.name;
+  EXPECT_EQ(c[0].chosen.run_lines.size(), 2u) << w.name;
+  EXPECT_DOUBLE_EQ(c[0].chosen.exposure_s, 2 * to_s(w.horizon)) << w.name;  // both seeds ran the whole horizon
+  // The headroom printed is the planned rate or one confirmed at the horizon.
+  EXPECT_GE(c[0].headroom_per_s, w.rate) << w.name;
+  if (c[0].headroom_per_s > w.rate * 1.0001) {
+    EXPECT_TRUE(c[0].headroom.at_horizon && c[0].headroom.met) << w.name << " headroom " << c[0].headroom_per_s;
+  }
+
+  Settings again = c[0].chosen.settings;
+  again.duration = w.horizon;
+  for (std::uint64_t seed : {7001u, 7002u}) {
+    again.seed = seed;
+    const auto broken = judge(run_sim(again));
+    EXPECT_TRUE(broken.empty()) << w.name << " pool " << again.maximum_pool_size << " seed " << seed << ": "
+                                << broken.front();
+  }
+  again.rate_per_s = c[0].headroom_per_s;
+  again.seed = 7003;
+  const auto broken = judge(run_sim(again));
+  EXPECT_TRUE(broken.empty()) << w.name << " headroom " << again.rate_per_s << "/s: " << broken.front();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FiveWorkloads, PlanAtTheHorizon,
+    ::testing::Values(
+        Workload{"held-tx 50/s at 150 ms", "held-tx", "single-call", 50, Distribution::exponential(150), 10min},
+        Workload{"held-tx 6/s at 1.5 s", "held-tx", "single-call", 6, Distribution::exponential(1500), 30min},
+        Workload{"row-lease, the incident", "row-lease", "switch-primary", 20, Distribution::lognormal(1500, 4000), 15min},
+        Workload{"advisory-xact 20/s at 300 ms", "advisory-xact", "single-call", 20, Distribution::exponential(300), 15min},
+        Workload{"redis-lease 30/s at lognormal 200 ms / 1 s", "redis-lease", "single-call", 30,
+                 Distribution::lognormal(200, 1000), 10min}),
+    [](const ::testing::TestParamInfo<Workload>& i) {
+      std::string n;
+      for (const char* c = i.param.name; *c; ++c) n += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      return n;
+    });
 
 }  // namespace
 }  // namespace lockbench::plan

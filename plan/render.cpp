@@ -42,6 +42,9 @@ std::string evidence_text(const Evidence& e, const char* what) {
   if (!e.met)
     for (std::size_t i = 0; i < e.broken.size() && i < 3; ++i) out += (i ? "; " : "") + e.broken[i];
   if (!e.recovery_ms.empty()) out += ", recovery " + range_text(e.recovery_ms);
+  if (e.stopped_early > 0)
+    out += fmt::format(" ({} of {} seed(s) stopped once a target broke: {} of virtual time run in all)", e.stopped_early,
+                       e.run_lines.size(), format_duration(from_s(e.exposure_s)));
   out += "\n";
   for (const auto& line : e.run_lines) out += "      " + line + "\n";
   return out;
@@ -433,8 +436,10 @@ std::string ambiguity_line(const PlanResult& p, const PaperVerdict& pv, const Ev
 
 }  // namespace
 
-std::string render_text(const PlanResult& p) {
-  std::ostringstream out;
+namespace {
+
+// The plan's head: what was planned, the targets, the inputs read.
+void head_text(std::ostream& out, const PlanResult& p) {
   const Settings& b = p.base;
   out << fmt::format("plan: {} at {:.2f}/s over {} pod(s), partner {}, {} seed(s) x {} per point in the simulator{}\n",
                      b.scenario, b.rate_per_s, b.pods, b.partner_latency.to_string(), p.seeds,
@@ -452,6 +457,10 @@ std::string render_text(const PlanResult& p) {
                                        : std::string("are counted apart, not a target"))
       << "\n";
   for (const auto& line : p.inputs) out << "input: " << line << "\n";
+}
+
+// One row per strategy: the verdicts and the settings shown.
+void table_text(std::ostream& out, const PlanResult& p) {
   const bool real = confirmed_in_real_world(p);
   out << "\n"
       << fmt::format("{:<26} {:<11} {:<11} {:>5} {:>9} {:>13} {:>9} {:>8} {:>11}{}\n", "strategy", "paper", "simulator",
@@ -470,64 +479,87 @@ std::string render_text(const PlanResult& p) {
                                   : std::string("-"),
                        real_cell);
   }
-  for (std::size_t i = 0; i < p.paper.size(); ++i) {
-    const auto& pv = p.paper[i];
-    const auto& c = p.confirmed[i];
-    out << "\n" << pv.strategy << ": "
-        << (meets(c)      ? "meets the targets"
-            : c.feasible ? "meets the targets in the simulator, not in the real world"
-                         : "does not meet the targets")
-        << "\n";
-    for (const auto& w : pv.why_not) out << "  paper: fails " << w << "\n";
-    if (c.no_exclusion)
-      out << "  it excludes nothing here: "
-          << (c.chosen.met ? "the simulator saw no violation in these runs, which proves nothing for a lock that does "
-                             "not exclude"
-                           : "the runs saw the overlaps")
-          << "; never recommended while the scenario needs exclusion\n";
-    const Recommendation r = shown_settings(pv, c);
-    if (c.feasible && !p.minimize) {
-      const int smallest = c.shortest.run_lines.empty() ? r.pool_size : c.shortest.settings.maximum_pool_size;
-      if (r.pool_size == b.maximum_pool_size)
-        out << fmt::format("  keep: maximum-pool-size {}, meets the targets{} ({} to spare: {} met them in the "
-                           "short runs)\n",
-                           r.pool_size, c.chosen.at_horizon ? " at the horizon" : "", r.pool_size - smallest, smallest);
-      if (r.max_threads == b.max_threads) out << fmt::format("  keep: Tomcat threads {}\n", r.max_threads);
-      if (r.max_threads > b.max_threads)
-        out << fmt::format("  change: Tomcat threads {} -> {}: the paper needs {} for the rejections over the horizon\n",
-                           b.max_threads, r.max_threads, pv.required.max_threads);
-    }
-    if (c.feasible && !p.paper_pool.empty() && c.chosen.at_horizon) {
-      const int paper_pool = p.paper_pool[i];
-      if (r.pool_size > paper_pool + 1)
-        out << fmt::format("  paper and simulator disagree: the paper's pool {} broke a target at the horizon, {} "
-                           "met them (the paper's queue is M/M/c/N with exponential holds; the simulator runs the "
-                           "partner's own latency)\n",
-                           paper_pool, r.pool_size);
-      else if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size + 1 < pv.required.pool_size)
-        out << fmt::format("  paper and simulator disagree: the short runs met the targets with pool {}, the paper "
-                           "needs {} for the horizon (the paper is kept: short runs see too few tail events)\n",
-                           c.shortest.settings.maximum_pool_size, pv.required.pool_size);
-    }
-    for (const auto& w : pv.why) out << "  why: " << w << "\n";
-    if (!c.chosen.run_lines.empty())
-      out << evidence_text(c.chosen, c.feasible ? (c.chosen.at_horizon ? "chosen, at the horizon" : "chosen")
-                                                : "closest tried");
-    for (const auto& line : bound_lines(p, c.chosen)) out << "      confirmed: " << line << "\n";
-    if (c.chosen.at_horizon) out << "  " << ambiguity_line(p, pv, c.chosen) << "\n";
-    if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size != c.chosen.settings.maximum_pool_size)
-      out << evidence_text(c.shortest, "the smallest pool that met them in the short runs (one seed)");
-    if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer (short runs)");
-    if (!c.headroom.run_lines.empty())
-      out << evidence_text(c.headroom, c.headroom.met ? (c.headroom.at_horizon ? "headroom, at the horizon" : "headroom")
-                                                      : "headroom (broken on a seed: only the planned rate holds)");
-    for (const auto& line : bound_lines(p, c.headroom)) out << "      confirmed: " << line << "\n";
-    if (!c.slow_partner.run_lines.empty())
-      out << evidence_text(c.slow_partner, "every call at the partner's p99.9, one hot key");
-    if (!c.crash.run_lines.empty()) out << evidence_text(c.crash, "crash at half time");
-    if (!c.real.run_lines.empty())
-      out << evidence_text(c.real, fmt::format("real world, time scale {:g}", c.real_time_scale).c_str());
-  }
+}
+
+// Fewest changes: what is kept and what changes, against the service's current settings.
+void keep_text(std::ostream& out, const PlanResult& p, const PaperVerdict& pv, const Confirmed& c,
+               const Recommendation& r) {
+  const Settings& b = p.base;
+  if (!c.feasible || p.minimize) return;
+  const int smallest = c.shortest.run_lines.empty() ? r.pool_size : c.shortest.settings.maximum_pool_size;
+  if (r.pool_size == b.maximum_pool_size)
+    out << fmt::format("  keep: maximum-pool-size {}, meets the targets{} ({} to spare: {} met them in the "
+                       "short runs)\n",
+                       r.pool_size, c.chosen.at_horizon ? " at the horizon" : "", r.pool_size - smallest, smallest);
+  if (r.max_threads == b.max_threads) out << fmt::format("  keep: Tomcat threads {}\n", r.max_threads);
+  if (r.max_threads > b.max_threads)
+    out << fmt::format("  change: Tomcat threads {} -> {}: the paper needs {} for the rejections over the horizon\n",
+                       b.max_threads, r.max_threads, pv.required.max_threads);
+}
+
+// Where the paper's pool and the runs' disagree (at the horizon only).
+void disagreement_text(std::ostream& out, const PlanResult& p, std::size_t i, const Recommendation& r) {
+  const auto& pv = p.paper[i];
+  const auto& c = p.confirmed[i];
+  if (!c.feasible || p.paper_pool.empty() || !c.chosen.at_horizon) return;
+  const int paper_pool = p.paper_pool[i];
+  if (r.pool_size > paper_pool + 1)
+    out << fmt::format("  paper and simulator disagree: the paper's pool {} broke a target at the horizon, {} "
+                       "met them (the paper's queue is M/M/c/N with exponential holds; the simulator runs the "
+                       "partner's own latency)\n",
+                       paper_pool, r.pool_size);
+  else if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size + 1 < pv.required.pool_size)
+    out << fmt::format("  paper and simulator disagree: the short runs met the targets with pool {}, the paper "
+                       "needs {} for the horizon (the paper is kept: short runs see too few tail events)\n",
+                       c.shortest.settings.maximum_pool_size, pv.required.pool_size);
+}
+
+// The runs behind a strategy's verdict, each with its run lines (and bounds at the horizon).
+void runs_text(std::ostream& out, const PlanResult& p, const PaperVerdict& pv, const Confirmed& c) {
+  if (!c.chosen.run_lines.empty())
+    out << evidence_text(c.chosen, c.feasible ? (c.chosen.at_horizon ? "chosen, at the horizon" : "chosen")
+                                              : "closest tried");
+  for (const auto& line : bound_lines(p, c.chosen)) out << "      confirmed: " << line << "\n";
+  if (c.chosen.at_horizon) out << "  " << ambiguity_line(p, pv, c.chosen) << "\n";
+  if (!c.shortest.run_lines.empty() && c.shortest.settings.maximum_pool_size != c.chosen.settings.maximum_pool_size)
+    out << evidence_text(c.shortest, "the smallest pool that met them in the short runs (one seed)");
+  if (!c.below.run_lines.empty()) out << evidence_text(c.below, "one connection fewer (short runs)");
+  if (!c.headroom.run_lines.empty())
+    out << evidence_text(c.headroom, c.headroom.met ? (c.headroom.at_horizon ? "headroom, at the horizon" : "headroom")
+                                                    : "headroom (broken on a seed: only the planned rate holds)");
+  for (const auto& line : bound_lines(p, c.headroom)) out << "      confirmed: " << line << "\n";
+  if (!c.slow_partner.run_lines.empty())
+    out << evidence_text(c.slow_partner, "every call at the partner's p99.9, one hot key");
+  if (!c.crash.run_lines.empty()) out << evidence_text(c.crash, "crash at half time");
+  if (!c.real.run_lines.empty())
+    out << evidence_text(c.real, fmt::format("real world, time scale {:g}", c.real_time_scale).c_str());
+}
+
+// One strategy's block: its verdict, why, what is kept, and the runs.
+void strategy_text(std::ostream& out, const PlanResult& p, std::size_t i) {
+  const auto& pv = p.paper[i];
+  const auto& c = p.confirmed[i];
+  out << "\n" << pv.strategy << ": "
+      << (meets(c)      ? "meets the targets"
+          : c.feasible ? "meets the targets in the simulator, not in the real world"
+                       : "does not meet the targets")
+      << "\n";
+  for (const auto& w : pv.why_not) out << "  paper: fails " << w << "\n";
+  if (c.no_exclusion)
+    out << "  it excludes nothing here: "
+        << (c.chosen.met ? "the simulator saw no violation in these runs, which proves nothing for a lock that does "
+                           "not exclude"
+                         : "the runs saw the overlaps")
+        << "; never recommended while the scenario needs exclusion\n";
+  const Recommendation r = shown_settings(pv, c);
+  keep_text(out, p, pv, c, r);
+  disagreement_text(out, p, i, r);
+  for (const auto& w : pv.why) out << "  why: " << w << "\n";
+  runs_text(out, p, pv, c);
+}
+
+// The answer: the strategy recommended, or the closest point and what it breaks.
+void answer_text(std::ostream& out, const PlanResult& p) {
   const int rec = recommended(p);
   out << "\n";
   if (rec >= 0) {
@@ -543,17 +575,27 @@ std::string render_text(const PlanResult& p) {
                        c.headroom.at_horizon && c.headroom.met ? " (confirmed at the horizon)" : "");
     for (const auto& line : bound_lines(p, c.chosen)) out << "  confirmed: " << line << "\n";
     if (pv.strategy == "none" || !pv.excludes) out << "  note: " << pv.strategy << " excludes nothing\n";
-  } else {
-    out << "no strategy meets the targets";
-    const int near = closest(p);
-    if (near >= 0) {
-      const auto& e = p.confirmed[static_cast<std::size_t>(near)].chosen;
-      out << "; the closest point: " << p.paper[static_cast<std::size_t>(near)].strategy << " with pool "
-          << e.settings.maximum_pool_size << ", p99 " << range_text(e.p99_ms) << ", which breaks only: ";
-      for (std::size_t i = 0; i < e.broken.size(); ++i) out << (i ? "; " : "") << e.broken[i];
-    }
-    out << "\n";
+    return;
   }
+  out << "no strategy meets the targets";
+  const int near = closest(p);
+  if (near >= 0) {
+    const auto& e = p.confirmed[static_cast<std::size_t>(near)].chosen;
+    out << "; the closest point: " << p.paper[static_cast<std::size_t>(near)].strategy << " with pool "
+        << e.settings.maximum_pool_size << ", p99 " << range_text(e.p99_ms) << ", which breaks only: ";
+    for (std::size_t i = 0; i < e.broken.size(); ++i) out << (i ? "; " : "") << e.broken[i];
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+std::string render_text(const PlanResult& p) {
+  std::ostringstream out;
+  head_text(out, p);
+  table_text(out, p);
+  for (std::size_t i = 0; i < p.paper.size(); ++i) strategy_text(out, p, i);
+  answer_text(out, p);
   out << fmt::format("plan took {:.1f} s\n", p.elapsed_s);
   return out.str();
 }

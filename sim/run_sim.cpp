@@ -1,6 +1,7 @@
 // run_sim: the simulator's entry point for the CLI (sim/run_sim.hpp). A stop
 // (hooks.should_stop) ends the event loop at its next batch; requests still in
-// flight then end as errors and the result is marked interrupted.
+// flight then end as errors and the result is marked interrupted. run_sim_until
+// stops the same way when its verdict is settled.
 #include "sim/run_sim.hpp"
 
 #include "settings/table.hpp"
@@ -9,7 +10,9 @@
 
 namespace lockbench {
 
-nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) {
+namespace {
+
+nlohmann::json run_one(const Settings& settings, const RunHooks& hooks, const SettledFn& settled) {
   validate_settings(settings);
   Settings s = settings;
   s.world = "sim";  // virtual time: time_scale does not apply
@@ -26,13 +29,25 @@ nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) {
       stopped = stopped || hooks.should_stop();
       return stopped;
     };
-  world.run(h);
+  world.run(h, settled);
   nlohmann::json r = world.result();
   if (stopped) {
     r["interrupted"] = true;
     r["complete"] = false;
   }
+  if (const auto at = world.stopped_early()) {
+    r["stopped_early"] = {{"at_s", to_s(*at)}};
+    r["complete"] = false;
+  }
   return r;
+}
+
+}  // namespace
+
+nlohmann::json run_sim(const Settings& settings, const RunHooks& hooks) { return run_one(settings, hooks, {}); }
+
+nlohmann::json run_sim_until(const Settings& settings, const SettledFn& settled) {
+  return run_one(settings, {}, settled);
 }
 
 }  // namespace lockbench

@@ -42,6 +42,7 @@
 #include "sim/local_locks.hpp"
 #include "sim/lock_manager.hpp"
 #include "sim/partner_front.hpp"
+#include "sim/run_sim.hpp"
 
 namespace lockbench::sim {
 
@@ -309,8 +310,10 @@ class SimWorld final : public World {
   std::unique_ptr<Renewal> keep_renewing(RequestCtx& cx, Duration period, RenewFn renew) override;
 
   // Runs the whole workload to the end (arrivals stop at `duration`, then the
-  // run drains); progress is called every few ten thousand events.
-  void run(const RunHooks& hooks = {});
+  // run drains); progress is called every few ten thousand events. `settled`
+  // is asked as often: true stops the run there (stopped_early() says when).
+  void run(const RunHooks& hooks = {}, const SettledFn& settled = {});
+  std::optional<Duration> stopped_early() const { return stopped_early_; }
   nlohmann::json result();
 
   // Shared with Pod and SimConn.
@@ -418,6 +421,7 @@ class SimWorld final : public World {
   void flush_timeline(bool final);
   // The scenario's rows the run changed or inserted: the service's side of the oracle.
   std::vector<StoredRow> stored_rows() const;
+  SimCounts counts() const;  // what run()'s `settled` reads
 
   const Settings& s_;
   Strategy& strategy_;
@@ -488,6 +492,7 @@ class SimWorld final : public World {
   bool keep_borrows_ = false;
   std::vector<BorrowRecord> borrows_;
   std::int64_t unfinished_ = 0;
+  std::optional<Duration> stopped_early_;
 };
 
 }  // namespace lockbench::sim
