@@ -184,5 +184,75 @@ TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
   EXPECT_NE(twice.err.find("shard 1/3 is given twice"), std::string::npos) << twice.err;
 }
 
+
+// ---- issue 43: two runners' p99, live
+
+// The ok p99 as merge computes it: the upper bound of the bucket holding the
+// 99th percentile of latency_histogram_ms.ok, so that a single runner's and a
+// merged run's are read alike.
+double p99_of(const json& r) {
+  const json& h = r["latency_histogram_ms"]["ok"];
+  const double n = h["count"].get<double>();
+  double seen = 0;
+  for (const auto& b : h["buckets"]) {
+    seen += b[2].get<double>();
+    if (seen >= 0.99 * n) return b[1].get<double>();
+  }
+  return 0;
+}
+
+// One schedule (100/s for 3 s, a 20 ms partner, two pods of 4 connections:
+// about 2 connections busy of 8) sent by one runner three times, and split
+// over two runner processes (--shard 0/2, 1/2, merged) twice, alternating so
+// that a change of the host's load falls on both. Each merged ok p99 lies
+// within the single runs' range widened by that range (at least one
+// histogram bucket, 1/8 of a power of two): the merge adds histograms, so two
+// halves of one schedule give one runner's tail unless the machine differs.
+TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSpread) {
+  LOCKBENCH_NEED_PARTNER();
+  const std::int64_t run = test::private_run_id();
+  Pod a("single-call", "row-lease", run, 1), b("single-call", "row-lease", run, 2);
+  ASSERT_FALSE(a.url().empty() || b.url().empty());
+  const std::string cmd = std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + servers() +
+                          " --keys 40 --rate 100 --duration 3s --partner-latency fixed:20ms --maximum-pool-size 4"
+                          " --seed 11 --probe-interval 0s --scenario single-call --strategy row-lease --targets " +
+                          a.url() + "," + b.url();
+  std::vector<double> single, merged;
+  std::int64_t total = -1;
+  for (int round = 0; round < 5; ++round) {
+    if (round % 2 == 0) {
+      const json one = first_result(run_command(cmd));
+      ASSERT_TRUE(one.contains("latency_histogram_ms"));
+      single.push_back(p99_of(one));
+      total = one["requests"]["total"].get<std::int64_t>();
+      continue;
+    }
+    const std::string dir = at("split-" + std::to_string(round));
+    fs::create_directories(dir);
+    std::vector<testing::Spawned> procs;
+    for (int i = 0; i < 2; ++i)
+      procs.push_back(testing::spawn({"/bin/sh", "-c", cmd + " --shard " + std::to_string(i) + "/2 --out " + dir + "/runner-" +
+                                                           std::to_string(i) + ".json"},
+                                     dir + "/out-" + std::to_string(i), dir + "/err-" + std::to_string(i)));
+    for (int i = 0; i < 2; ++i)
+      ASSERT_EQ(testing::wait_exit(procs[i].pid, std::chrono::seconds(60)), 0) << testing::slurp(procs[i].err_path);
+    const auto m = run_command(std::string(LOCKBENCH_BIN) + " merge " + dir + "/runner-0.json " + dir +
+                               "/runner-1.json --no-charts --out " + dir + "/merged");
+    ASSERT_EQ(m.status, 0) << m.err;
+    const json r = json::parse(testing::slurp(dir + "/merged/merged.json"));
+    EXPECT_EQ(r["requests"]["total"].get<std::int64_t>(), total);  // the one schedule, every request once
+    EXPECT_DOUBLE_EQ(r["latency_ok_ms"]["p99"].get<double>(), p99_of(r));  // merge reads its histogram so too
+    merged.push_back(p99_of(r));
+  }
+  const double lo = *std::min_element(single.begin(), single.end());
+  const double hi = *std::max_element(single.begin(), single.end());
+  const double width = std::max(hi - lo, hi / 8);
+  for (const double m : merged)
+    EXPECT_TRUE(m >= lo - width && m <= hi + width)
+        << "merged ok p99 " << m << " ms; single runner's " << single[0] << ", " << single[1] << ", " << single[2] << " ms";
+  std::cerr << "ok p99, single: " << single[0] << " " << single[1] << " " << single[2] << " ms; two runners merged: "
+            << merged[0] << " " << merged[1] << " ms\n";
+}
+
 }  // namespace real_runners_test
 }  // namespace lockbench

@@ -145,6 +145,10 @@ public final class Service {
           // (a long-lived service would otherwise report every run since its start).
           pool.reset();
           for (int i = 0; i < outcomes.length(); ++i) outcomes.set(i, 0);
+          // A collection now, before the run's load, rather than a young
+          // collection's stop-the-world pause inside it: on a loaded host one
+          // pause of 180 ms was a run's whole p99 (README, "Garbage collection").
+          System.gc();
           send(ex, 200, "{\"run\":" + cfg.run + ",\"scenario\":\"" + cfg.scenario + "\",\"strategy\":\"" + cfg.strategy
               + "\",\"pid\":" + ProcessHandle.current().pid() + "}");
         } else if (method.equals("GET") && path.equals("/lockbench/pool")) {
