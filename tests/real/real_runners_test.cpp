@@ -211,7 +211,7 @@ double p99_of(const json& r) {
 TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSpread) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
-  Pod a("single-call", "row-lease", run, 1), b("single-call", "row-lease", run, 2);
+  const test::ServePod a = pod("single-call", "row-lease", run, 1), b = pod("single-call", "row-lease", run, 2);
   ASSERT_FALSE(a.url().empty() || b.url().empty());
   const std::string cmd = std::string(LOCKBENCH_BIN) + " run --world real --quiet --json" + servers() +
                           " --keys 40 --rate 100 --duration 3s --partner-latency fixed:20ms --maximum-pool-size 4"
