@@ -304,11 +304,10 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
     warm.pod_mode = "process";
     warm.rate_per_s = 0.5 * s.maximum_pool_size / ((s.partner_latency.mean_ms() + to_ms(s.partner_overhead)) / 1000);
     warm.trace_requests = 0;
-    warm.duration = std::chrono::seconds(2);
+    warm.duration = std::chrono::seconds(2);  // the warm-up; the measured run below is 3 s
     validate_settings(warm);
     std::cerr << "validate: warming the service up, then measuring its hold (2 s and 3 s at " << std::fixed
               << std::setprecision(1) << warm.rate_per_s << "/s, not compared)...\n";
-    warm.duration = std::chrono::seconds(2);
     run_real(warm);
     warm.duration = std::chrono::seconds(3);
     warm.seed = s.seed + 1;  // other arrivals than the compared runs'
