@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 namespace lockbench {
@@ -36,11 +37,18 @@ double draw_ms(const Distribution& d, double mu, double sigma, Rng& rng) {
       const double v = rng.lognormal(mu, sigma);
       return cap_ms > 0 ? std::min(v, cap_ms) : v;
     }
+    case Kind::sequence:
+      return d.values && !d.values->empty() ? (*d.values)[rng.below(d.values->size())] : a_ms;
   }
   return a_ms;
 }
 
 }  // namespace
+
+Distribution Distribution::sequence(std::vector<double> ms) {
+  const double mean = ms.empty() ? 0 : std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  return {Kind::sequence, mean, 0, 0, std::make_shared<const std::vector<double>>(std::move(ms))};
+}
 
 double Distribution::sample_ms(Rng& rng) const {
   const bool logn = kind == Kind::lognormal;
@@ -55,7 +63,11 @@ DistributionSampler::DistributionSampler(const Distribution& d) : d_(d) {
   }
 }
 
-double DistributionSampler::sample_ms(Rng& rng) const { return std::min(draw_ms(d_, mu_, sigma_, rng), kSampleMsMax); }
+double DistributionSampler::sample_ms(Rng& rng) const {
+  if (d_.kind == Distribution::Kind::sequence && d_.values && !d_.values->empty())
+    return std::min((*d_.values)[next_++ % d_.values->size()], kSampleMsMax);
+  return std::min(draw_ms(d_, mu_, sigma_, rng), kSampleMsMax);
+}
 
 double Distribution::mean_ms() const {
   switch (kind) {
@@ -71,11 +83,27 @@ double Distribution::mean_ms() const {
       const double m = a_ms * std::exp(s * s / 2);
       return cap_ms > 0 ? std::min(m, cap_ms) : m;
     }
+    case Kind::sequence:
+      return a_ms;
   }
   return a_ms;
 }
 
+double Distribution::sequence_quantile_ms(double q) const {
+  if (kind != Kind::sequence || !values || values->empty()) return 0;
+  std::vector<double> v = *values;
+  const auto rank = static_cast<std::size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size())));
+  const std::size_t i = std::min(v.size() - 1, rank > 0 ? rank - 1 : 0);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  return v[i];
+}
+
 Distribution Distribution::scaled(double f) const {
+  if (kind == Kind::sequence) {
+    std::vector<double> v = values ? *values : std::vector<double>{};
+    for (double& x : v) x *= f;
+    return sequence(std::move(v));
+  }
   Distribution d = *this;
   d.a_ms *= f;
   d.b_ms *= f;
@@ -140,6 +168,8 @@ std::string Distribution::to_string() const {
       return "exponential:mean=" + f(a_ms);
     case Kind::lognormal:
       return "lognormal:p50=" + f(a_ms) + ",p99=" + f(b_ms) + (cap_ms > 0 ? ",cap=" + f(cap_ms) : "");
+    case Kind::sequence:
+      return "sequence:" + std::to_string(values ? values->size() : 0) + " values,mean=" + f(a_ms);
   }
   return "?";
 }
@@ -157,6 +187,8 @@ nlohmann::json Distribution::to_json() const {
       if (cap_ms > 0) j["cap_ms"] = cap_ms;
       return j;
     }
+    case Kind::sequence:
+      return {{"dist", "sequence"}, {"ms", values ? *values : std::vector<double>{}}};
   }
   return {};
 }
@@ -165,7 +197,8 @@ Distribution Distribution::from_json(const nlohmann::json& j, std::string_view s
   const auto fail = [&](const std::string& why) {
     return SettingError(std::string(setting) + ": " + why +
                         " (accepted: {\"dist\":\"fixed\",\"ms\"} | {\"dist\":\"uniform\",\"min_ms\",\"max_ms\"} | "
-                        "{\"dist\":\"exponential\",\"mean_ms\"} | {\"dist\":\"lognormal\",\"p50_ms\",\"p99_ms\",\"cap_ms\"?})");
+                        "{\"dist\":\"exponential\",\"mean_ms\"} | {\"dist\":\"lognormal\",\"p50_ms\",\"p99_ms\",\"cap_ms\"?} | "
+                        "{\"dist\":\"sequence\",\"ms\":[...]})");
   };
   if (!j.is_object() || !j.contains("dist") || !j["dist"].is_string()) throw fail("needs a \"dist\" string");
   const auto num = [&](const char* key, bool required) -> double {
@@ -193,6 +226,17 @@ Distribution Distribution::from_json(const nlohmann::json& j, std::string_view s
     auto d = lognormal(num("p50_ms", true), num("p99_ms", true), num("cap_ms", false));
     if (d.a_ms <= 0 || d.b_ms < d.a_ms) throw fail("needs 0 < p50_ms <= p99_ms");
     return d;
+  }
+  if (dist == "sequence") {
+    if (!j.contains("ms") || !j["ms"].is_array() || j["ms"].empty()) throw fail("\"ms\" must be a list of at least one number");
+    std::vector<double> v;
+    v.reserve(j["ms"].size());
+    for (const auto& x : j["ms"]) {
+      if (!x.is_number() || !(x.get<double>() >= 0) || x.get<double>() > kLatencyMsMax)
+        throw fail("\"ms\"'s values must be numbers from 0 to 86400000 (24h)");
+      v.push_back(x.get<double>());
+    }
+    return sequence(std::move(v));
   }
   throw fail("unknown dist '" + dist + "'");
 }

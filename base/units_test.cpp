@@ -144,6 +144,32 @@ TEST(Distribution, JsonFormRoundTrips) {
   }
 }
 
+// validate --targets replays a service's holds: the sampler gives them in order,
+// from the first again after the last; the distribution itself draws one of them.
+TEST(Distribution, ASequenceIsReplayedInOrderAndKeepsItsValuesThroughJson) {
+  const auto d = Distribution::sequence({200, 640, 205, 210});
+  EXPECT_EQ(d.kind, Distribution::Kind::sequence);
+  EXPECT_DOUBLE_EQ(d.mean_ms(), 313.75);
+  EXPECT_DOUBLE_EQ(d.sequence_quantile_ms(0.99), 640);
+  EXPECT_DOUBLE_EQ(d.sequence_quantile_ms(0.5), 205);
+  const DistributionSampler sampler(d);
+  Rng rng(3, "seq");
+  for (double want : {200.0, 640.0, 205.0, 210.0, 200.0, 640.0}) EXPECT_DOUBLE_EQ(sampler.sample_ms(rng), want);
+  for (int i = 0; i < 100; ++i) {
+    const double v = d.sample_ms(rng);
+    EXPECT_TRUE(v == 200 || v == 640 || v == 205 || v == 210) << v;
+  }
+  const auto back = Distribution::from_json(d.to_json(), "x");
+  ASSERT_TRUE(back.values);
+  EXPECT_EQ(*back.values, *d.values);
+  EXPECT_EQ(back.to_string(), "sequence:4 values,mean=313.75ms");
+  const auto twice = d.scaled(2);
+  EXPECT_DOUBLE_EQ((*twice.values)[1], 1280);
+  EXPECT_DOUBLE_EQ((*d.values)[1], 640);  // the original is not changed
+  EXPECT_THROW(Distribution::from_json({{"dist", "sequence"}, {"ms", nlohmann::json::array()}}, "x"), SettingError);
+  EXPECT_THROW(Distribution::from_json({{"dist", "sequence"}, {"ms", {1, -2}}}, "x"), SettingError);
+}
+
 TEST(Units, LatenciesInTheOverflowRangeAreRefusedByBothParsers) {
   for (const char* bad : {"fixed:100000h", "fixed:10000000000000ms", "exponential:mean=25h",
                           "uniform:1ms..1000h", "lognormal:p50=1ms,p99=30000h", "lognormal:p50=1s,p99=2s,cap=48h"}) {

@@ -4,12 +4,14 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "core/printable.hpp"
 #include "cli/output.hpp"
 #include "settings/table.hpp"
 #include "base/redact.hpp"
+#include "real/run_common.hpp"
 #include "real/run_real.hpp"
 #include "sim/run_sim.hpp"
 #include "base/stats.hpp"
@@ -35,6 +37,7 @@ double p99_ms(const Distribution& d) {
     case Distribution::Kind::uniform: return d.a_ms + 0.99 * (d.b_ms - d.a_ms);
     case Distribution::Kind::exponential: return d.a_ms * std::log(100.0);
     case Distribution::Kind::lognormal: return d.cap_ms > 0 ? std::min(d.b_ms, d.cap_ms) : d.b_ms;
+    case Distribution::Kind::sequence: return d.sequence_quantile_ms(0.99);
   }
   return d.a_ms;
 }
@@ -186,14 +189,22 @@ void overhead_from_hold(Settings& s, double hold_ms) {
 }
 
 // The simulator's partner calls from a run's connection holds, as the service
-// measured them (pool.hold_ms: mean, p99, max): what a hold adds to the
-// statements, per call, as a lognormal with the holds' mean and p99, cut at
-// their max, and no partner-overhead. A host that stalls a process now and
-// then (a CPU hog beside it) stretches a few holds by hundreds of
-// milliseconds; the simulator is given that tail, and the pool's part (the
-// waits, the timeouts, the ok p99) is what is compared. Without a tail (p99
-// at the mean) the mean alone, as partner-overhead.
-void holds_from_run(Settings& s, const json& r) {
+// measured them. A host that stalls a process now and then (a CPU hog beside
+// it) stretches a few holds by hundreds of milliseconds, and those few are the
+// ok p99's region; the simulator is given them, so that what is compared is
+// the pool's part (the waits, the timeouts, the ok p99), not the host's.
+//   - held-tx, when the service lists its request holds in the order it
+//     granted them (`pool.hold_ms_by_grant` in /lockbench/stats): the
+//     simulator's i-th partner call takes what the i-th hold added to the
+//     statements (a sequence distribution, replayed in order), so a stall
+//     lands on the same request in both worlds, at the same time;
+//   - otherwise from pool.hold_ms (mean, p99, max): a lognormal with the
+//     holds' mean and p99, cut at their max (a stall then lands on other
+//     requests than the service's: about 1 % of holds at the p99 moves it
+//     by 10 to 30 % from one run to the next);
+//   - without a tail (p99 at the mean) the mean alone, as partner-overhead.
+// Returns true when the holds were replayed.
+bool holds_from_run(Settings& s, const json& r, const std::optional<json>& stats) {
   // The statements' own spread is in the holds already: the simulator takes
   // their median (a calibration's tail fitted through p50 and p99 of 40 us
   // and 16 ms on a loaded host draws whole seconds now and then).
@@ -201,6 +212,22 @@ void holds_from_run(Settings& s, const json& r) {
                                                                                        : s.db_latency.mean_ms());
   const double statements_ms = 5 * s.db_latency.mean_ms();
   const int calls = std::max(1, make_scenario(s.scenario)->partner_calls());
+  const json* by_grant = stats && stats->contains("pool") && (*stats)["pool"].is_object() &&
+                                 (*stats)["pool"].contains("hold_ms_by_grant") &&
+                                 (*stats)["pool"]["hold_ms_by_grant"].is_array() &&
+                                 !(*stats)["pool"]["hold_ms_by_grant"].empty()
+                             ? &(*stats)["pool"]["hold_ms_by_grant"]
+                             : nullptr;
+  if (s.strategy == "held-tx" && by_grant != nullptr) {
+    std::vector<double> per_call;
+    for (const auto& h : *by_grant) {
+      const double v = std::clamp(((h.is_number() ? h.get<double>() : 0) - statements_ms) / calls, 0.0, kLatencyMsMax);
+      for (int c = 0; c < calls; ++c) per_call.push_back(v);
+    }
+    s.partner_latency = Distribution::sequence(std::move(per_call));
+    s.partner_overhead = Duration{0};
+    return true;
+  }
   const double m = (number_at(r, {"pool", "hold_ms", "mean"}) - statements_ms) / calls;
   const double q = (number_at(r, {"pool", "hold_ms", "p99"}) - statements_ms) / calls;
   const double cap = (number_at(r, {"pool", "hold_ms", "max"}) - statements_ms) / calls;
@@ -208,11 +235,12 @@ void holds_from_run(Settings& s, const json& r) {
   const double d = z * z - 2 * std::log(q / std::max(m, 1e-9));
   if (m <= 0 || q <= m * 1.001 || d <= 0) {
     overhead_from_hold(s, number_at(r, {"prediction", "mean_hold_ms"}));
-    return;
+    return false;
   }
   const double sigma = z - std::sqrt(d);  // mean = p50 * exp(sigma^2 / 2), p99 = p50 * exp(z sigma)
   s.partner_latency = Distribution::lognormal(m * std::exp(-sigma * sigma / 2), q, std::max(cap, q));
   s.partner_overhead = Duration{0};
+  return false;
 }
 
 // The simulator and the service under --targets at the same settings, one
@@ -228,10 +256,18 @@ bool compare_with_targets(const Settings& one, bool hold_from_run, std::vector<j
   std::cerr << "validate: the service at " << redact_secrets(one.targets) << ", " << std::fixed << std::setprecision(1)
             << one.rate_per_s << "/s for " << format_duration(one.duration) << "...\n";
   const json r = run_real(real);
-  // The service's cost per request as this run measured it (its mean hold),
-  // not as a run seconds earlier did: a host whose load changes in between
-  // (other work starting, a CPU hog) changes the hold, not the pool.
-  if (hold_from_run) holds_from_run(sim, r);
+  // The service's cost per request as this run measured it (its holds), not
+  // as a run seconds earlier did: a host whose load changes in between (other
+  // work starting, a CPU hog) changes the holds, not the pool. Its own list of
+  // holds is read from the service's stats (one target: the run's figures stay
+  // until the next run reads /lockbench/info).
+  bool replayed = false;
+  if (hold_from_run) {
+    const std::optional<json> stats = one.targets.find(',') == std::string::npos
+                                          ? real::get_json(one.targets, "/lockbench/stats", std::chrono::seconds(10))
+                                          : std::nullopt;
+    replayed = holds_from_run(sim, r, stats);
+  }
   const json m = run_sim(sim);
   results.push_back(r);
   results.push_back(m);
@@ -249,7 +285,9 @@ bool compare_with_targets(const Settings& one, bool hold_from_run, std::vector<j
   std::cout << std::fixed << std::setprecision(1) << one.rate_per_s << "/s offered, pool " << one.maximum_pool_size
             << ", connectionTimeout " << format_duration(one.connection_timeout) << "; simulator: partner "
             << sim.partner_latency.to_string() << ", partner-overhead " << format_duration(sim.partner_overhead)
-            << (hold_from_run ? " (from this run's holds)" : "") << "\n"
+            << (replayed ? " (this run's holds, replayed in the order the service granted them)"
+                : hold_from_run ? " (fitted to this run's holds)" : "")
+            << "\n"
             << std::left << std::setw(20) << "figure" << std::right << std::setw(12) << "simulator" << std::setw(12)
             << "service" << std::setw(12) << "service/sim" << "  target\n";
   bool ok = true;

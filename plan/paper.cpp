@@ -276,6 +276,11 @@ double exceed_share(const Distribution& d, double ms) {
       const double sigma = (std::log(d.b_ms) - std::log(d.a_ms)) / stats::normal_quantile(0.99);
       return 0.5 * std::erfc((std::log(ms) - std::log(d.a_ms)) / sigma / std::sqrt(2.0));
     }
+    case Distribution::Kind::sequence: {
+      if (!d.values || d.values->empty()) return 0;
+      const auto above = std::count_if(d.values->begin(), d.values->end(), [&](double v) { return v > ms; });
+      return static_cast<double>(above) / static_cast<double>(d.values->size());
+    }
   }
   return 0;
 }
@@ -298,6 +303,7 @@ double quantile_ms(const Distribution& d, double q) {
       v = d.a_ms * std::exp(sigma * stats::normal_quantile(q));
       break;
     }
+    case Distribution::Kind::sequence: v = d.sequence_quantile_ms(q); break;
   }
   return d.cap_ms > 0 ? std::min(v, d.cap_ms) : v;
 }

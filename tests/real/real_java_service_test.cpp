@@ -115,6 +115,12 @@ TEST(JavaService, TheSimulatorPredictsHikariCPWithinThreePercentOfCountsAndTenOf
   for (const char* row : {"ok p99 ms", "503 (pool timeout)", "probes failed", "pending mean", "pending peak"})
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
   EXPECT_NE(r.out.find("the simulator matches the service"), std::string::npos) << r.out;
+  // Each point's simulator replayed the service's own holds (hold_ms_by_grant), not a fitted lognormal.
+  std::size_t replayed = 0;
+  for (auto p = r.out.find("holds, replayed in the order"); p != std::string::npos;
+       p = r.out.find("holds, replayed in the order", p + 1))
+    ++replayed;
+  EXPECT_EQ(replayed, 2u) << r.out;
 
   // The check can fail: the simulator told a pool of 6 where the service has 4
   // predicts far fewer 503s at the saturated point (costs given: no warm-up run).

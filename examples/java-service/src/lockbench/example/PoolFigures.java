@@ -12,7 +12,10 @@ import java.sql.SQLTransientConnectionException;
  * /lockbench/stats, serve's shape): gauges from HikariCP's own
  * HikariPoolMXBean, and per borrow the wait and the hold, requests' apart from
  * the readiness probe's (a probe's SELECT 1 is no request's hold: it would pull
- * the mean hold, and the Little's-law ceiling, down).
+ * the mean hold, and the Little's-law ceiling, down). The request holds are
+ * also listed in the order the pool granted them ({@code hold_ms_by_grant}):
+ * lockbench validate replays them in the simulator, so that a host's stall
+ * lands on the same request in both worlds.
  */
 final class PoolFigures {
   private final HikariDataSource ds;
@@ -23,6 +26,8 @@ final class PoolFigures {
   // GUARDED_BY(mu): everything below.
   private final DoubleList waitMs = new DoubleList();
   private final DoubleList holdMs = new DoubleList();
+  private final DoubleList grantMs = new DoubleList();  // each request hold's grant, ms since the reset
+  private long resetNs = System.nanoTime();
   private long probeBorrows = 0;
   private long timeouts = 0;
   private double busyConnS = 0;  // every borrow's hold, probes' included (the pool's utilization)
@@ -101,6 +106,7 @@ final class PoolFigures {
           } else {
             waitMs.add(waitedNs / 1e6);
             holdMs.add(held);
+            grantMs.add((borrowedNs - resetNs) / 1e6);
           }
         }
       }
@@ -112,6 +118,8 @@ final class PoolFigures {
     synchronized (mu) {
       waitMs.clear();
       holdMs.clear();
+      grantMs.clear();
+      resetNs = System.nanoTime();
       probeBorrows = 0;
       timeouts = 0;
       busyConnS = 0;
@@ -141,7 +149,8 @@ final class PoolFigures {
     synchronized (mu) {
       return "{\"name\":\"java\",\"size\":" + size + ",\"active_max\":" + activeMax + ",\"pending_max\":" + pendingMax
           + ",\"busy_conn_s\":" + busyConnS + ",\"pending_s\":" + pendingS + ",\"probe_borrows\":" + probeBorrows
-          + ",\"wait_ms\":" + waitMs.json() + ",\"hold_ms\":" + holdMs.json() + ",\"timeouts\":" + timeouts
+          + ",\"wait_ms\":" + waitMs.json() + ",\"hold_ms\":" + holdMs.json()
+          + ",\"hold_ms_by_grant\":" + holdMs.sortedBy(grantMs).json() + ",\"timeouts\":" + timeouts
           + ",\"leaks\":0,\"leak_steps\":[]}";
     }
   }
@@ -158,6 +167,16 @@ final class PoolFigures {
     void add(double x) {
       if (n == v.length) v = java.util.Arrays.copyOf(v, n * 2);
       v[n++] = x;
+    }
+
+    /** These values in the order of {@code keys}' values (same length), ascending. */
+    DoubleList sortedBy(DoubleList keys) {
+      Integer[] order = new Integer[n];
+      for (int i = 0; i < n; ++i) order[i] = i;
+      java.util.Arrays.sort(order, (a, b) -> Double.compare(keys.v[a], keys.v[b]));
+      DoubleList out = new DoubleList();
+      for (int i : order) out.add(v[i]);
+      return out;
     }
 
     String json() {
