@@ -1,5 +1,7 @@
 #include "base/distribution.hpp"
 
+#include "base/stats.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -92,8 +94,7 @@ double Distribution::mean_ms() const {
 double Distribution::sequence_quantile_ms(double q) const {
   if (kind != Kind::sequence || !values || values->empty()) return 0;
   std::vector<double> v = *values;
-  const auto rank = static_cast<std::size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size())));
-  const std::size_t i = std::min(v.size() - 1, rank > 0 ? rank - 1 : 0);
+  const std::size_t i = stats::nearest_rank(q, v.size()) - 1;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
   return v[i];
 }

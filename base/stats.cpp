@@ -197,4 +197,9 @@ std::size_t repetitions_to_detect(double cv, double relative_difference) {
   return std::max<std::size_t>(4, static_cast<std::size_t>(std::ceil(n)));
 }
 
+std::size_t nearest_rank(double q, std::size_t n) {
+  const auto rank = static_cast<std::size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(n)));
+  return std::clamp<std::size_t>(rank, 1, n);
+}
+
 }  // namespace lockbench::stats

@@ -16,6 +16,9 @@
 //   observed coefficient of variation (normal sample-size formula divided by
 //   the U test's asymptotic efficiency 3/pi, and at least 4: with 3 a side the
 //   exact U test cannot reach p < 0.05).
+// - nearest_rank(): the 1-based rank of quantile q among n sorted values,
+//   ceil(q n) clamped to 1..n (the nearest-rank method): what
+//   Samples::quantiles and a replayed sequence's quantile both read.
 #pragma once
 
 #include <cstddef>
@@ -53,5 +56,8 @@ UTest mann_whitney_u(std::span<const double> x, std::span<const double> y);
 // Repetitions per side to detect a relative difference `relative_difference`
 // (0.1 = 10 %) given the coefficient of variation `cv`.
 std::size_t repetitions_to_detect(double cv, double relative_difference);
+
+// q outside [0, 1] is taken as its nearest end; n must be at least 1.
+std::size_t nearest_rank(double q, std::size_t n);
 
 }  // namespace lockbench::stats

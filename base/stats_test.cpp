@@ -105,5 +105,19 @@ TEST(Stats, RepetitionsToDetectGrowWithTheSquareOfCvOverTheDifference) {
   EXPECT_THROW(repetitions_to_detect(0.1, 0), std::invalid_argument);
 }
 
+TEST(Stats, NearestRankIsTheSmallestRankWhoseShareReachesQ) {
+  // The ranks numpy.quantile(x, q, method="inverted_cdf") reads for 10 values.
+  EXPECT_EQ(nearest_rank(0.0, 10), 1u);
+  EXPECT_EQ(nearest_rank(0.1, 10), 1u);
+  EXPECT_EQ(nearest_rank(0.11, 10), 2u);
+  EXPECT_EQ(nearest_rank(0.5, 10), 5u);
+  EXPECT_EQ(nearest_rank(0.99, 10), 10u);
+  EXPECT_EQ(nearest_rank(1.0, 10), 10u);
+  EXPECT_EQ(nearest_rank(0.999, 1), 1u);
+  // Outside [0, 1]: the nearest end.
+  EXPECT_EQ(nearest_rank(-0.5, 10), 1u);
+  EXPECT_EQ(nearest_rank(2.0, 10), 10u);
+}
+
 }  // namespace
 }  // namespace lockbench::stats

@@ -1,5 +1,7 @@
 #include "core/metrics.hpp"
 
+#include "base/stats.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -68,13 +70,6 @@ void sort_samples(std::vector<double>& v) {
 }
 }  // namespace
 
-namespace {
-std::size_t nearest_rank(double q, std::size_t n) {  // 1-based
-  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-  return std::clamp<std::size_t>(rank, 1, n);
-}
-}  // namespace
-
 std::vector<double> Samples::quantiles(std::initializer_list<double> qs) const {
   std::vector<double> out(qs.size(), 0.0);
   const std::size_t n = v_.size();
@@ -95,7 +90,7 @@ std::vector<double> Samples::quantiles(std::initializer_list<double> qs) const {
       sorted_ = true;
     }
     std::size_t i = 0;
-    for (double q : qs) out[i++] = v_[nearest_rank(q, n) - 1];
+    for (double q : qs) out[i++] = v_[stats::nearest_rank(q, n) - 1];
     return out;
   };
   if (sorted_ || n < kSelectMin || qs.size() > kMaxTargets) return by_index();
@@ -114,7 +109,7 @@ std::vector<double> Samples::quantiles(std::initializer_list<double> qs) const {
     std::size_t within = 0;
   };
   std::vector<Target> targets;
-  for (double q : qs) targets.push_back({nearest_rank(q, n) - 1});
+  for (double q : qs) targets.push_back({stats::nearest_rank(q, n) - 1});
   std::vector<std::size_t> order(targets.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&](auto a, auto b) { return targets[a].rank < targets[b].rank; });
