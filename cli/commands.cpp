@@ -243,11 +243,38 @@ bool holds_from_run(Settings& s, const json& r, const std::optional<json>& stats
   return false;
 }
 
+// The real stack's own costs, measured (as lockbench calibrate), into the
+// simulator's settings; a setting the user gave stays theirs (a hand-off
+// measured in their own service, say: --pool-handoff with --pool-order hikari).
+void measure_stack_costs(Settings& s, const CLI::App& app) {
+  const Settings given = s;
+  std::cerr << "validate: measuring the real stack's own costs (as lockbench calibrate)...\n";
+  real::apply_stack_costs(s, real::measure_stack(s));
+  for (const SettingDef& d : setting_defs())
+    if (d.show && app.count("--" + d.name) != 0 && d.show(s) != d.show(given)) d.apply(s, d.show(given));
+}
+
 // The simulator and the service under --targets at the same settings, one
 // table a load: ok, 503 (pool timeouts), ok/s, p50, p99, probes failed,
 // pending (time average and peak). True when counts agree within 3 % and p99
 // within 10 %.
-bool compare_with_targets(const Settings& one, bool hold_from_run, std::vector<json>& results) {
+// --pool-order hikari without --pool-handoff: the hand-off the service itself
+// measured in this run (`pool.handoff_ms` in /lockbench/stats: from a close()
+// to a waiting thread's grant), its median; false when it lists none.
+bool handoff_from_run(Settings& s, const std::optional<json>& stats) {
+  if (!stats || !stats->contains("pool") || !(*stats)["pool"].is_object()) return false;
+  const json& pool = (*stats)["pool"];
+  if (!pool.contains("handoff_ms") || !pool["handoff_ms"].is_array() || pool["handoff_ms"].empty()) return false;
+  std::vector<double> v;
+  for (const auto& h : pool["handoff_ms"])
+    if (h.is_number() && h.get<double>() >= 0 && h.get<double>() < 60000) v.push_back(h.get<double>());
+  if (v.empty()) return false;
+  std::sort(v.begin(), v.end());
+  s.pool_handoff = from_ms(v[stats::nearest_rank(0.5, v.size()) - 1]);
+  return true;
+}
+
+bool compare_with_targets(const Settings& one, bool hold_from_run, bool handoff_given, std::vector<json>& results) {
   Settings real = one, sim = one;
   real.world = "real";
   real.pod_mode = "process";
@@ -261,12 +288,14 @@ bool compare_with_targets(const Settings& one, bool hold_from_run, std::vector<j
   // work starting, a CPU hog) changes the holds, not the pool. Its own list of
   // holds is read from the service's stats (one target: the run's figures stay
   // until the next run reads /lockbench/info).
-  bool replayed = false;
-  if (hold_from_run) {
+  bool replayed = false, handoff_measured = false;
+  const bool handoff_wanted = sim.pool_order == "hikari" && !handoff_given;
+  if (hold_from_run || handoff_wanted) {
     const std::optional<json> stats = one.targets.find(',') == std::string::npos
                                           ? real::get_json(one.targets, "/lockbench/stats", std::chrono::seconds(10))
                                           : std::nullopt;
-    replayed = holds_from_run(sim, r, stats);
+    if (hold_from_run) replayed = holds_from_run(sim, r, stats);
+    if (handoff_wanted) handoff_measured = handoff_from_run(sim, stats);
   }
   const json m = run_sim(sim);
   results.push_back(r);
@@ -285,6 +314,9 @@ bool compare_with_targets(const Settings& one, bool hold_from_run, std::vector<j
   std::cout << std::fixed << std::setprecision(1) << one.rate_per_s << "/s offered, pool " << one.maximum_pool_size
             << ", connectionTimeout " << format_duration(one.connection_timeout) << "; simulator: partner "
             << sim.partner_latency.to_string() << ", partner-overhead " << format_duration(sim.partner_overhead)
+            << ", pool-handoff " << format_duration(sim.pool_handoff)
+            << (handoff_measured ? " (the service's own, this run's median)" : "")
+            << (sim.pool_order != "fifo" ? ", pool-order " + sim.pool_order : std::string())
             << (replayed ? " (this run's holds, replayed in the order the service granted them)"
                 : hold_from_run ? " (fitted to this run's holds)" : "")
             << "\n"
@@ -331,8 +363,7 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
   validate_settings(s);
   const bool calibrated = !unset("db-latency") || !unset("partner-overhead");
   if (!calibrated) {
-    std::cerr << "validate: measuring the real stack's own costs (as lockbench calibrate)...\n";
-    real::apply_stack_costs(s, real::measure_stack(s));
+    measure_stack_costs(s, app);
     // The service's own cost per request, from its mean connection hold in a
     // short run at half the load, after one that warms it up (a JVM's first
     // seconds run cold code): what its hold adds to the partner calls and the
@@ -365,7 +396,7 @@ int validate_targets(Settings s, const CLI::App& app, const std::string& out) {
     Settings one = s;
     one.rate_per_s = rate;
     validate_settings(one);
-    all_ok = compare_with_targets(one, !calibrated, results) && all_ok;
+    all_ok = compare_with_targets(one, !calibrated, !unset("pool-handoff"), results) && all_ok;
   }
   if (!out.empty()) write_results(results, out);
   std::cout << (all_ok ? "the simulator matches the service: counts within 3 %, ok p99 within 10 %"
@@ -398,10 +429,7 @@ int cmd_validate(Settings s, const CLI::App& app, const std::string& out, int re
   validate_settings(s);
 
   const bool calibrated = !unset("db-latency") || !unset("partner-overhead");
-  if (!calibrated) {
-    std::cerr << "validate: measuring the real stack's own costs (as lockbench calibrate)...\n";
-    real::apply_stack_costs(s, real::measure_stack(s));
-  }
+  if (!calibrated) measure_stack_costs(s, app);
   // Mean connection hold of held-tx on single-call: the partner call and its
   // HTTP cost, five statements (begin, lock, read, update, commit).
   const double hold_ms = s.partner_latency.mean_ms() + to_ms(s.partner_overhead) + 5 * s.db_latency.mean_ms();

@@ -197,6 +197,13 @@ struct Settings {
   Duration partner_overhead = 0s;
   Duration pool_handoff = 0s;
   Duration worker_handoff = 0s;
+  // Who gets a returned connection while threads wait for one: "fifo", the
+  // first waiter (the default); or "hikari", HikariCP's ConcurrentBag: the
+  // connection is offered to the longest-waiting thread, but until that thread
+  // has woken (pool_handoff) it stays free in the bag, and a newcomer's scan
+  // takes it; the passed-over thread waits again, behind the others, with
+  // what is left of its connectionTimeout (docs/explanation/hikaricp.md).
+  std::string pool_order = "fifo";
 
   // Real world: every configured duration is multiplied by time_scale, rates divided.
   double time_scale = 1;

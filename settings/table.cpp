@@ -440,6 +440,11 @@ std::vector<SettingDef> make_defs() {
       {"pool-handoff", "simulator: time for a waiting thread to get a returned connection (lockbench calibrate)",
        dur("pool-handoff", &S::pool_handoff), P, "DURATION", shown(&S::pool_handoff),
        {}, longest(&S::pool_handoff)},
+      {"pool-order", "simulator: who gets a returned connection while threads wait: fifo (the first waiter) | "
+                     "hikari (HikariCP's ConcurrentBag: a newcomer takes it while the offered waiter wakes, --pool-handoff)",
+       [](S& s, const std::string& v) { s.pool_order = one_of(v, "pool-order", {"fifo", "hikari"}); },
+       P, "fifo|hikari", shown(&S::pool_order),
+       when([](const S& s) { return s.pool_order != "fifo"; })},
       {"worker-handoff", "simulator: time for a worker to pick up a request (lockbench calibrate)",
        dur("worker-handoff", &S::worker_handoff), C, "DURATION", shown(&S::worker_handoff),
        {}, longest(&S::worker_handoff)},

@@ -69,7 +69,8 @@ Pod::Pod(SimWorld& w, int index, int owner)
       index_(index),
       owner_(owner),
       pinned_owner_(w.pins_carriers() ? w.loop().new_twin(owner) : owner),
-      app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()) {
+      app_skew_(index >= 1 ? w.settings().clock_skew : Duration::zero()),
+      hikari_(w.settings().pool_order == "hikari") {
   const int n = w.settings().maximum_pool_size;
   for (int i = 0; i < n; ++i) {
     conns_.push_back(std::make_unique<SimConn>(w, *this, w.next_conn_id(), w.next_backend()));
@@ -79,20 +80,75 @@ Pod::Pod(SimWorld& w, int index, int owner)
 }
 
 bool Pod::Borrow::await_ready() {
-  if (pod.idle_.empty() || !pod.waiters_.empty()) return false;
-  got = pod.idle_.front();  // least recently returned first
-  pod.idle_.pop_front();
+  // FIFO: not ahead of those already waiting. HikariCP's bag: a newcomer scans
+  // the connections not in use, those offered to a waiter still waking among them.
+  if (pod.idle_.empty() || (!pod.hikari_ && !pod.waiters_.empty())) return false;
+  got = pod.take_idle();
   ++pod.active_;
   pod.w_.pool_changed(+1, 0, -1);
   return true;
 }
 
 void Pod::Borrow::await_suspend(std::coroutine_handle<> h) {
-  const auto ticket = pod.next_ticket_++;
-  pod.waiters_.push_back({ticket, this, h, owner});
   pod.w_.pool_changed(0, +1, 0);
+  pod.park({0, this, h, owner, pod.w_.now() + timeout});
+}
+
+// A waiter joins the queue's end with a new ticket (tickets stay increasing).
+void Pod::park(Waiter w) {
+  w.ticket = next_ticket_++;
+  waiters_.push_back(w);
   // connectionTimeout is the client's own timer: frozen with the pod in a pause.
-  pod.w_.loop().at(pod.w_.now() + timeout, owner, &Pod::on_borrow_timeout, &pod, ticket);
+  w_.loop().at(w.deadline, w.owner, &Pod::on_borrow_timeout, this, w.ticket);
+}
+
+SimConn* Pod::take_idle() {
+  SimConn* c = idle_.front();  // least recently returned first
+  idle_.pop_front();
+  for (auto& o : offers_)
+    if (o.conn == c) o.conn = nullptr;  // its waiter, still waking, finds it taken
+  return c;
+}
+
+// hikari: each connection not in use and not yet offered goes to the
+// longest-parked waiter (HikariCP's requite, handoffQueue.offer to a fair
+// SynchronousQueue), who wakes after --pool-handoff.
+void Pod::offer_idle() {
+  for (SimConn* c : idle_) {
+    if (waiters_.empty()) return;
+    if (std::any_of(offers_.begin(), offers_.end(), [c](const Offer& o) { return o.conn == c; })) continue;
+    offers_.push_back({c, waiters_.front()});
+    waiters_.pop_front();
+    const Offer& o = offers_.back();
+    w_.loop().at(w_.now() + w_.settings().pool_handoff, o.waiter.owner, &Pod::on_offer_woken, this, o.waiter.ticket);
+  }
+}
+
+void Pod::on_offer_woken(void* self, std::uint64_t ticket) {
+  auto& pod = *static_cast<Pod*>(self);
+  auto it = std::find_if(pod.offers_.begin(), pod.offers_.end(), [ticket](const Offer& o) { return o.waiter.ticket == ticket; });
+  if (it == pod.offers_.end()) return;
+  const Offer o = *it;
+  pod.offers_.erase(it);
+  const Duration now = pod.w_.now();
+  if (o.conn) {  // still free: the woken thread's compareAndSet wins
+    pod.idle_.erase(std::find(pod.idle_.begin(), pod.idle_.end(), o.conn));
+    ++pod.active_;
+    pod.w_.pool_changed(+1, -1, -1);
+    o.waiter.borrow->got = o.conn;
+    pod.w_.loop().resume_at(now, o.waiter.owner, o.waiter.handle);
+    return;
+  }
+  // Taken by a newcomer: the thread polls again, at the queue's end, with
+  // what is left of its timeout (HikariCP gives up below 10 us).
+  if (o.waiter.deadline - now <= std::chrono::microseconds(10)) {
+    pod.w_.pool_changed(0, -1, 0);
+    o.waiter.borrow->got = nullptr;
+    pod.w_.loop().resume_at(now, o.waiter.owner, o.waiter.handle);
+    return;
+  }
+  pod.park(o.waiter);
+  pod.offer_idle();
 }
 
 void Pod::on_borrow_timeout(void* self, std::uint64_t ticket) {
@@ -122,6 +178,13 @@ void Pod::give_back(SimConn* c) {
   LOCKBENCH_ASSERT(active_ > 0, "a connection returned to a pool that has none lent");
   LOCKBENCH_ASSERT(std::find(idle_.begin(), idle_.end(), c) == idle_.end(), "a connection returned twice to the pool");
   c = replace_if_old(c);
+  if (hikari_) {  // back in the bag, not in use; offered to a parked waiter if one is
+    --active_;
+    idle_.push_back(c);
+    w_.pool_changed(-1, 0, +1);
+    offer_idle();
+    return;
+  }
   if (!waiters_.empty()) {
     const Waiter w = waiters_.front();
     waiters_.pop_front();

@@ -169,8 +169,10 @@ class SimConn final : public Conn {
   std::string_view last_step_ = "borrowed";
 };
 
-// One service instance. Its pool follows HikariCP: FIFO waiters, an empty
-// handle after connectionTimeout, idle connections handed out least recently
+// One service instance. Its pool follows HikariCP: FIFO waiters (or, with
+// --pool-order hikari, ConcurrentBag's hand-off, in which a newcomer may take
+// a connection offered to a waiter that has not woken yet), an empty handle
+// after connectionTimeout, idle connections handed out least recently
 // returned first, open transactions rolled back on return, leak warnings.
 class Pod {
  public:
@@ -236,7 +238,9 @@ class Pod {
   void forget_root(std::uint32_t slot);
 
   int active() const { return active_; }
-  int pending() const { return static_cast<int>(waiters_.size()); }
+  // Threads in getConnection (HikariPoolMXBean's threads awaiting a
+  // connection): those parked, and those woken for a connection, not yet back.
+  int pending() const { return static_cast<int>(waiters_.size() + offers_.size()); }
   int idle() const { return static_cast<int>(idle_.size()); }
   int in_flight() const { return busy_workers_ + static_cast<int>(queue_.size()); }
   // World::local_lock's table: this incarnation's in-process locks (gone with it).
@@ -251,6 +255,13 @@ class Pod {
     Borrow* borrow;
     std::coroutine_handle<> handle;
     int owner;
+    Duration deadline;  // its connectionTimeout's end
+  };
+  // --pool-order hikari: a returned connection offered to a parked waiter,
+  // who takes it when it has woken unless a newcomer took it first (conn null).
+  struct Offer {
+    SimConn* conn;
+    Waiter waiter;
   };
   struct Running {
     Request request;
@@ -262,6 +273,10 @@ class Pod {
   bool may_start() const;
   void end_stall();
   static void on_borrow_timeout(void* pod, std::uint64_t ticket);
+  void park(Waiter w);
+  void offer_idle();
+  SimConn* take_idle();
+  static void on_offer_woken(void* pod, std::uint64_t ticket);
   static void on_start_next(void* pod, std::uint64_t);
   static void on_probe(void* pod, std::uint64_t);
   static void on_leak_check(void* conn, std::uint64_t gen);
@@ -279,6 +294,8 @@ class Pod {
   std::vector<std::unique_ptr<SimConn>> conns_;  // every connection ever opened (retired ones stay, dead)
   std::deque<SimConn*> idle_;                    // front = least recently returned
   std::deque<Waiter> waiters_;                   // FIFO, tickets increasing
+  std::vector<Offer> offers_;                    // hikari: waiters woken for a connection
+  const bool hikari_;                            // --pool-order hikari
   std::uint64_t next_ticket_ = 1;
   int active_ = 0;
   int busy_workers_ = 0;

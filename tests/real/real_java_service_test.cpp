@@ -105,8 +105,9 @@ TEST(JavaService, TheSimulatorPredictsHikariCPWithinThreePercentOfCountsAndTenOf
   ASSERT_TRUE(svc.error().empty()) << svc.error();
   // No retry. The service collects its garbage when a run starts (a young
   // collection's 180 ms pause inside a run was its whole p99), and each
-  // point's simulator takes that run's own holds (docs/explanation/hikaricp.md).
-  const auto r = validate(svc, "--maximum-pool-size 4");
+  // point's simulator takes that run's own holds and models HikariCP's bag
+  // with the service's own hand-off time (docs/explanation/hikaricp.md).
+  const auto r = validate(svc, "--maximum-pool-size 4 --pool-order hikari");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   // Both points, each with its table: below saturation no 503 to speak of, above it many.
   std::size_t tables = 0;
@@ -121,6 +122,12 @@ TEST(JavaService, TheSimulatorPredictsHikariCPWithinThreePercentOfCountsAndTenOf
        p = r.out.find("holds, replayed in the order", p + 1))
     ++replayed;
   EXPECT_EQ(replayed, 2u) << r.out;
+  // ... and took the hand-off the service measured (pool.handoff_ms), not lockbench's own pool's.
+  std::size_t handoffs = 0;
+  for (auto p = r.out.find("(the service's own, this run's median), pool-order hikari"); p != std::string::npos;
+       p = r.out.find("(the service's own, this run's median), pool-order hikari", p + 1))
+    ++handoffs;
+  EXPECT_EQ(handoffs, 2u) << r.out;
 
   // The check can fail: the simulator told a pool of 6 where the service has 4
   // predicts far fewer 503s at the saturated point (costs given: no warm-up run).

@@ -27,6 +27,8 @@ final class PoolFigures {
   private final DoubleList waitMs = new DoubleList();
   private final DoubleList holdMs = new DoubleList();
   private final DoubleList grantMs = new DoubleList();  // each request hold's grant, ms since the reset
+  private final DoubleList askedMs = new DoubleList();  // each request's getConnection call, ms since the reset
+  private final DoubleList returnMs = new DoubleList();  // every borrow's close(), probes' too, ms since the reset
   private long resetNs = System.nanoTime();
   private long probeBorrows = 0;
   private long timeouts = 0;
@@ -94,6 +96,7 @@ final class PoolFigures {
     public void close() throws SQLException {
       if (closed) return;
       closed = true;
+      long returnNs = System.nanoTime();  // the bag's requite is inside close(): no later than this
       try {
         conn.close();  // HikariCP rolls back an open transaction and resets the connection
       } finally {
@@ -101,12 +104,14 @@ final class PoolFigures {
         synchronized (mu) {
           busyConnS += held / 1000;
           pendingS += waitedNs / 1e9;
+          returnMs.add((returnNs - resetNs) / 1e6);
           if (probe) {
             ++probeBorrows;
           } else {
             waitMs.add(waitedNs / 1e6);
             holdMs.add(held);
             grantMs.add((borrowedNs - resetNs) / 1e6);
+            askedMs.add((borrowedNs - waitedNs - resetNs) / 1e6);
           }
         }
       }
@@ -119,6 +124,8 @@ final class PoolFigures {
       waitMs.clear();
       holdMs.clear();
       grantMs.clear();
+      askedMs.clear();
+      returnMs.clear();
       resetNs = System.nanoTime();
       probeBorrows = 0;
       timeouts = 0;
@@ -150,9 +157,32 @@ final class PoolFigures {
       return "{\"name\":\"java\",\"size\":" + size + ",\"active_max\":" + activeMax + ",\"pending_max\":" + pendingMax
           + ",\"busy_conn_s\":" + busyConnS + ",\"pending_s\":" + pendingS + ",\"probe_borrows\":" + probeBorrows
           + ",\"wait_ms\":" + waitMs.json() + ",\"hold_ms\":" + holdMs.json()
-          + ",\"hold_ms_by_grant\":" + holdMs.sortedBy(grantMs).json() + ",\"timeouts\":" + timeouts
+          + ",\"hold_ms_by_grant\":" + holdMs.sortedBy(grantMs).json() + ",\"handoff_ms\":" + handoffMs().json()
+          + ",\"timeouts\":" + timeouts
           + ",\"leaks\":0,\"leak_steps\":[]}";
     }
+  }
+
+  /**
+   * The pool's hand-off as this run met it: for each request that was already
+   * waiting when a connection came back (its getConnection began before the
+   * latest close() that began before its grant), the time from that close()'s
+   * start to the grant. It is how long a returned connection takes to reach a
+   * parked thread (HikariCP's requite, the SynchronousQueue, the thread's
+   * wake-up) on this host under this load: what the simulator's
+   * --pool-handoff models. Ascending.
+   */
+  private DoubleList handoffMs() {
+    double[] returns = java.util.Arrays.copyOf(returnMs.v, returnMs.n);
+    java.util.Arrays.sort(returns);
+    DoubleList out = new DoubleList();
+    for (int i = 0; i < grantMs.n; ++i) {
+      int at = java.util.Arrays.binarySearch(returns, grantMs.v[i]);
+      int latest = at >= 0 ? at : -at - 2;  // the last return at or before the grant
+      if (latest >= 0 && returns[latest] > askedMs.v[i]) out.add(grantMs.v[i] - returns[latest]);
+    }
+    java.util.Arrays.sort(out.v, 0, out.n);
+    return out;
   }
 
   /** A growable array of doubles, written as JSON. */
