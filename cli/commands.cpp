@@ -254,10 +254,6 @@ void measure_stack_costs(Settings& s, const CLI::App& app) {
     if (d.show && app.count("--" + d.name) != 0 && d.show(s) != d.show(given)) d.apply(s, d.show(given));
 }
 
-// The simulator and the service under --targets at the same settings, one
-// table a load: ok, 503 (pool timeouts), ok/s, p50, p99, probes failed,
-// pending (time average and peak). True when counts agree within 3 % and p99
-// within 10 %.
 // --pool-order hikari without --pool-handoff: the hand-off the service itself
 // measured in this run (`pool.handoff_ms` in /lockbench/stats: from a close()
 // to a waiting thread's grant), its median; false when it lists none.
@@ -274,6 +270,10 @@ bool handoff_from_run(Settings& s, const std::optional<json>& stats) {
   return true;
 }
 
+// The simulator and the service under --targets at the same settings, one
+// table a load: ok, 503 (pool timeouts), ok/s, p50, p99, probes failed,
+// pending (time average and peak). True when counts agree within 3 % and p99
+// within 10 %.
 bool compare_with_targets(const Settings& one, bool hold_from_run, bool handoff_given, std::vector<json>& results) {
   Settings real = one, sim = one;
   real.world = "real";

@@ -126,7 +126,8 @@ void Pod::offer_idle() {
 
 void Pod::on_offer_woken(void* self, std::uint64_t ticket) {
   auto& pod = *static_cast<Pod*>(self);
-  auto it = std::find_if(pod.offers_.begin(), pod.offers_.end(), [ticket](const Offer& o) { return o.waiter.ticket == ticket; });
+  auto it = std::find_if(pod.offers_.begin(), pod.offers_.end(),
+                         [ticket](const Offer& o) { return o.waiter.ticket == ticket; });
   if (it == pod.offers_.end()) return;
   const Offer o = *it;
   pod.offers_.erase(it);
