@@ -33,7 +33,7 @@ endfunction()
 # run at once, each alone on its own PostgreSQL, partner, Redis and PgBouncer.
 # Without the spec file ctest ignores resource groups, so a build configured
 # with N > 1 must run its server tests through scripts/test.
-set(LOCKBENCH_TEST_SERVER_SETS 1 CACHE STRING "server sets the server tests run on at once (scripts/test: 4)")
+set(LOCKBENCH_TEST_SERVER_SETS 1 CACHE STRING "server sets the server tests run on at once (scripts/test: 3)")
 if(NOT LOCKBENCH_TEST_SERVER_SETS MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "LOCKBENCH_TEST_SERVER_SETS=${LOCKBENCH_TEST_SERVER_SETS}: accepted: a whole number from 1")
 endif()

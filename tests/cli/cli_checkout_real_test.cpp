@@ -81,7 +81,7 @@ TEST(CliCheckoutReal, AfterCommitSendsOneEmailPerPaidOrderWhenNoPodDies) {
   if (srv.empty()) GTEST_SKIP() << "LOCKBENCH_TEST_DB / LOCKBENCH_TEST_PARTNER not set (scripts/test sets them)";
   const auto r = run_one(srv, " --strategy after-commit --db-faults commit_fail:p=0.1" + kCharge);
   EXPECT_GT(r["emails"]["paid_orders"].get<int>(), 100);
-  EXPECT_EQ(r["emails"]["lost"], 0);
+  EXPECT_EQ(r["emails"]["lost"], 0) << r["emails"].dump() << " " << r.value("reconcile", json()).dump();
   EXPECT_EQ(r["emails"]["sent"], r["emails"]["paid_orders"]);
 }
 
