@@ -188,6 +188,14 @@ void overhead_from_hold(Settings& s, double hold_ms) {
   if (hold_ms > calls_ms + statements_ms) s.partner_overhead = from_ms((hold_ms - calls_ms - statements_ms) / calls);
 }
 
+// A non-empty list of the pool block of a service's /lockbench/stats
+// (hold_ms_by_grant, handoff_ms: optional, additive), or null.
+const json* pool_list(const std::optional<json>& stats, const char* key) {
+  if (!stats || !stats->contains("pool") || !(*stats)["pool"].is_object()) return nullptr;
+  const json& pool = (*stats)["pool"];
+  return pool.contains(key) && pool[key].is_array() && !pool[key].empty() ? &pool[key] : nullptr;
+}
+
 // The simulator's partner calls from a run's connection holds, as the service
 // measured them. A host that stalls a process now and then (a CPU hog beside
 // it) stretches a few holds by hundreds of milliseconds, and those few are the
@@ -212,12 +220,7 @@ bool holds_from_run(Settings& s, const json& r, const std::optional<json>& stats
                                                                                        : s.db_latency.mean_ms());
   const double statements_ms = 5 * s.db_latency.mean_ms();
   const int calls = std::max(1, make_scenario(s.scenario)->partner_calls());
-  const json* by_grant = stats && stats->contains("pool") && (*stats)["pool"].is_object() &&
-                                 (*stats)["pool"].contains("hold_ms_by_grant") &&
-                                 (*stats)["pool"]["hold_ms_by_grant"].is_array() &&
-                                 !(*stats)["pool"]["hold_ms_by_grant"].empty()
-                             ? &(*stats)["pool"]["hold_ms_by_grant"]
-                             : nullptr;
+  const json* by_grant = pool_list(stats, "hold_ms_by_grant");
   if (s.strategy == "held-tx" && by_grant != nullptr) {
     std::vector<double> per_call;
     for (const auto& h : *by_grant) {
@@ -258,11 +261,10 @@ void measure_stack_costs(Settings& s, const CLI::App& app) {
 // measured in this run (`pool.handoff_ms` in /lockbench/stats: from a close()
 // to a waiting thread's grant), its median; false when it lists none.
 bool handoff_from_run(Settings& s, const std::optional<json>& stats) {
-  if (!stats || !stats->contains("pool") || !(*stats)["pool"].is_object()) return false;
-  const json& pool = (*stats)["pool"];
-  if (!pool.contains("handoff_ms") || !pool["handoff_ms"].is_array() || pool["handoff_ms"].empty()) return false;
+  const json* handoffs = pool_list(stats, "handoff_ms");
+  if (handoffs == nullptr) return false;
   std::vector<double> v;
-  for (const auto& h : pool["handoff_ms"])
+  for (const auto& h : *handoffs)
     if (h.is_number() && h.get<double>() >= 0 && h.get<double>() < 60000) v.push_back(h.get<double>());
   if (v.empty()) return false;
   std::sort(v.begin(), v.end());
