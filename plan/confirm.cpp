@@ -72,7 +72,20 @@ void run_jobs(std::vector<Job>& jobs, const ConfirmOptions& o, const Runner& run
     }
   const bool horizon = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.at_horizon; });
   const Runner& runner = horizon && o.horizon_run ? o.horizon_run : run;
-  const std::vector<nlohmann::json> results = batch.empty() ? std::vector<nlohmann::json>{} : runner(batch);
+  // Longest first (requests to simulate as the proxy of a run's cost), so that
+  // the batch's last runs are short ones: the cores finish it close together.
+  std::vector<std::size_t> order(batch.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&batch](std::size_t a, std::size_t b) {
+    return batch[a].expected_requests() > batch[b].expected_requests();
+  });
+  std::vector<Settings> longest_first;
+  for (std::size_t i : order) longest_first.push_back(batch[i]);
+  std::vector<nlohmann::json> results(batch.size());
+  if (!batch.empty()) {
+    std::vector<nlohmann::json> ran = runner(longest_first);
+    for (std::size_t k = 0; k < order.size(); ++k) results[order[k]] = std::move(ran.at(k));
+  }
   std::size_t at = 0;
   for (auto& j : jobs) {
     Evidence e;
@@ -160,13 +173,31 @@ class Confirmation {
 
   void search_pools();
   void confirm_found();
-  void confirm_at_horizon();
-  void bisect_headroom();
-  void confirm_headroom_and_faults();
-  void headroom_at_horizon();
+  void horizon_and_headroom();
   std::vector<Confirmed> result() { return std::move(out_); }
 
  private:
+  using Who = std::vector<bool>;  // the strategies a step is for
+  // 1b's state, per strategy: the pool its next horizon run tries (0 = none) and its round.
+  struct Horizon {
+    std::vector<int> pool, round;
+    std::vector<Evidence> tried;
+  };
+  // 5's: the rate its next horizon run tries (0 = none) and its round.
+  struct HeadroomHorizon {
+    std::vector<double> rate;
+    std::vector<int> round;
+    std::vector<Evidence> tried;
+  };
+  Horizon start_horizon() const;
+  void horizon_jobs(Horizon& h, std::vector<Job>& jobs) const;
+  void judge_horizon(Horizon& h, const std::vector<Job>& jobs);
+  void bisect_headroom(const Who& who);
+  void confirm_headroom_and_faults(const Who& who);
+  void start_headroom_horizon(HeadroomHorizon& h, const Who& who) const;
+  void headroom_jobs(HeadroomHorizon& h, std::vector<Job>& jobs) const;
+  void judge_headroom(HeadroomHorizon& h, const std::vector<Job>& jobs);
+
   Settings at(std::size_t i, int pool, double rate) const { return point_settings(base_, paper_[i], pool, rate); }
   Settings at_horizon(std::size_t i, int pool, double rate) const {
     Settings h = at(i, pool, rate);
@@ -250,43 +281,46 @@ void Confirmation::confirm_found() {
 }
 
 // 1b. The horizon: the larger of the pool found and the paper's, over every seed (new seeds); grow when one breaks.
-void Confirmation::confirm_at_horizon() {
-  if (o_.horizon.count() <= 0) return;
-  std::vector<int> pool(paper_.size(), 0);
-  std::vector<Evidence> tried(paper_.size());
+Confirmation::Horizon Confirmation::start_horizon() const {
+  const std::size_t n = paper_.size();
+  Horizon h{std::vector<int>(n, 0), std::vector<int>(n, 0), std::vector<Evidence>(n)};
+  for (std::size_t i = 0; i < n; ++i)
+    if (out_[i].feasible) h.pool[i] = std::max(chosen_[i], paper_[i].settings.pool_size);
+  return h;
+}
+
+void Confirmation::horizon_jobs(Horizon& h, std::vector<Job>& jobs) const {
   for (std::size_t i = 0; i < paper_.size(); ++i)
-    if (out_[i].feasible) pool[i] = std::max(chosen_[i], paper_[i].settings.pool_size);
-  for (int round = 0; round <= kHorizonGrowths; ++round) {
-    std::vector<Job> jobs;
-    for (std::size_t i = 0; i < paper_.size(); ++i)
-      if (pool[i] > 0) jobs.push_back({i, at_horizon(i, pool[i], rate_), o_.seeds, Check::targets, &tried[i], true});
-    if (jobs.empty()) break;
-    run(jobs);
-    for (const auto& j : jobs) {
-      const std::size_t i = j.who;
-      out_[i].chosen = tried[i];
-      if (tried[i].met) {
-        chosen_[i] = pool[i];
-        pool[i] = 0;
-      } else if (round < kHorizonGrowths) {
-        pool[i] += 1 << round;
-      } else {
-        out_[i].feasible = false;
-        pool[i] = 0;
-      }
+    if (h.pool[i] > 0) jobs.push_back({i, at_horizon(i, h.pool[i], rate_), o_.seeds, Check::targets, &h.tried[i], true});
+}
+
+// A pool that met the targets is the one chosen; one that broke grows by 1, 2, 4, 8, then the strategy is infeasible.
+void Confirmation::judge_horizon(Horizon& h, const std::vector<Job>& jobs) {
+  for (const auto& j : jobs) {
+    const std::size_t i = j.who;
+    out_[i].chosen = h.tried[i];
+    if (h.tried[i].met) {
+      chosen_[i] = h.pool[i];
+      h.pool[i] = 0;
+    } else if (h.round[i] < kHorizonGrowths) {
+      h.pool[i] += 1 << h.round[i]++;
+    } else {
+      out_[i].feasible = false;
+      h.pool[i] = 0;
     }
   }
 }
 
 // 3. The headroom of the feasible ones, by bisection on the rate.
-void Confirmation::bisect_headroom() {
+void Confirmation::bisect_headroom(const Who& who) {
   std::vector<Evidence> probe(paper_.size());
-  for (std::size_t i = 0; i < paper_.size(); ++i) hi_[i] = std::max(paper_[i].headroom_per_s * 1.25, rate_ * 1.1);
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (who[i]) hi_[i] = std::max(paper_[i].headroom_per_s * 1.25, rate_ * 1.1);
   for (int round = 0; round < kHeadroomRounds; ++round) {
     std::vector<Job> jobs;
     std::vector<double> tried(paper_.size(), 0);
     for (std::size_t i = 0; i < paper_.size(); ++i) {
-      if (!out_[i].feasible || out_[i].headroom_at_least) continue;
+      if (!who[i] || !out_[i].feasible || out_[i].headroom_at_least) continue;
       tried[i] = round == 0 ? hi_[i] : (lo_[i] + hi_[i]) / 2;
       jobs.push_back({i, at(i, chosen_[i], tried[i]), 1, Check::targets, &probe[i]});
     }
@@ -305,9 +339,10 @@ void Confirmation::bisect_headroom() {
 }
 
 // 4. The headroom over every seed, the lease at the partner's p99.9, the crash.
-void Confirmation::confirm_headroom_and_faults() {
+void Confirmation::confirm_headroom_and_faults(const Who& who) {
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < paper_.size(); ++i) {
+    if (!who[i]) continue;
     if (out_[i].feasible) {
       out_[i].headroom_per_s = lo_[i];
       jobs.push_back({i, at(i, chosen_[i], lo_[i]), o_.seeds, Check::targets, &out_[i].headroom});
@@ -326,7 +361,9 @@ void Confirmation::confirm_headroom_and_faults() {
     }
   }
   run(jobs);
-  for (auto& c : out_) {
+  for (std::size_t i = 0; i < out_.size(); ++i) {
+    if (!who[i]) continue;
+    Confirmed& c = out_[i];
     // A headroom one seed found and another broke: only the planned rate is confirmed.
     if (c.feasible && !c.headroom.met) {
       c.headroom_per_s = rate_;
@@ -338,36 +375,127 @@ void Confirmation::confirm_headroom_and_faults() {
 }
 
 // 5. The headroom at the horizon: the rate found, then halfway back to the planned rate, then the planned rate.
-void Confirmation::headroom_at_horizon() {
-  if (o_.horizon.count() <= 0) return;
-  std::vector<double> hr(paper_.size(), 0);
-  std::vector<Evidence> tried(paper_.size());
+void Confirmation::start_headroom_horizon(HeadroomHorizon& h, const Who& who) const {
   for (std::size_t i = 0; i < paper_.size(); ++i)
-    if (out_[i].feasible && out_[i].headroom_per_s > rate_ * 1.0001) hr[i] = out_[i].headroom_per_s;
-  for (int round = 0; round < 2; ++round) {
-    std::vector<Job> jobs;
-    for (std::size_t i = 0; i < paper_.size(); ++i)
-      if (hr[i] > 0) jobs.push_back({i, at_horizon(i, chosen_[i], hr[i]), o_.seeds, Check::targets, &tried[i], true});
-    if (jobs.empty()) break;
-    run(jobs);
-    for (const auto& j : jobs) {
-      const std::size_t i = j.who;
-      Confirmed& c = out_[i];
-      c.headroom = tried[i];
-      if (tried[i].met) {
-        c.headroom_per_s = hr[i];
-        hr[i] = 0;
-        continue;
-      }
-      c.headroom_at_least = false;
-      if (round == 0) {
-        hr[i] = (rate_ + hr[i]) / 2;
-      } else {
-        c.headroom_per_s = rate_;
-        hr[i] = 0;
-      }
+    if (who[i] && out_[i].feasible && out_[i].headroom_per_s > rate_ * 1.0001) {
+      h.rate[i] = out_[i].headroom_per_s;
+      h.round[i] = 0;
+    }
+}
+
+void Confirmation::headroom_jobs(HeadroomHorizon& h, std::vector<Job>& jobs) const {
+  for (std::size_t i = 0; i < paper_.size(); ++i)
+    if (h.rate[i] > 0)
+      jobs.push_back({i, at_horizon(i, chosen_[i], h.rate[i]), o_.seeds, Check::targets, &h.tried[i], true});
+}
+
+void Confirmation::judge_headroom(HeadroomHorizon& h, const std::vector<Job>& jobs) {
+  for (const auto& j : jobs) {
+    const std::size_t i = j.who;
+    Confirmed& c = out_[i];
+    c.headroom = h.tried[i];
+    if (h.tried[i].met) {
+      c.headroom_per_s = h.rate[i];
+      h.rate[i] = 0;
+      continue;
+    }
+    c.headroom_at_least = false;
+    if (h.round[i]++ == 0) {
+      h.rate[i] = (rate_ + h.rate[i]) / 2;
+    } else {
+      c.headroom_per_s = rate_;
+      h.rate[i] = 0;
     }
   }
+}
+
+// 1b to 5. Without a horizon, 2 to 4 follow 1. With one, the horizon's first round at the planned
+// rate and 5's first round run side by side, as one batch on every core: 2 to 4 (short runs) go
+// first, on the pools 1b's first round tries, as if they met the targets (as they mostly do). A
+// strategy whose pool broke there has its evidence from 2 on put back, finishes 1b, and then goes
+// through 2 to 5 from the pool chosen: its runs beside are counted, and their evidence dropped.
+// Every strategy's evidence is what running the steps one after the other gives (a run depends on
+// its settings alone, never on what ran beside it), in less time: a day of 5 no longer waits for
+// a day of 1b.
+void Confirmation::horizon_and_headroom() {
+  const std::size_t n = paper_.size();
+  const Who all(n, true);
+  if (o_.horizon.count() <= 0) {
+    bisect_headroom(all);
+    confirm_headroom_and_faults(all);
+    return;
+  }
+  Horizon h = start_horizon();
+  HeadroomHorizon hh{std::vector<double>(n, 0), std::vector<int>(n, 0), std::vector<Evidence>(n)};
+  const auto finish_horizon = [&] {
+    for (;;) {
+      std::vector<Job> jobs;
+      horizon_jobs(h, jobs);
+      if (jobs.empty()) break;
+      run(jobs);
+      judge_horizon(h, jobs);
+    }
+  };
+  const auto finish_headroom = [&] {
+    for (;;) {
+      std::vector<Job> jobs;
+      headroom_jobs(hh, jobs);
+      if (jobs.empty()) break;
+      run(jobs);
+      judge_headroom(hh, jobs);
+    }
+  };
+  if (!o_.overlap) {
+    finish_horizon();
+    bisect_headroom(all);
+    confirm_headroom_and_faults(all);
+    start_headroom_horizon(hh, all);
+    finish_headroom();
+    return;
+  }
+  const std::vector<Confirmed> out_before = out_;
+  const std::vector<int> chosen_before = chosen_;
+  const std::vector<double> lo_before = lo_, hi_before = hi_;
+  for (std::size_t i = 0; i < n; ++i)
+    if (h.pool[i] > 0) chosen_[i] = h.pool[i];  // what 1b's first round chooses when it meets the targets
+  bisect_headroom(all);
+  confirm_headroom_and_faults(all);
+  start_headroom_horizon(hh, all);
+
+  std::vector<Job> planned, headroom;
+  horizon_jobs(h, planned);
+  headroom_jobs(hh, headroom);
+  std::vector<Job> both = planned;
+  both.insert(both.end(), headroom.begin(), headroom.end());
+  run(both);
+  judge_horizon(h, planned);
+  Who again(n, false);
+  for (const auto& j : planned) {
+    const std::size_t i = j.who;
+    if (h.tried[i].met) continue;
+    again[i] = true;
+    Evidence broke = std::move(out_[i].chosen);
+    const int runs = out_[i].runs;
+    out_[i] = out_before[i];
+    out_[i].chosen = std::move(broke);
+    out_[i].runs = runs;
+    chosen_[i] = chosen_before[i];
+    lo_[i] = lo_before[i];
+    hi_[i] = hi_before[i];
+    hh.rate[i] = 0;
+  }
+  std::vector<Job> kept;
+  for (const auto& j : headroom)
+    if (!again[j.who]) kept.push_back(j);
+  judge_headroom(hh, kept);
+
+  finish_horizon();  // only the strategies whose pool broke are left in it
+  if (std::any_of(again.begin(), again.end(), [](bool b) { return b; })) {
+    bisect_headroom(again);
+    confirm_headroom_and_faults(again);
+    start_headroom_horizon(hh, again);
+  }
+  finish_headroom();
 }
 
 }  // namespace
@@ -377,10 +505,7 @@ std::vector<Confirmed> confirm(const Settings& base, const std::vector<PaperVerd
   Confirmation c(base, paper, o, run, judge);
   c.search_pools();
   c.confirm_found();
-  c.confirm_at_horizon();
-  c.bisect_headroom();
-  c.confirm_headroom_and_faults();
-  c.headroom_at_horizon();
+  c.horizon_and_headroom();
   return c.result();
 }
 

@@ -29,6 +29,12 @@
 //     p99.9 (fixed latency) on one hot key, judged on lease steals only;
 //  4. with a recovery target: a run per seed with --crash-at at half the
 //     duration, judged on faults.recovery_ms.
+// With a horizon, 2 to 4 (short runs) go before 1b, on the pools 1b's first
+// round tries, so that 1b's first round and 2's first horizon round run side
+// by side in one batch (ConfirmOptions::overlap): a strategy whose pool breaks
+// at the horizon gets 2 to 4 again from the pool 1b then chooses, and its
+// runs beside are counted and dropped. The evidence is that of the steps in
+// the order above. Every batch runs its longest runs (most requests) first.
 // Every run is kept as the `lockbench run` line that reproduces it. A strategy
 // that does not exclude on these pods (PaperVerdict::excludes), while violations
 // are a target, is never feasible: runs that saw no race do not prove there is none.
@@ -109,6 +115,10 @@ struct ConfirmOptions {
   // CLI's stops a run as soon as a count it judges has broken its target: a
   // run that has failed need not finish (its evidence then covers the time it ran).
   Runner horizon_run;
+  // The horizon's first round and the headroom's first round at the horizon side by side, in one
+  // batch (confirm.cpp's horizon_and_headroom). false: the steps one after the other, the order
+  // the evidence is defined by; tests compare the two.
+  bool overlap = true;
 };
 
 inline constexpr std::uint64_t kHorizonSeedOffset = 1000;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "report/fail_on.hpp"
 #include "core/result.hpp"
@@ -689,6 +690,100 @@ TEST(PlanConfirm, AHorizonRunThatHasBrokenACountTargetStopsThereAndSaysSo) {
   same["provenance"].erase("created_at");
   before["provenance"].erase("created_at");
   EXPECT_TRUE(same == before);
+}
+
+// The horizon's first round and the headroom's first horizon round run side by
+// side (ConfirmOptions::overlap): the evidence must be what the steps give one
+// after the other, whether the horizon holds the pool, grows it, or finds none.
+// A stand-in for the simulator makes each case exact: a point meets the
+// targets when its pool is at least rate / 2, plus `extra` at the horizon, a
+// figure of its own per strategy.
+struct Batches {
+  std::vector<std::vector<Settings>> seen;
+};
+
+Runner standing_in(const std::map<std::string, int>& extra, Duration horizon, Batches& log) {
+  return [extra, horizon, &log](const std::vector<Settings>& batch) {
+    log.seen.push_back(batch);
+    std::vector<nlohmann::json> out;
+    for (const auto& s : batch) {
+      const int need = static_cast<int>(std::ceil(s.rate_per_s / 2)) + (s.duration == horizon ? extra.at(s.strategy) : 0);
+      out.push_back({{"requests", {{"total", s.rate_per_s * to_s(s.duration)}, {"pool_timeout", s.maximum_pool_size < need ? 1 : 0}}},
+                     {"latency_ms", {{"p99", 100.0}}}});
+    }
+    return out;
+  };
+}
+
+PaperVerdict paper_of(const std::string& strategy) {
+  PaperVerdict v;
+  v.strategy = strategy;
+  v.settings.pool_size = 12;
+  v.settings.connection_timeout = 1s;
+  v.settings.read_timeout = 5s;
+  v.pool_min_little = 6;
+  v.headroom_per_s = 30;
+  return v;
+}
+
+TEST(PlanConfirm, RunningTheHorizonBesideTheHeadroomGivesTheEvidenceOfTheStepsInTheirOrder) {
+  Settings base;
+  base.scenario = "single-call";
+  base.rate_per_s = 20;
+  base.duration = 60s;
+  const std::vector<PaperVerdict> paper = {paper_of("held-tx"), paper_of("advisory-xact")};
+  ConfirmOptions o;
+  o.seeds = 2;
+  o.fail_on = "pool_timeouts>0";
+  o.horizon = 1h;
+  const Judge judge = judge_of(o.fail_on);
+  // extra 0: the pool holds at the horizon and so does the headroom; 1: the pool holds and the headroom
+  // is found halfway back; 3: the pool grows from 12 to 13; 20: no pool up to 12 + 15 holds.
+  for (const auto& [a, b] : std::vector<std::pair<int, int>>{{0, 0}, {0, 3}, {3, 1}, {1, 20}, {20, 3}}) {
+    const std::map<std::string, int> extra = {{"held-tx", a}, {"advisory-xact", b}};
+    Batches one_after, beside;
+    ConfirmOptions in_order = o;
+    in_order.overlap = false;
+    const auto want = confirm(base, paper, in_order, standing_in(extra, o.horizon, one_after), judge);
+    const auto got = confirm(base, paper, o, standing_in(extra, o.horizon, beside), judge);
+    const std::string when = "extra " + std::to_string(a) + ", " + std::to_string(b);
+    ASSERT_EQ(got.size(), 2u);
+    std::size_t runs = 0;
+    for (const auto& batch : beside.seen) runs += batch.size();
+    for (std::size_t i = 0; i < 2; ++i) {
+      nlohmann::json w = to_json(want[i]), g = to_json(got[i]);
+      // Runs beside that a broken pool made moot are counted, never kept as evidence.
+      EXPECT_GE(g["simulator_runs"].get<int>(), w["simulator_runs"].get<int>()) << when;
+      if (extra.at(paper[i].strategy) < 2) {
+        EXPECT_EQ(g["simulator_runs"], w["simulator_runs"]) << when;
+      }
+      w.erase("simulator_runs");
+      g.erase("simulator_runs");
+      EXPECT_EQ(g, w) << when << ", " << paper[i].strategy << ":\n" << g.dump(1) << "\nwant\n" << w.dump(1);
+    }
+    EXPECT_EQ(static_cast<int>(runs), got[0].runs + got[1].runs) << when;
+    // Every batch runs its longest runs first.
+    for (const auto& batch : beside.seen)
+      for (std::size_t k = 1; k < batch.size(); ++k)
+        EXPECT_GE(batch[k - 1].expected_requests(), batch[k].expected_requests()) << when;
+  }
+  // The pool holds (extra 0): the planned rate's day and the headroom's day share one batch, and no
+  // horizon batch follows it; in order, they are two.
+  Batches one_after, beside;
+  ConfirmOptions in_order = o;
+  in_order.overlap = false;
+  const std::map<std::string, int> none = {{"held-tx", 0}, {"advisory-xact", 0}};
+  const auto want = confirm(base, paper, in_order, standing_in(none, o.horizon, one_after), judge);
+  const auto got = confirm(base, paper, o, standing_in(none, o.horizon, beside), judge);
+  ASSERT_TRUE(got[0].feasible && got[0].headroom.at_horizon && got[0].headroom.met) << to_json(got[0]).dump(1);
+  EXPECT_GT(got[0].headroom_per_s, base.rate_per_s);
+  const auto horizon_batches = [&o](const Batches& b) {
+    int n = 0;
+    for (const auto& batch : b.seen) n += batch.front().duration == o.horizon ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(horizon_batches(beside), 1);
+  EXPECT_EQ(horizon_batches(one_after), 2);
 }
 
 // Issue 41's "Done when": five workloads of different rates, latencies and
