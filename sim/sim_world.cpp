@@ -355,6 +355,12 @@ void SimWorld::run(const RunHooks& hooks, const SettledFn& settled) {
   } else {
     requests_ = workload_.schedule();
     recorder_.reserve(requests_.size());
+    // A request borrows once or twice (row-lease: the lease, then its release), so room for two
+    // each: growing a long run's samples by doubling copied them and faulted in twice the memory.
+    // Room not used is never touched (the kernel maps a page on its first write).
+    pool_.wait_ms.reserve(2 * requests_.size());
+    pool_.hold_ms.reserve(2 * requests_.size());
+    live_.assign(requests_.size() + 1, 0);  // by request id, one byte each: never grown
     arrivals_left_ = static_cast<std::int64_t>(requests_.size());
     arrivals_ = loop_.new_stream();  // requests_ is in time order: its arrivals need no heap
     if (!requests_.empty()) loop_.at_stream(arrivals_, requests_.front().intended, kGlobal, &on_arrival, this, 0);
