@@ -179,6 +179,10 @@ void SimWorld::flush_timeline(bool) {
 
 void SimWorld::on_arrival(void* self, std::uint64_t index) {
   auto& w = *static_cast<SimWorld*>(self);
+  // The schedule is read once, in order, a few hundred events apart: too sparse for the
+  // hardware's prefetcher, so its next entry missed the cache (3.6 % of a long run's
+  // samples on this load). Ask for the entries 16 ahead now; they are there when due.
+  if (index + 16 < w.requests_.size()) __builtin_prefetch(&w.requests_[index + 16]);
   // One arrival event at a time keeps the event queue short.
   if (index + 1 < w.requests_.size())
     w.loop_.at_stream(w.arrivals_, w.requests_[index + 1].intended, kGlobal, &on_arrival, self, index + 1);
