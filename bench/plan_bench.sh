@@ -18,7 +18,7 @@
 #
 #   Before each round it times one fixed simulator run alone (row-lease, 6 h of
 #   the incident at 66/s, one core), the host's speed at that moment: on this
-#   project's virtual machine the same binary's figure drifts by up to 14 %
+#   project's virtual machine the same binary's figure drifted by up to 20 %
 #   from one hour to the next with no other load, and the plan's wall time
 #   with it. Compare rounds by their ratio to it, not only by their seconds.
 #
