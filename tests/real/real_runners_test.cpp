@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -187,31 +188,43 @@ TEST_F(Runners, MergeRefusesAMissingOrRepeatedRunnerInOneLine) {
 
 // ---- issue 43: two runners' p99, live
 
-// The ok p99 as merge computes it: the upper bound of the bucket holding the
-// 99th percentile of latency_histogram_ms.ok, so that a single runner's and a
-// merged run's are read alike.
-// The ok p99 read off a result's histogram as merge reads it: the upper bound
-// of the bucket that holds it, at most the largest latency (when the p99 and
-// the max share the top bucket, merge gives the max).
-double p99_of(const json& r) {
+// The upper bound of the ok histogram's bucket that holds the 99th percentile.
+double p99_bucket_of(const json& r) {
   const json& h = r["latency_histogram_ms"]["ok"];
   const double n = h["count"].get<double>();
-  const double max = r["latency_ok_ms"]["max"].get<double>();
   double seen = 0;
   for (const auto& b : h["buckets"]) {
     seen += b[2].get<double>();
-    if (seen >= 0.99 * n) return std::min(b[1].get<double>(), max);
+    if (seen >= 0.99 * n) return b[1].get<double>();
   }
   return 0;
+}
+
+// The ok p99 read off a result's histogram as merge reads it: that bucket's
+// upper bound, at most the largest latency (when the p99 and the max share
+// the top bucket, merge gives the max).
+double p99_of(const json& r) { return std::min(p99_bucket_of(r), r["latency_ok_ms"]["max"].get<double>()); }
+
+// The ok histogram's buckets as (lower, upper) -> count.
+std::map<std::pair<double, double>, std::int64_t> buckets_of(const json& r) {
+  std::map<std::pair<double, double>, std::int64_t> out;
+  for (const auto& b : r["latency_histogram_ms"]["ok"]["buckets"])
+    out[{b[0].get<double>(), b[1].get<double>()}] += b[2].get<std::int64_t>();
+  return out;
 }
 
 // One schedule (100/s for 3 s, a 20 ms partner, two pods of 4 connections:
 // about 2 connections busy of 8) sent by one runner three times, and split
 // over two runner processes (--shard 0/2, 1/2, merged) twice, alternating so
-// that a change of the host's load falls on both. Each merged ok p99 lies
-// within the single runs' range widened by that range (at least one
-// histogram bucket, 1/8 of a power of two): the merge adds histograms, so two
-// halves of one schedule give one runner's tail unless the machine differs.
+// that a change of the host's load falls on both.
+// What the merge owes is exact, and checked on these live halves: the merged
+// ok histogram is the two runners' added bucket by bucket, and its p99 lies
+// between the two halves' p99s (a quantile of a mixture lies between its
+// parts' quantiles, bucket for bucket). What the machine owes is not: on a loaded 2-core host
+// one runner's p99 alone spread from 45 to 147 ms over three runs
+// (docs/shards.md), and two runner processes get two shares of the CPU where
+// one gets one. So each merged p99 must lie within a factor of 2 of the
+// single runs' range: a merge that lost or misplaced buckets moves it further.
 TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSpread) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
@@ -244,15 +257,21 @@ TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSp
                                "/runner-1.json --no-charts --out " + dir + "/merged");
     ASSERT_EQ(m.status, 0) << m.err;
     const json r = json::parse(testing::slurp(dir + "/merged/merged.json"));
+    const json h0 = json::parse(testing::slurp(dir + "/runner-0.json"));
+    const json h1 = json::parse(testing::slurp(dir + "/runner-1.json"));
     EXPECT_EQ(r["requests"]["total"].get<std::int64_t>(), total);  // the one schedule, every request once
     EXPECT_DOUBLE_EQ(r["latency_ok_ms"]["p99"].get<double>(), p99_of(r));  // merge reads its histogram so too
+    auto added = buckets_of(h0);
+    for (const auto& [bounds, count] : buckets_of(h1)) added[bounds] += count;
+    EXPECT_EQ(buckets_of(r), added) << "the merged ok histogram is not the two runners' added";
+    EXPECT_GE(p99_bucket_of(r), std::min(p99_bucket_of(h0), p99_bucket_of(h1)));
+    EXPECT_LE(p99_bucket_of(r), std::max(p99_bucket_of(h0), p99_bucket_of(h1)));
     merged.push_back(p99_of(r));
   }
   const double lo = *std::min_element(single.begin(), single.end());
   const double hi = *std::max_element(single.begin(), single.end());
-  const double width = std::max(hi - lo, hi / 8);
   for (const double m : merged)
-    EXPECT_TRUE(m >= lo - width && m <= hi + width)
+    EXPECT_TRUE(m >= lo / 2 && m <= hi * 2)
         << "merged ok p99 " << m << " ms; single runner's " << single[0] << ", " << single[1] << ", " << single[2] << " ms";
   std::cerr << "ok p99, single: " << single[0] << " " << single[1] << " " << single[2] << " ms; two runners merged: "
             << merged[0] << " " << merged[1] << " ms\n";
