@@ -217,15 +217,16 @@ std::map<std::pair<double, double>, std::int64_t> buckets_of(const json& r) {
 // about 2 connections busy of 8) sent by one runner three times, and split
 // over two runner processes (--shard 0/2, 1/2, merged) twice, alternating so
 // that a change of the host's load falls on both.
-// What the merge owes is exact, and checked on these live halves: the merged
-// ok histogram is the two runners' added bucket by bucket, and its p99 lies
-// between the two halves' p99s (a quantile of a mixture lies between its
-// parts' quantiles, bucket for bucket). What the machine owes is not: on a loaded 2-core host
-// one runner's p99 alone spread from 45 to 147 ms over three runs
-// (docs/shards.md), and two runner processes get two shares of the CPU where
-// one gets one. So each merged p99 must lie within a factor of 2 of the
-// single runs' range: a merge that lost or misplaced buckets moves it further.
-TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSpread) {
+// What the merge owes is exact, and checked here on the live halves: every
+// request of the schedule once, the merged ok histogram the two runners'
+// added bucket by bucket, and its p99's bucket between the two halves' (a
+// quantile of a mixture lies between its parts' quantiles). Then a merged p99
+// unlike one runner's is the halves' own latencies: the machine's, not the
+// merge's. How far the machine moves them is a timing figure, so it is
+// printed, not asserted: bench/two_runners_p99.sh repeats this test and
+// tabulates the line (docs/shards.md). With 300 requests a p99 is the third
+// slowest; beside a CPU hog one runner's alone spread from 33 to 213 ms.
+TEST_F(Runners, TwoRunnersSplittingOneScheduleMergeToTheirHalvesAddedAndPrintTheTailsBesideOneRunners) {
   LOCKBENCH_NEED_PARTNER();
   const std::int64_t run = test::private_run_id();
   const test::ServePod a = pod("single-call", "row-lease", run, 1), b = pod("single-call", "row-lease", run, 2);
@@ -268,11 +269,6 @@ TEST_F(Runners, TwoRunnersSplittingOneScheduleGiveTheSingleRunnersP99WithinItsSp
     EXPECT_LE(p99_bucket_of(r), std::max(p99_bucket_of(h0), p99_bucket_of(h1)));
     merged.push_back(p99_of(r));
   }
-  const double lo = *std::min_element(single.begin(), single.end());
-  const double hi = *std::max_element(single.begin(), single.end());
-  for (const double m : merged)
-    EXPECT_TRUE(m >= lo / 2 && m <= hi * 2)
-        << "merged ok p99 " << m << " ms; single runner's " << single[0] << ", " << single[1] << ", " << single[2] << " ms";
   std::cerr << "ok p99, single: " << single[0] << " " << single[1] << " " << single[2] << " ms; two runners merged: "
             << merged[0] << " " << merged[1] << " ms\n";
 }
