@@ -60,6 +60,9 @@ function(lockbench_add_test name)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
+  if(NOT "server" IN_LIST ARG_LABELS)
+    set_property(GLOBAL APPEND PROPERTY LOCKBENCH_TESTS_WITHOUT_SERVERS ${name})
+  endif()
   set(props LABELS "${ARG_LABELS}")
   if(ARG_RESOURCE_LOCK STREQUAL "db" AND LOCKBENCH_TEST_SERVER_SETS GREATER 1)
     list(APPEND props RESOURCE_GROUPS "servers:1")
@@ -216,4 +219,32 @@ function(lockbench_pch target host)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${target} PRIVATE -Wno-stringop-overflow -Wno-array-bounds)
   endif()
+endfunction()
+
+# lockbench_server_side_target(): the target `lockbench_server_side`, every
+# executable but the test executables of the tests that need no server (and
+# but the playground's WebAssembly): what the server-labelled tests run,
+# including the binaries they start (lockbench, fake_partner) and the docs'
+# commands. scripts/test builds it first and starts the server tests, which
+# mostly wait on time-scaled calls, while the rest builds beside them
+# (docs/reference/tests.md, "Test time"). Called last, once every folder has
+# defined its targets.
+function(lockbench_server_side_target)
+  get_property(without GLOBAL PROPERTY LOCKBENCH_TESTS_WITHOUT_SERVERS)
+  set(dirs ${PROJECT_SOURCE_DIR})
+  set(deps)
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+    list(APPEND dirs ${subdirs})
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target ${targets})
+      get_target_property(type ${target} TYPE)
+      if(type STREQUAL "EXECUTABLE" AND NOT target IN_LIST without)
+        list(APPEND deps ${target})
+      endif()
+    endforeach()
+  endwhile()
+  add_custom_target(lockbench_server_side)
+  add_dependencies(lockbench_server_side ${deps})
 endfunction()

@@ -5,12 +5,17 @@
 LOCKBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lockbench_root() { echo "$LOCKBENCH_ROOT"; }
 
-# lockbench_build BUILD_DIR [cmake args...]: configure and build with both cores.
-lockbench_build() {
+# lockbench_configure BUILD_DIR [cmake args...]: configure a release build.
+lockbench_configure() {
   local build=$1
   shift
   cmake -S "$(lockbench_root)" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$build" -j"$(nproc)"
+}
+
+# lockbench_build BUILD_DIR [cmake args...]: configure and build with every core.
+lockbench_build() {
+  lockbench_configure "$@"
+  cmake --build "$1" -j"$(nproc)"
 }
 
 # lockbench_start_servers WORK_DIR BUILD_DIR: a throw-away PostgreSQL, a fake
