@@ -60,7 +60,9 @@ function(lockbench_add_test name)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
-  if(NOT "server" IN_LIST ARG_LABELS)
+  # server-alone: a server test that runs with nothing beside it (RUN_SERIAL);
+  # `ctest -L server` matches it too, and scripts/test runs it before the others.
+  if(NOT "server" IN_LIST ARG_LABELS AND NOT "server-alone" IN_LIST ARG_LABELS)
     set_property(GLOBAL APPEND PROPERTY LOCKBENCH_TESTS_WITHOUT_SERVERS ${name})
   endif()
   set(props LABELS "${ARG_LABELS}")
