@@ -46,8 +46,8 @@ endif()
 # (or, with LOCKBENCH_TEST_SERVER_SETS > 1, gives each a server set of its own).
 # RUN_SERIAL: nothing else runs beside its tests (a real run judged on timing
 # targets, which a host busy with other tests would break).
-# Test code is compiled at -Og: it runs for seconds, and compiles a third faster
-# than at -O3 with -O1 and a fifth faster again with -Og;
+# Test code is compiled at -Og: it runs for seconds, and -O1 compiled it a third
+# faster than -O3, -Og a fifth faster again;
 # the code under test (the libraries) keeps the build type's optimisation.
 function(lockbench_add_test name)
   cmake_parse_arguments(ARG "RUN_SERIAL" "RESOURCE_LOCK" "LIBS;LABELS" ${ARGN})
@@ -224,8 +224,8 @@ function(lockbench_pch target host)
 endfunction()
 
 # lockbench_server_side_target(): the target `lockbench_server_side`, every
-# executable but the test executables of the tests that need no server (and
-# but the playground's WebAssembly): what the server-labelled tests run,
+# executable except those of the tests that need no server (the playground's
+# WebAssembly, a custom target, is not one either): what the server tests run,
 # including the binaries they start (lockbench, fake_partner) and the docs'
 # commands. scripts/test builds it first and starts the server tests, which
 # mostly wait on time-scaled calls, while the rest builds beside them
